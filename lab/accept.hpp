@@ -1,0 +1,22 @@
+#pragma once
+// Content negotiation on the Accept header (RFC 9110 §12.5.1), reduced to the choices
+// the lab makes: JSON or Prometheus text for /metrics, JSON or the dashboard for /.
+
+#include <string_view>
+
+namespace quote_lab {
+
+/// The q-value the Accept header gives `media_type` ("type/subtype"), counting
+/// "type/*" and "*/*" ranges; the most specific range wins. 0 when not acceptable.
+/// An empty header accepts everything (q = 1).
+double accept_quality(std::string_view accept, std::string_view media_type);
+
+/// True when the client prefers Prometheus text (text/plain or
+/// application/openmetrics-text) strictly over application/json, as Prometheus's scraper does.
+bool prefers_prometheus_text(std::string_view accept);
+
+/// True when the client names text/html and prefers it strictly over application/json,
+/// as a browser does; curl's "*/*" gets JSON.
+bool prefers_html(std::string_view accept);
+
+}  // namespace quote_lab

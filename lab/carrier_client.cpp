@@ -1,0 +1,72 @@
+#include "lab/carrier_client.hpp"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+namespace quote_lab {
+
+std::string_view to_string(CallError e) {
+  switch (e) {
+    case CallError::none: return "success";
+    case CallError::timeout: return "timeout";
+    case CallError::connect_error: return "connect_error";
+    case CallError::http_5xx: return "http_5xx";
+    case CallError::http_429: return "http_429";
+    case CallError::http_4xx: return "http_4xx";
+    case CallError::bad_response: return "bad_response";
+  }
+  return "bad_response";
+}
+
+HttpCarrierClient::HttpCarrierClient(std::string base_url, const Clock& clock)
+    : base_url_(std::move(base_url)), clock_(clock) {}
+
+CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
+  httplib::Client client(base_url_);
+  client.set_tcp_nodelay(true);
+  client.set_keep_alive(false);
+  client.set_connection_timeout(request.timeout);
+  client.set_read_timeout(request.timeout);
+  client.set_write_timeout(request.timeout);
+
+  httplib::Params params{{"customer_id", std::to_string(request.customer_id)},
+                         {"items", std::to_string(request.items)}};
+  if (!request.scenario.empty()) params.emplace("scenario", request.scenario);
+  const httplib::Headers headers{
+      {"Idempotency-Key", request.request_id},
+      {"X-Attempt", std::to_string(request.attempt)},
+      {"traceparent", "00-" + request.trace_id + "-" + request.request_id.substr(0, 16) + "-01"}};
+
+  const SteadyTime started = clock_.now();
+  // The per-recv read timeout is not a deadline; the watchdog is (see deadline_watchdog.hpp).
+  auto guard = watchdog_.arm(started + request.timeout,
+                             [&client] { client.stop(); });
+  const auto result = client.Get("/quote", params, headers);
+  const bool deadline_fired = guard.fired();
+  CallOutcome out;
+  out.elapsed_ms = elapsed_ms(started, clock_.now());
+
+  if (!result) {
+    const auto err = result.error();
+    const bool spent = out.elapsed_ms >= static_cast<double>(request.timeout.count()) * 0.98;
+    if (err == httplib::Error::ConnectionTimeout || deadline_fired || spent)
+      out.error = CallError::timeout;
+    else
+      out.error = CallError::connect_error;  // refused or reset before the deadline
+    return out;
+  }
+  out.http_status = result->status;
+  if (result->status == 429) out.error = CallError::http_429;
+  else if (result->status >= 500) out.error = CallError::http_5xx;
+  else if (result->status >= 400) out.error = CallError::http_4xx;
+  else if (result->status != 200) out.error = CallError::bad_response;
+  if (!out.ok()) return out;
+
+  const auto body = nlohmann::json::parse(result->body, nullptr, /*allow_exceptions=*/false);
+  out.quote = quote_from_json(body);
+  if (!out.quote) out.error = CallError::bad_response;
+  return out;
+}
+
+}  // namespace quote_lab

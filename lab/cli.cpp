@@ -1,0 +1,234 @@
+#include "lab/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <pthread.h>
+#include <random>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "lab/carrier_server.hpp"
+#include "lab/lab_app.hpp"
+#include "lab/lab_routes.hpp"
+
+namespace quote_lab {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Defaults of `serve` (SPEC.md, "Processes and ports").
+constexpr int kDefaultPort = 8080;
+constexpr int kDefaultCarrierPort = 8081;
+constexpr int kDefaultWorkers = 16;
+constexpr int kDefaultCarrierWorkers = 32;
+
+struct CommonOptions {
+  std::string scenarios_dir;
+  std::string log_level = "info";
+  std::int64_t seed = -1;
+};
+
+struct ServeOptions {
+  std::string host = "127.0.0.1";
+  int port = kDefaultPort;
+  std::string carrier_host = "127.0.0.1";
+  int carrier_port = kDefaultCarrierPort;
+  std::string carrier_url;
+  int workers = kDefaultWorkers;
+  int carrier_workers = kDefaultCarrierWorkers;
+  std::string state_file;
+  std::string policies_file;
+  double open_duration_s = 0;  // 0: keep the policy's
+  std::string public_dir;
+};
+
+// The project folder holding scenarios/ and public/: the current directory, then the
+// folders above the binary, then the source tree the binary was built from.
+fs::path project_dir() {
+  std::error_code ec;
+  if (fs::is_directory("scenarios", ec)) return fs::current_path();
+  for (fs::path p = fs::read_symlink("/proc/self/exe", ec).parent_path(); !ec && !p.empty(); p = p.parent_path()) {
+    if (fs::is_directory(p / "scenarios", ec)) return p;
+    if (p == p.parent_path()) break;
+  }
+  return QUOTE_LAB_SOURCE_DIR;
+}
+
+// SIGINT/SIGTERM are blocked in every thread (set before any thread starts) and taken
+// synchronously by the main thread with sigwait: no code runs in a signal handler.
+sigset_t block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the lab
+  return set;
+}
+
+int wait_for_stop_signal(const sigset_t& set) {
+  int sig = 0;
+  sigwait(&set, &sig);
+  return sig;
+}
+
+std::uint64_t seed_of(const CommonOptions& o) {
+  return o.seed >= 0 ? static_cast<std::uint64_t>(o.seed) : std::random_device{}();
+}
+
+Policies load_policies(const ServeOptions& o) {
+  Policies p = default_policies();
+  if (!o.policies_file.empty()) {
+    std::ifstream in(o.policies_file);
+    if (!in) throw PolicyError(o.policies_file + ": cannot be read");
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded()) throw PolicyError(o.policies_file + ": not valid JSON");
+    try {
+      p = policies_from_json(j, p);
+    } catch (const PolicyError& e) {
+      throw PolicyError(o.policies_file + ": " + e.what());
+    }
+  }
+  if (o.open_duration_s > 0) {
+    p.breaker.open_duration_s = o.open_duration_s;
+    if (auto errors = validate(p); !errors.empty()) throw PolicyError("--open-duration-s: " + errors.front());
+  }
+  return p;
+}
+
+int run_serve(const ServeOptions& o, const CommonOptions& common) {
+  const sigset_t signals = block_stop_signals();
+  const fs::path root = project_dir();
+  const fs::path scenarios_dir = common.scenarios_dir.empty() ? root / "scenarios" : fs::path(common.scenarios_dir);
+  const fs::path public_dir = o.public_dir.empty() ? root / "public" : fs::path(o.public_dir);
+  const fs::path state_file = o.state_file.empty() ? root / "var" / "state.json" : fs::path(o.state_file);
+
+  const ScenarioCatalog catalog = ScenarioCatalog::load_dir(scenarios_dir);
+  const Policies policies = load_policies(o);
+  SystemClock clock;
+  RandomSource random(seed_of(common));
+
+  std::unique_ptr<CarrierSimulator> simulator;
+  std::unique_ptr<CarrierServer> carrier_server;
+  std::string carrier_url = o.carrier_url;
+  if (carrier_url.empty()) {
+    simulator = std::make_unique<CarrierSimulator>(catalog, random);
+    carrier_server = std::make_unique<CarrierServer>(*simulator, clock);
+    const int port = carrier_server->start(o.carrier_host, o.carrier_port, o.carrier_workers);
+    carrier_url = "http://" + o.carrier_host + ":" + std::to_string(port);
+  }
+  HttpCarrierClient carrier_client(carrier_url, clock);
+  auto app = std::make_unique<LabApp>(
+      LabDeps{catalog, policies, carrier_client, simulator.get(), state_file, clock, random});
+  HttpServer server;
+  register_lab_routes(server, *app, public_dir, carrier_url);
+  const int port = server.start(o.host, o.port, o.workers);
+
+  const auto& r = policies.resilient;
+  const auto& l = policies.legacy;
+  spdlog::info("quote-lab listening on http://{}:{} with {} workers", o.host, port, o.workers);
+  spdlog::info("carrier: {} ({}, {} workers)", carrier_url,
+               simulator ? "embedded simulator" : "external", simulator ? o.carrier_workers : 0);
+  spdlog::info("scenarios: {} from {}", catalog.all().size(), scenarios_dir.string());
+  spdlog::info("legacy policy: timeout {} ms x {} attempts, no backoff, breaker {}, fallback {}",
+               l.timeout_ms, l.max_attempts, l.circuit_breaker ? "on" : "off", l.fallback ? "on" : "off");
+  spdlog::info("resilient policy: timeout {} ms x {} attempts, backoff {} ms x 2^(n-1) + {} jitter {}-{} ms (cap {} ms), "
+               "breaker opens after {} failures for {} s, fallback {}",
+               r.timeout_ms, r.max_attempts, r.backoff_base_ms, to_string(r.jitter), r.jitter_min_ms,
+               r.jitter_max_ms, r.backoff_max_ms, policies.breaker.failure_threshold,
+               policies.breaker.open_duration_s, r.fallback ? "on" : "off");
+  spdlog::info("state file: {}", state_file.string());
+  spdlog::info("dashboard: http://{}:{}/  (curl it for the JSON index)", o.host == "0.0.0.0" ? "127.0.0.1" : o.host, port);
+
+  const int sig = wait_for_stop_signal(signals);
+  spdlog::info("signal {} received: finishing requests in flight, then saving state", sig);
+  server.stop();  // lets running quote flows finish, so shutdown cannot open the breaker
+  if (carrier_server) carrier_server->stop();
+  app->flush_state();
+  app.reset();
+  spdlog::info("stopped cleanly");
+  return 0;
+}
+
+int run_carrier(const std::string& host, int port, int workers, const CommonOptions& common) {
+  const sigset_t signals = block_stop_signals();
+  const fs::path scenarios_dir = common.scenarios_dir.empty() ? project_dir() / "scenarios" : fs::path(common.scenarios_dir);
+  const ScenarioCatalog catalog = ScenarioCatalog::load_dir(scenarios_dir);
+  SystemClock clock;
+  RandomSource random(seed_of(common));
+  CarrierSimulator simulator(catalog, random);
+  CarrierServer server(simulator, clock);
+  const int bound = server.start(host, port, workers);
+  spdlog::info("carrier simulator listening on http://{}:{} with {} workers, {} scenarios", host, bound,
+               workers, catalog.all().size());
+  wait_for_stop_signal(signals);
+  server.stop();
+  spdlog::info("carrier stopped");
+  return 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App cli{"quote-lab: legacy retries vs a resilient policy against a simulated carrier"};
+  cli.require_subcommand(1);
+  CommonOptions common;
+  ServeOptions serve;
+
+  auto* s = cli.add_subcommand("serve", "start the lab API and (unless --carrier-url) the simulated carrier");
+  s->add_option("--host", serve.host, "address the lab listens on (0.0.0.0 to share it with a class)")
+      ->envname("HOST")->capture_default_str();
+  s->add_option("--port", serve.port, "lab port")->envname("PORT")->check(CLI::Range(0, 65535))->capture_default_str();
+  s->add_option("--carrier-host", serve.carrier_host, "address the embedded carrier listens on")
+      ->envname("CARRIER_HOST")->capture_default_str();
+  s->add_option("--carrier-port", serve.carrier_port, "embedded carrier port")
+      ->envname("CARRIER_PORT")->check(CLI::Range(0, 65535))->capture_default_str();
+  s->add_option("--carrier-url", serve.carrier_url, "use the carrier at this URL instead of the embedded one")
+      ->envname("CARRIER_URL");
+  s->add_option("--workers", serve.workers, "lab worker threads (pool exhaustion is a lesson)")
+      ->envname("WORKERS")->check(CLI::Range(1, 1024))->capture_default_str();
+  s->add_option("--carrier-workers", serve.carrier_workers, "embedded carrier capacity (worker threads)")
+      ->envname("CARRIER_WORKERS")->check(CLI::Range(1, 1024))->capture_default_str();
+  s->add_option("--state-file", serve.state_file, "persisted breaker and fallback state (default var/state.json)")
+      ->envname("STATE_FILE");
+  s->add_option("--policies", serve.policies_file, "JSON policy file (see docs/policies.json)")
+      ->envname("POLICIES")->check(CLI::ExistingFile);
+  s->add_option("--open-duration-s", serve.open_duration_s, "breaker cooldown in seconds (default 30)")
+      ->envname("OPEN_DURATION_S")->check(CLI::Range(0.1, 3600.0));
+  s->add_option("--public-dir", serve.public_dir, "dashboard files (default public/)")->envname("PUBLIC_DIR");
+
+  std::string carrier_host = "127.0.0.1";
+  int carrier_port = kDefaultCarrierPort;
+  int carrier_workers = kDefaultCarrierWorkers;
+  auto* c = cli.add_subcommand("carrier", "start only the simulated carrier");
+  c->add_option("--host", carrier_host, "address")->envname("HOST")->capture_default_str();
+  c->add_option("--port", carrier_port, "port")->envname("PORT")->check(CLI::Range(0, 65535))->capture_default_str();
+  c->add_option("--workers", carrier_workers, "capacity (worker threads)")->check(CLI::Range(1, 1024))->capture_default_str();
+
+  for (auto* sub : {s, c}) {
+    sub->add_option("--scenarios-dir", common.scenarios_dir, "scenario files (default scenarios/)")->envname("SCENARIOS_DIR");
+    sub->add_option("--seed", common.seed, "seed of the random source (jitter, latencies) for reproducible runs")
+        ->envname("SEED");
+    sub->add_option("--log-level", common.log_level, "trace, debug, info, warn, error")
+        ->envname("LOG_LEVEL")->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))->capture_default_str();
+  }
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e) == 0 ? 0 : 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(common.log_level));
+  try {
+    if (s->parsed()) return run_serve(serve, common);
+    return run_carrier(carrier_host, carrier_port, carrier_workers, common);
+  } catch (const std::exception& e) {
+    // Start-up errors (bad scenario or policy file, busy port) stop the lab with one message.
+    spdlog::critical("cannot start: {}", e.what());
+    return 1;
+  }
+}
+
+}  // namespace quote_lab

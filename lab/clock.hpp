@@ -1,0 +1,59 @@
+#pragma once
+// Time, injected. The breaker, the backoff waits, the executor and the carrier read time
+// only through a Clock, so tests drive them with a fake clock instead of sleeping.
+// real_clock.cpp is the only place that reads the machine's clocks.
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+namespace quote_lab {
+
+using Millis = std::chrono::milliseconds;
+using SteadyTime = std::chrono::steady_clock::time_point;
+using WallTime = std::chrono::system_clock::time_point;
+
+/// Source of monotonic time (durations, deadlines, cooldowns) and wall time (timestamps
+/// and the persisted `opened_until` only). Implementations are thread-safe.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  /// Monotonic time: never jumps when the system clock is set.
+  virtual SteadyTime now() const = 0;
+  /// Wall-clock UTC time, for what users read as a date.
+  virtual WallTime wall_now() const = 0;
+  /// Blocks for `d` (a fake clock advances its time instead and returns at once).
+  virtual void sleep_for(Millis d) = 0;
+};
+
+/// The machine's clocks: std::chrono::steady_clock and system_clock.
+class SystemClock final : public Clock {
+ public:
+  SteadyTime now() const override;
+  WallTime wall_now() const override;
+  void sleep_for(Millis d) override;
+};
+
+/// A real-time sleep that another thread can cut short, so a server that is simulating a
+/// slow or hung dependency can stop at once instead of waiting out its simulated latency.
+class InterruptibleSleep {
+ public:
+  /// Sleeps `d` of real time. Returns false if `interrupt()` was called (before or during).
+  bool sleep_for(Millis d);
+  /// Wakes every sleeper now and makes later sleeps return false immediately.
+  void interrupt();
+  /// Makes sleeps work again after `interrupt()` (for a server that restarts).
+  void rearm();
+
+ private:
+  std::mutex mutex_;                 // guards interrupted_
+  std::condition_variable wake_;
+  bool interrupted_ = false;
+};
+
+/// Milliseconds between two monotonic instants, with sub-millisecond precision.
+inline double elapsed_ms(SteadyTime from, SteadyTime to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,61 @@
+#include "lab/http_server.hpp"
+
+#include <sys/socket.h>
+
+#include <stdexcept>
+
+namespace quote_lab {
+
+namespace {
+constexpr int kListenBacklog = 1024;
+constexpr time_t kKeepAliveTimeoutS = 2;
+}  // namespace
+
+bool HttpServer::Server::raise_backlog(int backlog) {
+  // On Linux, listen() on a socket that already listens only updates its backlog.
+  return ::listen(svr_sock_, backlog) == 0;
+}
+
+HttpServer::HttpServer() {
+  server_.set_tcp_nodelay(true);
+  server_.set_keep_alive_timeout(kKeepAliveTimeoutS);
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+int HttpServer::start(const std::string& host, int port, int workers) {
+  const std::size_t pool = static_cast<std::size_t>(std::max(1, workers));
+  server_.new_task_queue = [pool] { return new httplib::ThreadPool(pool); };
+  int bound = port;
+  if (port == 0) {
+    bound = server_.bind_to_any_port(host);
+    if (bound < 0) throw std::runtime_error("cannot bind " + host + " on any port");
+  } else if (!server_.bind_to_port(host, port)) {
+    throw std::runtime_error("cannot bind " + host + ":" + std::to_string(port) +
+                             " (in use, or not an address of this machine?)");
+  }
+  server_.raise_backlog(kListenBacklog);
+  thread_ = std::thread([this] { server_.listen_after_bind(); });
+  return bound;
+}
+
+void HttpServer::stop() {
+  server_.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
+  res.status = status;
+  // replace invalid UTF-8 rather than throw: a student's odd query must never be a 500
+  res.set_content(body.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                  "application/json; charset=utf-8");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& error,
+                const std::string& message, const std::vector<std::string>& allowed) {
+  nlohmann::json body = {{"error", error}, {"message", message}};
+  if (!allowed.empty()) body["allowed"] = allowed;
+  send_json(res, status, body);
+}
+
+}  // namespace quote_lab

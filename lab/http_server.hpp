@@ -1,0 +1,54 @@
+#pragma once
+// cpp-httplib server set up the way this lab needs it (NOTES-stack.md): TCP_NODELAY (else
+// every keep-alive answer waits ~44 ms for Nagle), a listen backlog of 1024 instead of the
+// compiled-in 5 (else connection bursts are dropped and retried after 1–7 s), a worker
+// pool of a chosen size, a short keep-alive so stop() returns quickly, and the JSON
+// helpers every route uses to answer.
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace quote_lab {
+
+/// An httplib::Server running on its own thread. Register routes on `routes()` before
+/// `start()`; `stop()` (or the destructor) stops it and joins the thread.
+class HttpServer {
+ public:
+  HttpServer();
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  httplib::Server& routes() { return server_; }
+
+  /// Binds `host:port` (port 0 picks a free one), serves with `workers` threads and
+  /// returns the bound port. Throws std::runtime_error naming the address if it cannot bind.
+  int start(const std::string& host, int port, int workers);
+  /// Stops accepting, lets running handlers finish, joins. Safe to call twice.
+  void stop();
+  bool running() const { return server_.is_running(); }
+
+ private:
+  // The listening socket is a protected member of httplib::Server: this subclass is the
+  // only way to re-listen it with a larger backlog.
+  class Server : public httplib::Server {
+   public:
+    bool raise_backlog(int backlog);
+  };
+  Server server_;
+  std::thread thread_;
+};
+
+/// Writes `body` as UTF-8 JSON with `status`.
+void send_json(httplib::Response& res, int status, const nlohmann::json& body);
+
+/// Writes the lab's error shape: {"error": code, "message": text[, "allowed": [...]]}.
+void send_error(httplib::Response& res, int status, const std::string& error,
+                const std::string& message,
+                const std::vector<std::string>& allowed = {});
+
+}  // namespace quote_lab

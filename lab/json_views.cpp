@@ -1,0 +1,113 @@
+#include "lab/json_views.hpp"
+
+#include <cmath>
+
+#include "lab/time_format.hpp"
+
+namespace quote_lab {
+namespace {
+
+double round1(double v) { return std::round(v * 10) / 10; }
+
+nlohmann::json event_json(const TraceEvent& e) {
+  nlohmann::json j = {{"event", e.event}, {"attempt", e.attempt}};
+  if (e.elapsed_ms) j["elapsed_ms"] = round1(*e.elapsed_ms);
+  if (e.reason) j["reason"] = *e.reason;
+  if (e.wait_ms) j["wait_ms"] = *e.wait_ms;
+  return j;
+}
+
+// One plain sentence per outcome, in both of the course's languages.
+nlohmann::json explanation(const QuoteTrace& t) {
+  const std::string n = std::to_string(t.attempts);
+  const bool short_circuited = !t.outcomes.empty() && t.outcomes.front() == AttemptOutcome::short_circuit;
+  if (t.status == QuoteStatus::completed && t.attempts == 1)
+    return {{"es", "Cotización en vivo al primer intento."}, {"en", "Live quote on the first attempt."}};
+  if (t.status == QuoteStatus::completed)
+    return {{"es", "Cotización en vivo tras " + n + " intentos: el reintento sirvió."},
+            {"en", "Live quote after " + n + " attempts: the retry helped."}};
+  if (t.status == QuoteStatus::degraded && short_circuited)
+    return {{"es", "Circuito abierto: no se llamó al proveedor; se respondió con la cotización de respaldo."},
+            {"en", "Circuit open: the carrier was not called; the fallback quote was served."}};
+  if (t.status == QuoteStatus::degraded)
+    return {{"es", "El proveedor falló " + n + " veces; se respondió con la cotización de respaldo."},
+            {"en", "The carrier failed " + n + " times; the fallback quote was served."}};
+  return {{"es", "El proveedor falló " + n + " veces y no hay respaldo: 503."},
+          {"en", "The carrier failed " + n + " times and there is no fallback: 503."}};
+}
+
+}  // namespace
+
+nlohmann::json breaker_json(const BreakerSnapshot& s) {
+  return {{"name", s.name},
+          {"circuit_status", std::string(to_string(s.state))},
+          {"consecutive_failures", s.consecutive_failures},
+          {"opened_until", s.opened_until ? nlohmann::json(format_iso8601(*s.opened_until))
+                                          : nlohmann::json(nullptr)},
+          {"cooldown_left_ms", s.cooldown_left_ms},
+          {"open_events", s.open_events},
+          {"short_circuit_count", s.short_circuit_count},
+          {"last_outcome", s.last_outcome.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.last_outcome)},
+          {"last_latency_ms", s.last_latency_ms ? nlohmann::json(round1(*s.last_latency_ms))
+                                                : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json cached_quote_json(const CachedQuote& q, WallTime now) {
+  nlohmann::json j = to_json(q.quote);
+  j["source"] = "fallback";
+  j["cached_at"] = format_iso8601(q.cached_at);
+  j["age_s"] = q.age_s(now);
+  j["customer_id"] = q.customer_id;
+  j["items"] = q.items;
+  j["seed"] = q.seed;
+  return j;
+}
+
+nlohmann::json quote_json(const QuoteTrace& t, const nlohmann::json& dependency) {
+  nlohmann::json quote = nullptr;
+  if (t.answer) {
+    quote = to_json(t.answer->quote);
+    quote["source"] = t.answer->fallback ? "fallback" : "live";
+    if (t.answer->fallback) {
+      quote["cached_at"] = format_iso8601(t.answer->cached_at);
+      quote["age_s"] = t.answer->age_s;
+      quote["seed"] = t.answer->seed;
+    }
+  }
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : t.events) events.push_back(event_json(e));
+  return {{"mode", t.request.mode},
+          {"scenario", t.request.scenario},
+          {"status", std::string(to_string(t.status))},
+          {"request_id", t.request.request_id},
+          {"trace_id", t.request.trace_id},
+          {"customer_id", t.request.customer_id},
+          {"items", t.request.items},
+          {"quote", quote},
+          {"attempts", t.attempts},
+          {"retries", t.retries},
+          {"timeout_count", t.timeout_count},
+          {"events", events},
+          {"dependency", dependency},
+          {"elapsed_ms", round1(t.elapsed_ms)},
+          {"timestamp_utc", format_iso8601(t.timestamp)},
+          {"explanation", explanation(t)}};
+}
+
+nlohmann::json incident_json(const Incident& i) {
+  return {{"request_id", i.request_id},
+          {"mode", i.mode},
+          {"scenario", i.scenario},
+          {"status", std::string(to_string(i.status))},
+          {"attempts", i.attempts},
+          {"retries", i.retries},
+          {"timeout_count", i.timeout_count},
+          {"fallback_used", i.fallback_used},
+          {"short_circuited", i.short_circuited},
+          {"elapsed_ms", round1(i.elapsed_ms)},
+          {"timestamp_utc", format_iso8601(i.timestamp)}};
+}
+
+int quote_http_status(const QuoteTrace& t) { return t.status == QuoteStatus::failed ? 503 : 200; }
+
+}  // namespace quote_lab

@@ -1,0 +1,172 @@
+#include "lab/lab_app.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "lab/json_views.hpp"
+
+namespace quote_lab {
+
+const std::vector<std::string>& route_templates() {
+  static const std::vector<std::string> routes{
+      "/",          "/health",          "/quote-legacy", "/quote-resilient", "/dependency/state",
+      "/incidents", "/diagnostics/summary", "/metrics",  "/metrics-prometheus", "/reset-lab",
+      "/carrier",   "/carrier/mode",    "/ui"};
+  return routes;
+}
+
+namespace {
+std::vector<std::string> canonical_names(const ScenarioCatalog& c) {
+  std::vector<std::string> names;
+  for (const auto& s : c.all()) names.push_back(s.name);
+  return names;
+}
+}  // namespace
+
+LabApp::LabApp(LabDeps deps)
+    : scenarios_(deps.scenarios),
+      policies_(deps.policies),
+      embedded_carrier_(deps.embedded_carrier),
+      clock_(deps.clock),
+      random_(deps.random),
+      state_file_(deps.state_file.string()),
+      breaker_("carrier", deps.policies.breaker, deps.clock),
+      cache_(deps.clock),
+      executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random),
+      metrics_(canonical_names(deps.scenarios), route_templates()),
+      store_(deps.state_file) {
+  auto loaded = store_.load(clock_.wall_now());
+  if (loaded.set_aside) {
+    set_aside_ = loaded.set_aside;
+    spdlog::error("state file {} is unusable ({}); set aside as {}; starting from the seed state",
+                  state_file_, loaded.problem, *loaded.set_aside);
+  } else if (!loaded.problem.empty()) {
+    spdlog::error("state file {}: {}; starting from the seed state", state_file_, loaded.problem);
+  }
+  if (loaded.state) {
+    breaker_.restore(loaded.state->breaker);
+    cache_.restore(loaded.state->fallback_seeded_at, loaded.state->fallback_quotes);
+    const auto snap = breaker_.snapshot();
+    spdlog::info("resumed state from {}: breaker {}, cooldown left {} ms, {} cached quote(s)",
+                 state_file_, to_string(snap.state), snap.cooldown_left_ms,
+                 loaded.state->fallback_quotes.size());
+  }
+  // Transitions are logged, counted and persisted; the listener runs outside the
+  // breaker's lock.
+  breaker_.set_listener([this](const BreakerTransition& t) {
+    if (t.to == BreakerState::open)
+      spdlog::warn("breaker {}: {} -> open after {} consecutive failed attempt(s); cooldown {} s",
+                   t.upstream, to_string(t.from), t.consecutive_failures,
+                   policies_.breaker.open_duration_s);
+    else
+      spdlog::info("breaker {}: {} -> {}", t.upstream, to_string(t.from), to_string(t.to));
+    metrics_.record_transition(t);
+    if (saver_) saver_->mark_dirty();
+  });
+  saver_ = std::make_unique<StateSaver>(
+      store_, [this] { return persisted_state(); },
+      [this](const std::string& err) { spdlog::error("cannot save state to {}: {}", state_file_, err); });
+  saver_->mark_dirty();
+}
+
+LabApp::~LabApp() {
+  saver_.reset();  // joins its thread and writes the last state
+}
+
+std::string LabApp::new_id(int hex_digits) {
+  std::string id;
+  while (static_cast<int>(id.size()) < hex_digits) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(random_.bits()));
+    id += buf;
+  }
+  return id.substr(0, static_cast<std::size_t>(hex_digits));
+}
+
+QuoteTrace LabApp::quote(const std::string& mode, const std::string& scenario, int customer_id,
+                         int items) {
+  QuoteRequest request{mode, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
+                       new_id(16), new_id(32)};
+  const RetryPolicy& policy = mode == "legacy" ? policies_.legacy : policies_.resilient;
+  QuoteTrace trace = executor_.run(request, policy);
+  telemetry_.record(trace);
+  metrics_.record(trace);
+  if (policy.circuit_breaker || trace.status == QuoteStatus::completed) saver_->mark_dirty();
+  return trace;
+}
+
+PersistedState LabApp::persisted_state() {
+  const auto snap = breaker_.snapshot();
+  PersistedState s;
+  s.breaker.state = snap.state;
+  s.breaker.consecutive_failures = snap.consecutive_failures;
+  s.breaker.opened_until = snap.opened_until;
+  s.breaker.open_events = snap.open_events;
+  s.fallback_seeded_at = cache_.seeded_at();
+  s.fallback_quotes = cache_.entries();
+  return s;
+}
+
+nlohmann::json LabApp::dependency_state() {
+  nlohmann::json j = breaker_json(breaker_.snapshot());
+  const auto now = clock_.wall_now();
+  const auto latest = cache_.latest();
+  j["fallback_quote"] = cached_quote_json(latest ? *latest : cache_.lookup(42, 3), now);
+  j["state_file"] = state_file_;
+  j["state_file_set_aside"] = set_aside_ ? nlohmann::json(*set_aside_) : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json LabApp::diagnostics() {
+  return {{"modes", telemetry_.summary_json()},
+          {"policies", to_json(policies_)},
+          {"dependency", dependency_state()},
+          {"carrier_mode", carrier_mode()}};
+}
+
+std::vector<prometheus::MetricFamily> LabApp::metric_families() {
+  return metrics_.collect(breaker_.snapshot(), carrier_stats());
+}
+
+void LabApp::reset() {
+  telemetry_.reset();
+  metrics_.reset();
+  breaker_.reset();
+  cache_.reset();
+  if (embedded_carrier_) embedded_carrier_->reset();
+  {
+    std::lock_guard lock(mode_mutex_);
+    external_mode_ = "ok";
+  }
+  saver_->mark_dirty();
+  spdlog::info("lab reset: telemetry, metrics, breaker, fallback cache and carrier mode back to seeds");
+}
+
+std::string LabApp::carrier_mode() const {
+  if (embedded_carrier_) return embedded_carrier_->mode();
+  std::lock_guard lock(mode_mutex_);
+  return external_mode_;
+}
+
+bool LabApp::set_carrier_mode(const std::string& name) {
+  const Scenario* s = scenarios_.find(name);
+  if (s == nullptr) return false;
+  if (embedded_carrier_) embedded_carrier_->set_mode(s->name);
+  {
+    std::lock_guard lock(mode_mutex_);
+    external_mode_ = s->name;
+  }
+  spdlog::info("carrier mode is now {}", s->name);
+  return true;
+}
+
+std::optional<CarrierStats> LabApp::carrier_stats() const {
+  if (!embedded_carrier_) return std::nullopt;
+  return embedded_carrier_->stats();
+}
+
+void LabApp::flush_state() { saver_->flush(); }
+
+}  // namespace quote_lab

@@ -1,0 +1,106 @@
+#pragma once
+// The lab without its HTTP layer: it owns the breaker, the fallback cache, the telemetry,
+// the metrics and the persisted state, and runs quote flows through the executor.
+// lab_routes.cpp only parses requests, calls this and renders the result.
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/carrier_client.hpp"
+#include "lab/carrier_simulator.hpp"
+#include "lab/circuit_breaker.hpp"
+#include "lab/clock.hpp"
+#include "lab/fallback_cache.hpp"
+#include "lab/metrics.hpp"
+#include "lab/policy.hpp"
+#include "lab/quote_executor.hpp"
+#include "lab/random.hpp"
+#include "lab/scenario.hpp"
+#include "lab/state_store.hpp"
+#include "lab/telemetry.hpp"
+
+namespace quote_lab {
+
+/// Everything the lab core needs; `embedded_carrier` is null when --carrier-url points
+/// to a carrier elsewhere.
+struct LabDeps {
+  const ScenarioCatalog& scenarios;
+  Policies policies;
+  CarrierCaller& carrier;
+  CarrierSimulator* embedded_carrier = nullptr;
+  std::filesystem::path state_file;
+  Clock& clock;
+  RandomSource& random;
+};
+
+/// The route templates that label `quote_lab_http_requests_total`.
+const std::vector<std::string>& route_templates();
+
+class LabApp {
+ public:
+  /// Loads the state file (a corrupt one is set aside and logged) and starts the saver.
+  explicit LabApp(LabDeps deps);
+  ~LabApp();  // flushes the state file
+
+  /// Runs one quote flow. `scenario` must be a canonical name or empty (the carrier's
+  /// current mode); `mode` is "legacy" or "resilient". Records it everywhere.
+  QuoteTrace quote(const std::string& mode, const std::string& scenario, int customer_id, int items);
+
+  /// The breaker as /dependency/state shows it (SPEC fields + state_file_set_aside).
+  nlohmann::json dependency_state();
+  std::vector<Incident> incidents(std::size_t limit) const { return telemetry_.incidents(limit); }
+  /// /diagnostics/summary: per mode and scenario, the policies and the dependency.
+  nlohmann::json diagnostics();
+  /// All metric families now.
+  std::vector<prometheus::MetricFamily> metric_families();
+  void count_http(const std::string& route, int code) { metrics_.record_http(route, code); }
+
+  /// Telemetry, metrics, breaker, fallback cache (and the embedded carrier) back to seeds.
+  void reset();
+
+  /// The scenario used for requests that name none.
+  std::string carrier_mode() const;
+  /// Changes it; false if `name` is unknown. The embedded carrier follows; with an
+  /// external carrier the lab keeps the choice and sends it with every call.
+  bool set_carrier_mode(const std::string& name);
+  /// The embedded carrier's stats, if the carrier is embedded.
+  std::optional<CarrierStats> carrier_stats() const;
+
+  const Policies& policies() const { return policies_; }
+  const ScenarioCatalog& scenarios() const { return scenarios_; }
+  const std::string& state_file() const { return state_file_; }
+  const std::optional<std::string>& state_file_set_aside() const { return set_aside_; }
+  /// Writes the state file now if it changed (shutdown).
+  void flush_state();
+
+ private:
+  PersistedState persisted_state();
+  std::string new_id(int hex_digits);
+
+  const ScenarioCatalog& scenarios_;
+  const Policies policies_;
+  CarrierSimulator* embedded_carrier_;
+  Clock& clock_;
+  RandomSource& random_;
+  const std::string state_file_;
+
+  CircuitBreaker breaker_;
+  FallbackCache cache_;
+  QuoteExecutor executor_;
+  Telemetry telemetry_;
+  Metrics metrics_;
+  StateStore store_;
+  std::optional<std::string> set_aside_;
+
+  mutable std::mutex mode_mutex_;  // guards external_mode_
+  std::string external_mode_ = "ok";
+
+  std::unique_ptr<StateSaver> saver_;  // last: it reads the members above from its thread
+};
+
+}  // namespace quote_lab

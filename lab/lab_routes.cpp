@@ -1,0 +1,233 @@
+#include "lab/lab_routes.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "lab/accept.hpp"
+#include "lab/json_views.hpp"
+#include "lab/params.hpp"
+
+namespace quote_lab {
+namespace {
+
+using httplib::Request;
+using httplib::Response;
+
+// "(?:/04)?/health": the course's hub serves this case under /04.
+std::string prefixed(const std::string& path) { return "(?:/04)?" + path; }
+
+const std::string* param(const Request& req, const char* name) {
+  const auto it = req.params.find(name);
+  return it == req.params.end() ? nullptr : &it->second;
+}
+
+void send_api_error(Response& res, const ApiError& e) { send_error(res, e.status, e.error, e.message, e.allowed); }
+
+// Unknown query parameters are refused: a typo such as "scenaro=down" must not quietly
+// run the default scenario.
+std::optional<ApiError> check_known_params(const Request& req, const std::set<std::string>& known) {
+  for (const auto& [name, _] : req.params)
+    if (!known.count(name))
+      return ApiError{400, "unknown_parameter",
+                      "unknown query parameter '" + name.substr(0, 40) + "'",
+                      std::vector<std::string>(known.begin(), known.end())};
+  return std::nullopt;
+}
+
+nlohmann::json index_json(LabApp& app, const std::string& carrier_url) {
+  nlohmann::json scenarios = nlohmann::json::array();
+  for (const auto& s : app.scenarios().all()) scenarios.push_back(to_json(s));
+  const nlohmann::json routes = nlohmann::json::array({
+      {{"method", "GET"}, {"path", "/health"}, {"description", "liveness"}},
+      {{"method", "GET"}, {"path", "/quote-legacy?scenario=&customer_id=&items="},
+       {"description", "one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback"}},
+      {{"method", "GET"}, {"path", "/quote-resilient?scenario=&customer_id=&items="},
+       {"description", "one quote with the resilient policy: short timeout, backoff with jitter, circuit breaker, fallback"}},
+      {{"method", "GET"}, {"path", "/dependency/state"}, {"description", "the carrier's circuit breaker and the fallback quote"}},
+      {{"method", "GET"}, {"path", "/incidents?limit=10"}, {"description", "the last quote flows, newest first (limit 1-200)"}},
+      {{"method", "GET"}, {"path", "/diagnostics/summary"}, {"description", "per mode and scenario counters and latency percentiles"}},
+      {{"method", "GET"}, {"path", "/metrics"}, {"description", "telemetry as JSON, or Prometheus text when Accept asks for it"}},
+      {{"method", "GET"}, {"path", "/metrics-prometheus"}, {"description", "Prometheus text exposition format 0.0.4"}},
+      {{"method", "GET|POST"}, {"path", "/reset-lab"}, {"description", "telemetry, breaker, fallback cache and carrier mode back to their seeds"}},
+      {{"method", "GET"}, {"path", "/carrier"}, {"description", "the carrier's mode and the calls it received"}},
+      {{"method", "PUT|POST"}, {"path", "/carrier/mode?mode=provider_down"},
+       {"description", "the scenario for every request that names none (an outage for all clients)"}},
+  });
+  return {{"service", "quote-lab"},
+          {"description",
+           {{"es", "Laboratorio de resiliencia: la misma cotización con una política legacy (reintentos agresivos) y una resiliente (timeout corto, backoff con jitter, circuit breaker y fallback)."},
+            {"en", "Resilience lab: the same quote with a legacy policy (aggressive retries) and a resilient one (short timeout, backoff with jitter, circuit breaker and fallback)."}}},
+          {"routes", routes},
+          {"also_under_prefix", "/04"},
+          {"parameters",
+           {{"scenario", app.scenarios().accepted_names()},
+            {"customer_id", "integer 1-5000, default 42"},
+            {"items", "integer 1-50, default 3"}}},
+          {"scenarios", scenarios},
+          {"carrier_mode", app.carrier_mode()},
+          {"carrier_url", carrier_url},
+          {"policies", to_json(app.policies())},
+          {"try",
+           {"curl 'http://HOST/quote-legacy?scenario=provider_down&customer_id=42&items=3'",
+            "curl 'http://HOST/quote-resilient?scenario=provider_down&customer_id=42&items=3'",
+            "curl http://HOST/dependency/state"}}};
+}
+
+bool serve_file(Response& res, const std::filesystem::path& file, const char* content_type) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  res.status = 200;
+  res.set_content(buffer.str(), content_type);
+  return true;
+}
+
+}  // namespace
+
+std::string route_label(const std::string& path) {
+  std::string p = path;
+  if (p == "/04") p = "/";
+  else if (p.rfind("/04/", 0) == 0) p = p.substr(3);
+  if (p.size() > 1 && p.back() == '/' && p != "/ui/") p.pop_back();
+  if (p.rfind("/ui/", 0) == 0 || p == "/ui/") p = "/ui";
+  const auto& routes = route_templates();
+  return std::find(routes.begin(), routes.end(), p) != routes.end() ? p : "other";
+}
+
+void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem::path& public_dir,
+                         const std::string& carrier_url) {
+  auto& r = server.routes();
+
+  r.Get("/|/04/?", [&app, public_dir, carrier_url](const Request& req, Response& res) {
+    if (prefers_html(req.get_header_value("Accept")) &&
+        serve_file(res, public_dir / "index.html", "text/html; charset=utf-8"))
+      return;
+    send_json(res, 200, index_json(app, carrier_url));
+  });
+
+  r.Get(prefixed("/health"), [&app, carrier_url](const Request&, Response& res) {
+    send_json(res, 200, {{"status", "ok"}, {"service", "quote-lab"}, {"carrier_url", carrier_url},
+                         {"carrier_mode", app.carrier_mode()}});
+  });
+
+  for (const std::string mode : {"legacy", "resilient"}) {
+    r.Get(prefixed("/quote-" + mode), [&app, mode](const Request& req, Response& res) {
+      if (auto e = check_known_params(req, {"scenario", "customer_id", "items"}))
+        return send_api_error(res, *e);
+      std::string scenario;
+      if (const auto* raw = param(req, "scenario")) {
+        const Scenario* s = app.scenarios().find(*raw);
+        if (s == nullptr)
+          return send_error(res, 400, "unknown_scenario",
+                            "scenario '" + raw->substr(0, 40) + "' does not exist; use one of the allowed names",
+                            app.scenarios().accepted_names());
+        scenario = s->name;
+      }
+      int customer_id = 0;
+      int items = 0;
+      if (auto e = parse_int_param("customer_id", param(req, "customer_id"), 1, 5000, 42, customer_id))
+        return send_api_error(res, *e);
+      if (auto e = parse_int_param("items", param(req, "items"), 1, 50, 3, items))
+        return send_api_error(res, *e);
+      const QuoteTrace trace = app.quote(mode, scenario, customer_id, items);
+      send_json(res, quote_http_status(trace), quote_json(trace, app.dependency_state()));
+    });
+  }
+
+  r.Get(prefixed("/dependency/state"), [&app](const Request&, Response& res) {
+    send_json(res, 200, app.dependency_state());
+  });
+
+  r.Get(prefixed("/incidents"), [&app](const Request& req, Response& res) {
+    if (auto e = check_known_params(req, {"limit"})) return send_api_error(res, *e);
+    int limit = 0;
+    if (auto e = parse_int_param("limit", param(req, "limit"), 1, 200, 10, limit))
+      return send_api_error(res, *e);
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& i : app.incidents(static_cast<std::size_t>(limit))) list.push_back(incident_json(i));
+    send_json(res, 200, {{"limit", limit}, {"incidents", list}});
+  });
+
+  r.Get(prefixed("/diagnostics/summary"), [&app](const Request&, Response& res) {
+    send_json(res, 200, app.diagnostics());
+  });
+
+  const auto prometheus_text = [&app](Response& res) {
+    res.status = 200;
+    res.set_content(Metrics::to_text(app.metric_families()), "text/plain; version=0.0.4; charset=utf-8");
+  };
+  r.Get(prefixed("/metrics"), [&app, prometheus_text](const Request& req, Response& res) {
+    if (prefers_prometheus_text(req.get_header_value("Accept"))) return prometheus_text(res);
+    send_json(res, 200, {{"metrics", Metrics::to_json(app.metric_families())},
+                         {"dependency", app.dependency_state()},
+                         {"carrier", app.carrier_stats() ? to_json(*app.carrier_stats()) : nlohmann::json(nullptr)}});
+  });
+  r.Get(prefixed("/metrics-prometheus"), [prometheus_text](const Request&, Response& res) {
+    prometheus_text(res);
+  });
+
+  const auto reset = [&app](const Request&, Response& res) {
+    app.reset();
+    send_json(res, 200, {{"status", "reset"},
+                         {"message", "telemetry, metrics, breaker, fallback cache and carrier mode are back to their seeds"},
+                         {"dependency", app.dependency_state()}});
+  };
+  r.Get(prefixed("/reset-lab"), reset);
+  r.Post(prefixed("/reset-lab"), reset);
+
+  const auto carrier_view = [&app, carrier_url] {
+    return nlohmann::json{{"url", carrier_url},
+                          {"mode", app.carrier_mode()},
+                          {"embedded", app.carrier_stats().has_value()},
+                          {"stats", app.carrier_stats() ? to_json(*app.carrier_stats()) : nlohmann::json(nullptr)},
+                          {"scenarios", app.scenarios().accepted_names()}};
+  };
+  r.Get(prefixed("/carrier"), [carrier_view](const Request&, Response& res) {
+    send_json(res, 200, carrier_view());
+  });
+  const auto set_mode = [&app, carrier_view](const Request& req, Response& res) {
+    std::string wanted = req.get_param_value("mode");
+    if (wanted.empty() && !req.body.empty()) {
+      const auto body = nlohmann::json::parse(req.body, nullptr, false);
+      if (body.is_object() && body.contains("mode") && body["mode"].is_string())
+        wanted = body["mode"].get<std::string>();
+    }
+    if (!app.set_carrier_mode(wanted))
+      return send_error(res, 400, "unknown_scenario",
+                        "mode must be a scenario name (got '" + wanted.substr(0, 40) + "')",
+                        app.scenarios().accepted_names());
+    send_json(res, 200, carrier_view());
+  };
+  r.Put(prefixed("/carrier/mode"), set_mode);
+  r.Post(prefixed("/carrier/mode"), set_mode);
+
+  r.set_error_handler([](const Request& req, Response& res) {
+    // Called for every status >= 400; only fill in answers that have no body yet.
+    if (!res.body.empty()) return;
+    if (res.status == 404)
+      send_error(res, 404, "not_found", "no route " + req.method + " " + req.path.substr(0, 80) + "; GET / lists the routes");
+    else
+      send_error(res, res.status, "http_error", "the request could not be served (HTTP " + std::to_string(res.status) + ")");
+  });
+  r.set_exception_handler([](const Request& req, Response& res, std::exception_ptr ep) {
+    std::string what = "unknown error";
+    try {
+      if (ep) std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    spdlog::error("{} {} failed: {}", req.method, req.path, what);
+    send_error(res, 500, "internal_error", "the lab hit an unexpected error; see its log");
+  });
+  r.set_logger([&app](const Request& req, const Response& res) {
+    app.count_http(route_label(req.path), res.status);
+  });
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,3 @@
+#include "lab/cli.hpp"
+
+int main(int argc, char** argv) { return quote_lab::run_cli(argc, argv); }

@@ -1,0 +1,34 @@
+// The only file that reads the machine's clocks (see clock.hpp).
+#include "lab/clock.hpp"
+
+#include <thread>
+
+namespace quote_lab {
+
+SteadyTime SystemClock::now() const { return std::chrono::steady_clock::now(); }
+
+WallTime SystemClock::wall_now() const { return std::chrono::system_clock::now(); }
+
+void SystemClock::sleep_for(Millis d) {
+  if (d > Millis::zero()) std::this_thread::sleep_for(d);
+}
+
+bool InterruptibleSleep::sleep_for(Millis d) {
+  std::unique_lock lock(mutex_);
+  return !wake_.wait_for(lock, d, [this] { return interrupted_; });
+}
+
+void InterruptibleSleep::interrupt() {
+  {
+    std::lock_guard lock(mutex_);
+    interrupted_ = true;
+  }
+  wake_.notify_all();
+}
+
+void InterruptibleSleep::rearm() {
+  std::lock_guard lock(mutex_);
+  interrupted_ = false;
+}
+
+}  // namespace quote_lab
