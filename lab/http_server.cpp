@@ -17,6 +17,12 @@ bool HttpServer::Server::raise_backlog(int backlog) {
 }
 
 HttpServer::HttpServer() {
+  // cpp-httplib's default also sets SO_REUSEPORT, which lets a second lab bind the same
+  // port and silently share its traffic; SO_REUSEADDR alone still allows quick restarts.
+  server_.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   server_.set_tcp_nodelay(true);
   server_.set_keep_alive_timeout(kKeepAliveTimeoutS);
 }

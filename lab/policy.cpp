@@ -1,6 +1,7 @@
 #include "lab/policy.hpp"
 
 #include <array>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace quote_lab {
@@ -69,11 +70,12 @@ void read_retry(const nlohmann::json& j, const std::string& name, RetryPolicy& p
 
 void check_range(std::vector<std::string>& errors, const std::string& name, double v, double lo,
                  double hi) {
-  if (v < lo || v > hi) {
-    nlohmann::json range = {lo, hi};  // prints 1 not 1.0 for whole numbers
-    errors.push_back(name + " must be between " + range[0].dump() + " and " + range[1].dump() +
-                     " (got " + nlohmann::json(v).dump() + ")");
-  }
+  // whole numbers print as "1", not "1.0"
+  auto show = [](double x) {
+    return x == std::floor(x) ? std::to_string(static_cast<long long>(x)) : nlohmann::json(x).dump();
+  };
+  if (v < lo || v > hi)
+    errors.push_back(name + " must be between " + show(lo) + " and " + show(hi) + " (got " + show(v) + ")");
 }
 
 void validate_retry(const RetryPolicy& p, std::vector<std::string>& errors) {

@@ -1,1 +1,283 @@
+// Integration: a real `quote-lab serve` (lab + embedded carrier over real HTTP) on
+// ephemeral ports, driven the way students drive it with curl.
 #include <doctest/doctest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "support/lab_process.hpp"
+
+using namespace quote_lab::testing;
+
+namespace {
+
+struct Expect {
+  const char* scenario;
+  const char* alias;
+  const char* legacy_status;
+  int legacy_attempts;
+  int legacy_http;
+  const char* resilient_status;
+  int resilient_attempts;
+};
+
+// What the default numbers imply (SPEC.md, "Scenarios" and "Default policies").
+constexpr Expect kMatrix[] = {
+    {"ok", "stable", "completed", 1, 200, "completed", 1},
+    {"slow_provider", "slow", "failed", 4, 503, "degraded", 2},
+    {"flaky_provider", "flaky", "completed", 2, 200, "completed", 2},
+    {"provider_down", "down", "failed", 4, 503, "degraded", 2},
+    {"burst_then_recover", "burst", "completed", 3, 200, "degraded", 2},
+};
+
+void check_scenario(const LabProcess& lab, const Expect& e) {
+  CAPTURE(e.scenario);
+  lab.get("/reset-lab");
+  const Reply legacy = lab.get(std::string("/quote-legacy?scenario=") + e.scenario + "&customer_id=42&items=3");
+  CHECK(legacy.status == e.legacy_http);
+  CHECK(legacy.json["status"] == e.legacy_status);
+  CHECK(legacy.json["attempts"] == e.legacy_attempts);
+  CHECK(legacy.json["scenario"] == e.scenario);
+  CHECK(legacy.json["mode"] == "legacy");
+
+  lab.get("/reset-lab");
+  const Reply resilient = lab.get(std::string("/quote-resilient?scenario=") + e.alias);
+  CHECK(resilient.status == 200);
+  CHECK(resilient.json["status"] == e.resilient_status);
+  CHECK(resilient.json["attempts"] == e.resilient_attempts);
+  CHECK(resilient.json["scenario"] == e.scenario);          // the alias is reported canonically
+  if (std::string(e.resilient_status) == "degraded") {
+    CHECK(resilient.json["quote"]["source"] == "fallback");
+    CHECK(resilient.json["quote"].contains("age_s"));
+    CHECK(resilient.json["quote"].contains("cached_at"));
+  } else {
+    CHECK(resilient.json["quote"]["source"] == "live");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("scenario ok and flaky_provider in both modes") {
+  LabProcess lab;
+  check_scenario(lab, kMatrix[0]);
+  check_scenario(lab, kMatrix[2]);
+}
+
+TEST_CASE("scenario slow_provider in both modes") {
+  LabProcess lab;
+  check_scenario(lab, kMatrix[1]);
+}
+
+TEST_CASE("scenario provider_down in both modes") {
+  LabProcess lab;
+  check_scenario(lab, kMatrix[3]);
+}
+
+TEST_CASE("scenario burst_then_recover in both modes") {
+  LabProcess lab;
+  check_scenario(lab, kMatrix[4]);
+}
+
+TEST_CASE("legacy provider_down: 4 timeouts of 360 ms in about 1.44 s, a retry storm with no answer") {
+  LabProcess lab;
+  const Reply r = lab.get("/quote-legacy?scenario=provider_down&customer_id=42&items=3");
+  CHECK(r.status == 503);
+  CHECK(events_of(r.json) == std::vector<std::string>(4, "attempt_failed"));
+  for (const auto& e : r.json["events"]) {
+    CHECK(e["reason"] == "timeout");
+    CHECK(e["elapsed_ms"].get<double>() >= 355);
+    CHECK(e["elapsed_ms"].get<double>() <= 460);
+  }
+  CHECK(r.json["timeout_count"] == 4);
+  CHECK(r.json["quote"].is_null());
+  CHECK(r.elapsed_ms >= 1400);
+  CHECK(r.elapsed_ms <= 2600);
+  const Reply carrier = lab.get("/carrier");
+  CHECK(carrier.json["stats"]["calls_by_scenario"]["provider_down"] == 4);  // the amplification
+}
+
+TEST_CASE("the class sequence: reset, provider_down opens the breaker, the next call short-circuits") {
+  LabProcess lab;
+  lab.get("/reset-lab");
+  const Reply first = lab.get("/quote-resilient?scenario=provider_down");
+  CHECK(events_of(first.json) ==
+        std::vector<std::string>{"attempt_failed", "backoff", "attempt_failed", "circuit_opened", "fallback_used"});
+  const auto wait = first.json["events"][1]["wait_ms"].get<int>();
+  CHECK(wait >= 95);
+  CHECK(wait <= 125);
+
+  const Reply state = lab.get("/dependency/state");
+  CHECK(state.json["circuit_status"] == "open");
+  CHECK(state.json["consecutive_failures"] == 2);
+  CHECK(state.json["open_events"] == 1);
+  CHECK(state.json["cooldown_left_ms"].get<int>() > 25000);
+  CHECK(state.json["cooldown_left_ms"].get<int>() <= 30000);
+  CHECK(state.json["opened_until"].is_string());
+  CHECK(state.json["last_outcome"] == "timeout");
+
+  const Reply shorted = lab.get("/quote-resilient?scenario=ok");
+  CHECK(shorted.status == 200);
+  CHECK(shorted.json["attempts"] == 0);
+  CHECK(shorted.json["status"] == "degraded");
+  CHECK(events_of(shorted.json) == std::vector<std::string>{"short_circuit", "fallback_used"});
+  CHECK(shorted.json["elapsed_ms"].get<double>() < 20);     // no carrier call, no wait
+  CHECK(shorted.json["dependency"]["short_circuit_count"] == 1);
+  const Reply carrier = lab.get("/carrier");
+  CHECK(carrier.json["stats"]["calls_by_scenario"]["ok"] == 0);  // the carrier never saw it
+}
+
+TEST_CASE("after a short cooldown the breaker is half_open without traffic, one probe closes it") {
+  LabProcess lab({"--open-duration-s", "0.6"});
+  lab.get("/quote-resilient?scenario=provider_down");
+  CHECK(lab.get("/dependency/state").json["circuit_status"] == "open");
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  CHECK(lab.get("/dependency/state").json["circuit_status"] == "half_open");
+  const std::string prom = lab.get("/metrics-prometheus").body;
+  CHECK(prom.find(R"(quote_lab_breaker_state{state="half_open",upstream="carrier"} 1)") != std::string::npos);
+  const Reply probe = lab.get("/quote-resilient?scenario=ok");
+  CHECK(events_of(probe.json) == std::vector<std::string>{"half_open_probe", "attempt_success"});
+  CHECK(probe.json["status"] == "completed");
+  CHECK(lab.get("/dependency/state").json["circuit_status"] == "closed");
+}
+
+TEST_CASE("the fallback is the last live quote for that customer and item count, with its age") {
+  LabProcess lab;
+  const Reply live = lab.get("/quote-resilient?scenario=ok&customer_id=7&items=2");
+  REQUIRE(live.json["quote"]["source"] == "live");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const Reply fb = lab.get("/quote-resilient?scenario=provider_down&customer_id=7&items=2");
+  CHECK(fb.json["quote"]["source"] == "fallback");
+  CHECK(fb.json["quote"]["quote_id"] == live.json["quote"]["quote_id"]);
+  CHECK(fb.json["quote"]["amount"] == live.json["quote"]["amount"]);
+  CHECK(fb.json["quote"]["age_s"].get<double>() >= 0.5);
+  CHECK(fb.json["quote"]["seed"] == false);
+  const Reply state = lab.get("/dependency/state");
+  CHECK(state.json["fallback_quote"]["quote_id"] == live.json["quote"]["quote_id"]);
+}
+
+TEST_CASE("every bad input is a 400 JSON error that says what is allowed") {
+  LabProcess lab;
+  struct Row {
+    const char* path;
+    const char* error;
+    const char* says;
+  };
+  for (const Row& r : {
+           Row{"/quote-legacy?scenario=nope", "unknown_scenario", "does not exist"},
+           Row{"/quote-resilient?scenario=", "unknown_scenario", "does not exist"},
+           Row{"/quote-legacy?customer_id=abc", "invalid_parameter", "customer_id must be an integer between 1 and 5000"},
+           Row{"/quote-legacy?customer_id=0", "invalid_parameter", "between 1 and 5000"},
+           Row{"/quote-legacy?customer_id=5001", "invalid_parameter", "between 1 and 5000"},
+           Row{"/quote-resilient?items=0", "invalid_parameter", "items must be an integer between 1 and 50"},
+           Row{"/quote-resilient?items=51", "invalid_parameter", "between 1 and 50"},
+           Row{"/quote-resilient?items=2.5", "invalid_parameter", "between 1 and 50"},
+           Row{"/quote-legacy?scenaro=down", "unknown_parameter", "scenaro"},
+           Row{"/incidents?limit=0", "invalid_parameter", "limit must be an integer between 1 and 200"},
+           Row{"/incidents?limit=201", "invalid_parameter", "between 1 and 200"},
+           Row{"/incidents?limit=ten", "invalid_parameter", "between 1 and 200"},
+           Row{"/04/quote-legacy?items=-3", "invalid_parameter", "items"},
+       }) {
+    CAPTURE(r.path);
+    const Reply reply = lab.get(r.path);
+    CHECK(reply.status == 400);
+    CHECK(reply.content_type.find("application/json") == 0);
+    CHECK(reply.json["error"] == r.error);
+    CHECK(reply.json["message"].get<std::string>().find(r.says) != std::string::npos);
+  }
+  const Reply unknown = lab.get("/quote-legacy?scenario=nope");
+  for (const char* name : {"ok", "stable", "slow_provider", "slow", "flaky_provider", "flaky", "provider_down", "down",
+                           "burst_then_recover", "burst"})
+    CHECK(std::find(unknown.json["allowed"].begin(), unknown.json["allowed"].end(), name) != unknown.json["allowed"].end());
+  // Bad input never touches the state: nothing was recorded, the breaker is untouched.
+  CHECK(lab.get("/incidents").json["incidents"].empty());
+  CHECK(lab.get("/dependency/state").json["consecutive_failures"] == 0);
+}
+
+TEST_CASE("routes: index, health, /04 prefix, JSON 404, incidents, diagnostics, reset") {
+  LabProcess lab;
+  CHECK(lab.get("/").json["routes"].is_array());
+  CHECK(lab.get("/04").json["service"] == "quote-lab");
+  CHECK(lab.get("/health").json["status"] == "ok");
+  CHECK(lab.get("/04/health").json["status"] == "ok");
+  const Reply missing = lab.get("/no-such-route");
+  CHECK(missing.status == 404);
+  CHECK(missing.json["error"] == "not_found");
+
+  const Reply a = lab.get("/quote-legacy?scenario=ok");
+  const Reply b = lab.get("/04/quote-resilient?scenario=stable&customer_id=9&items=1");
+  const Reply inc = lab.get("/incidents?limit=2");
+  REQUIRE(inc.json["incidents"].size() == 2);
+  CHECK(inc.json["limit"] == 2);
+  CHECK(inc.json["incidents"][0]["request_id"] == b.json["request_id"]);
+  CHECK(inc.json["incidents"][0]["scenario"] == "ok");
+  CHECK(inc.json["incidents"][1]["request_id"] == a.json["request_id"]);
+  for (const char* k : {"request_id", "mode", "scenario", "status", "attempts", "elapsed_ms", "timestamp_utc"})
+    CHECK(inc.json["incidents"][0].contains(k));
+  CHECK(lab.get("/incidents").json["limit"] == 10);
+
+  const Reply diag = lab.get("/diagnostics/summary");
+  CHECK(diag.json["modes"]["legacy"]["requests"] == 1);
+  CHECK(diag.json["modes"]["resilient"]["scenarios"]["ok"]["successes"] == 1);
+  CHECK(diag.json["modes"]["legacy"]["latency_ms"]["p50"].is_number());
+  CHECK(diag.json["policies"]["resilient"]["timeout_ms"] == 220);
+  CHECK(diag.json["dependency"]["circuit_status"] == "closed");
+
+  const Reply reset = lab.request("POST", "/reset-lab");
+  CHECK(reset.status == 200);
+  CHECK(lab.get("/incidents").json["incidents"].empty());
+  CHECK(lab.get("/diagnostics/summary").json["modes"]["legacy"]["latency_ms"]["p50"].is_null());
+}
+
+TEST_CASE("/metrics speaks JSON to curl and Prometheus text to a scraper") {
+  LabProcess lab;
+  lab.get("/quote-resilient?scenario=ok");
+  const Reply json = lab.get("/metrics");
+  CHECK(json.content_type.find("application/json") == 0);
+  CHECK(json.json["metrics"].is_array());
+  const Reply text = lab.get("/metrics", {{"Accept", "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"}});
+  CHECK(text.content_type.find("text/plain; version=0.0.4") == 0);
+  CHECK(text.body.find(R"(quote_lab_quote_requests_total{mode="resilient",scenario="ok",status="completed"} 1)") != std::string::npos);
+  const Reply prom = lab.get("/04/metrics-prometheus");
+  CHECK(prom.content_type.find("text/plain") == 0);
+  CHECK(prom.body.find(R"(quote_lab_http_requests_total{code="200",route="/quote-resilient"} 1)") != std::string::npos);
+}
+
+TEST_CASE("the carrier's mode is an outage for every request that names no scenario") {
+  LabProcess lab;
+  CHECK(lab.get("/quote-resilient").json["scenario"] == "ok");
+  const Reply set = lab.request("PUT", "/carrier/mode?mode=down");
+  CHECK(set.status == 200);
+  CHECK(set.json["mode"] == "provider_down");
+  const Reply r = lab.get("/quote-legacy");
+  CHECK(r.json["scenario"] == "provider_down");
+  CHECK(r.json["attempts"] == 4);
+  CHECK(lab.request("POST", "/carrier/mode?mode=bogus").status == 400);
+  lab.get("/reset-lab");
+  CHECK(lab.get("/carrier").json["mode"] == "ok");
+}
+
+TEST_CASE("concurrent requests and resets never tear the state") {
+  LabProcess lab({"--open-duration-s", "0.3", "--workers", "16"});
+  std::atomic<int> bad{0};
+  std::atomic<int> answered{0};
+  std::vector<std::thread> clients;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
+  for (int i = 0; i < 8; ++i)
+    clients.emplace_back([&, i] {
+      const char* paths[] = {"/quote-resilient?scenario=down", "/quote-resilient?scenario=ok",
+                             "/dependency/state", "/incidents?limit=200", "/diagnostics/summary", "/metrics",
+                             "/quote-resilient?scenario=flaky", "/reset-lab"};
+      for (int n = 0; std::chrono::steady_clock::now() < until; ++n) {
+        const Reply r = lab.get(paths[(i + n) % 8]);
+        if (r.status != 200 || r.json.is_discarded()) ++bad;
+        ++answered;
+      }
+    });
+  for (auto& t : clients) t.join();
+  CHECK(bad == 0);
+  CHECK(answered > 20);
+  const Reply state = lab.get("/dependency/state");
+  const std::string s = state.json["circuit_status"];
+  CHECK((s == "closed" || s == "open" || s == "half_open"));
+  CHECK(state.json["consecutive_failures"].get<int>() >= 0);
+}

@@ -1,1 +1,171 @@
 #include <doctest/doctest.h>
+
+#include "lab/quote_executor.hpp"
+#include "support/scripted_carrier.hpp"
+
+using namespace quote_lab;
+using quote_lab::testing::FakeClock;
+using quote_lab::testing::ScriptedCarrier;
+using std::chrono::milliseconds;
+
+namespace {
+
+struct Rig {
+  FakeClock clock;
+  ScriptedCarrier carrier{clock};
+  Policies policies = default_policies();
+  CircuitBreaker breaker{"carrier", policies.breaker, clock};
+  FallbackCache cache{clock};
+  RandomSource random{1};
+  QuoteExecutor executor{carrier, breaker, cache, clock, random};
+
+  QuoteTrace run(const std::string& mode, const std::string& id = "req-1", int customer = 42, int items = 3) {
+    const RetryPolicy& p = mode == "legacy" ? policies.legacy : policies.resilient;
+    return executor.run({mode, "provider_down", customer, items, id, "trace-" + id}, p);
+  }
+};
+
+std::vector<std::string> event_names(const QuoteTrace& t) {
+  std::vector<std::string> names;
+  for (const auto& e : t.events) names.push_back(e.event);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("legacy against a carrier that never answers: 4 immediate attempts of 360 ms, then failed") {
+  Rig rig;
+  const QuoteTrace t = rig.run("legacy");
+  CHECK(t.status == QuoteStatus::failed);
+  CHECK(t.attempts == 4);
+  CHECK(t.retries == 3);
+  CHECK(t.timeout_count == 4);
+  CHECK_FALSE(t.answer.has_value());
+  CHECK(t.elapsed_ms == doctest::Approx(1440));            // 4 x 360 ms, no waits between
+  CHECK(rig.clock.sleeps().empty());
+  CHECK(event_names(t) == std::vector<std::string>(4, "attempt_failed"));
+  CHECK(rig.breaker.snapshot().state == BreakerState::closed);  // legacy has no breaker
+}
+
+TEST_CASE("resilient against a carrier that never answers: 2 attempts, backoff, breaker opens, fallback") {
+  Rig rig;
+  const QuoteTrace t = rig.run("resilient");
+  CHECK(t.status == QuoteStatus::degraded);
+  CHECK(t.attempts == 2);
+  CHECK(t.timeout_count == 2);
+  CHECK(t.circuit_opened);
+  CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "backoff", "attempt_failed",
+                                                    "circuit_opened", "fallback_used"});
+  const auto wait = *t.events[1].wait_ms;
+  CHECK(wait >= 95);
+  CHECK(wait <= 125);                                      // 80 + 15..45 ms
+  CHECK(rig.clock.sleeps() == std::vector<milliseconds>{milliseconds(wait)});
+  CHECK(t.elapsed_ms == doctest::Approx(220 + wait + 220));
+  REQUIRE(t.answer.has_value());
+  CHECK(t.answer->fallback);
+  CHECK(t.answer->seed);                                   // no live quote was ever cached
+  CHECK(t.dependency.state == BreakerState::open);
+}
+
+TEST_CASE("the class sequence: once open, the next call is short-circuited with 0 attempts") {
+  Rig rig;
+  rig.run("resilient", "a");
+  const QuoteTrace t = rig.run("resilient", "b");
+  CHECK(t.attempts == 0);
+  CHECK(t.status == QuoteStatus::degraded);
+  CHECK(event_names(t) == std::vector<std::string>{"short_circuit", "fallback_used"});
+  CHECK(t.outcomes == std::vector<AttemptOutcome>{AttemptOutcome::short_circuit});
+  CHECK(t.elapsed_ms == 0);                                // no carrier call, no wait
+  CHECK(rig.carrier.requests().size() == 2);               // only the first flow reached it
+}
+
+TEST_CASE("flaky carrier: the retry helps, and the same Idempotency-Key goes with every attempt") {
+  Rig rig;
+  rig.carrier.fail(CallError::timeout, 220).succeed(170);
+  const QuoteTrace t = rig.run("resilient", "req-flaky");
+  CHECK(t.status == QuoteStatus::completed);
+  CHECK(t.attempts == 2);
+  REQUIRE(t.answer);
+  CHECK_FALSE(t.answer->fallback);
+  const auto sent = rig.carrier.requests();
+  REQUIRE(sent.size() == 2);
+  CHECK(sent[0].request_id == "req-flaky");
+  CHECK(sent[1].request_id == "req-flaky");
+  CHECK(sent[0].attempt == 1);
+  CHECK(sent[1].attempt == 2);
+  CHECK(sent[0].timeout == milliseconds(220));
+  CHECK(rig.breaker.snapshot().consecutive_failures == 0);
+}
+
+TEST_CASE("the fallback is the last live quote for that customer and item count") {
+  Rig rig;
+  rig.carrier.succeed(130);
+  const QuoteTrace live = rig.run("resilient", "live", 7, 2);
+  rig.clock.advance(milliseconds(5000));
+  const QuoteTrace fb = rig.run("resilient", "down", 7, 2);
+  REQUIRE(live.answer);
+  REQUIRE(fb.answer);
+  CHECK(fb.answer->quote.quote_id == live.answer->quote.quote_id);
+  CHECK_FALSE(fb.answer->seed);
+  CHECK(fb.answer->age_s >= 5.0);
+  const QuoteTrace other = rig.run("resilient", "other", 8, 2);
+  REQUIRE(other.answer);
+  CHECK(other.answer->seed);                               // a different key has no live quote
+}
+
+TEST_CASE("a carrier 4xx is our fault: not retried, not a breaker failure") {
+  Rig rig;
+  rig.carrier.fail(CallError::http_4xx, 20);
+  const QuoteTrace t = rig.run("legacy");
+  CHECK(t.attempts == 1);
+  CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "retry_skipped"});
+  CHECK(t.events[1].reason == "not_retryable");
+  rig.carrier.fail(CallError::http_4xx, 20);
+  rig.run("resilient");
+  CHECK(rig.breaker.snapshot().consecutive_failures == 0);
+}
+
+TEST_CASE("5xx and 429 are carrier failures the breaker counts") {
+  Rig rig;
+  rig.carrier.fail(CallError::http_5xx, 30).fail(CallError::http_429, 30);
+  const QuoteTrace t = rig.run("resilient");
+  CHECK(t.timeout_count == 0);
+  CHECK(t.events[0].reason == "http_5xx");
+  CHECK(t.events[2].reason == "http_429");
+  CHECK(t.dependency.state == BreakerState::open);
+}
+
+TEST_CASE("after the cooldown one probe goes through, success closes the breaker") {
+  Rig rig;
+  rig.run("resilient", "a");
+  rig.clock.advance(std::chrono::seconds(30));
+  rig.carrier.succeed(140);
+  const QuoteTrace t = rig.run("resilient", "probe");
+  CHECK(event_names(t) == std::vector<std::string>{"half_open_probe", "attempt_success"});
+  CHECK(t.status == QuoteStatus::completed);
+  CHECK(t.dependency.state == BreakerState::closed);
+}
+
+TEST_CASE("a failed probe reopens the breaker and the retry is skipped") {
+  Rig rig;
+  rig.run("resilient", "a");
+  rig.clock.advance(std::chrono::seconds(30));
+  const QuoteTrace t = rig.run("resilient", "probe");
+  CHECK(t.attempts == 1);
+  CHECK(event_names(t) == std::vector<std::string>{"half_open_probe", "attempt_failed", "circuit_opened",
+                                                    "retry_skipped", "fallback_used"});
+  CHECK(t.events[3].reason == "circuit_open");
+  CHECK(t.dependency.state == BreakerState::open);
+}
+
+TEST_CASE("when a failure opens the breaker, the flow's remaining attempts are skipped") {
+  Rig rig;
+  rig.policies.resilient.max_attempts = 4;
+  // A breaker that opens after 1 failure.
+  CircuitBreaker breaker{"carrier", BreakerPolicy{1, 30}, rig.clock};
+  QuoteExecutor executor{rig.carrier, breaker, rig.cache, rig.clock, rig.random};
+  const QuoteTrace t = executor.run({"resilient", "provider_down", 42, 3, "x", "y"}, rig.policies.resilient);
+  CHECK(t.attempts == 1);
+  CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "circuit_opened", "retry_skipped",
+                                                    "fallback_used"});
+}

@@ -1,0 +1,167 @@
+#pragma once
+// A real `quote-lab serve` for integration tests: started on free loopback ports (port 0,
+// read back from its log), its own temporary state folder, stopped on scope exit.
+
+#include <httplib.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/temp_dir.hpp"
+
+extern char** environ;
+
+namespace quote_lab::testing {
+
+/// One HTTP answer, its body parsed as JSON when it is JSON, and the client-side time.
+struct Reply {
+  int status = 0;  ///< 0: no answer
+  nlohmann::json json;
+  std::string body;
+  std::string content_type;
+  double elapsed_ms = 0;
+};
+
+class LabProcess {
+ public:
+  /// Starts the binary with `extra` arguments; the state file lives in `state_dir`
+  /// (a fresh folder when empty). Throws if the lab does not answer /health in 10 s.
+  explicit LabProcess(std::vector<std::string> extra = {}, std::filesystem::path state_dir = {})
+      : owned_dir_(state_dir.empty() ? std::make_unique<TempDir>() : nullptr),
+        state_dir_(state_dir.empty() ? owned_dir_->path() : state_dir),
+        log_(state_dir_ / ("lab-" + std::to_string(++instances()) + ".log")) {
+    std::vector<std::string> args{QUOTE_LAB_BINARY, "serve", "--port", "0", "--carrier-port", "0",
+                                  "--state-file", state_file().string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    pid_ = spawn(args, log_);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (exited()) throw std::runtime_error("quote-lab exited at start: " + log());
+      static const std::regex listening(R"(quote-lab listening on http://127\.0\.0\.1:(\d+))");
+      std::smatch m;
+      const std::string text = log();
+      if (std::regex_search(text, m, listening)) {
+        port_ = std::stoi(m[1]);
+        if (get("/health").status == 200) return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    kill(SIGKILL);
+    throw std::runtime_error("quote-lab did not start: " + log());
+  }
+  ~LabProcess() { stop(SIGTERM); }
+  LabProcess(const LabProcess&) = delete;
+  LabProcess& operator=(const LabProcess&) = delete;
+
+  Reply request(const std::string& method, const std::string& path, const httplib::Headers& headers = {}) const {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_tcp_nodelay(true);
+    client.set_read_timeout(std::chrono::seconds(15));
+    const auto t0 = std::chrono::steady_clock::now();
+    auto res = method == "POST" ? client.Post(path, headers, "", "application/json")
+               : method == "PUT" ? client.Put(path, headers, "", "application/json")
+                                 : client.Get(path, headers);
+    Reply r;
+    r.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!res) return r;
+    r.status = res->status;
+    r.body = res->body;
+    r.content_type = res->get_header_value("Content-Type");
+    r.json = nlohmann::json::parse(res->body, nullptr, false);
+    return r;
+  }
+  Reply get(const std::string& path, const httplib::Headers& headers = {}) const { return request("GET", path, headers); }
+
+  /// Sends `sig` and waits for the exit; returns the exit status (or -signal).
+  int stop(int sig = SIGTERM) {
+    if (pid_ <= 0) return exit_code_;
+    ::kill(pid_, sig);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+    return exit_code_;
+  }
+  void kill(int sig) { stop(sig); }
+
+  int port() const { return port_; }
+  std::filesystem::path state_file() const { return state_dir_ / "state.json"; }
+  const std::filesystem::path& state_dir() const { return state_dir_; }
+  std::string log() const { return read_file(log_); }
+
+  /// Runs the binary to completion (for start-up errors); returns exit code and output.
+  static std::pair<int, std::string> run(std::vector<std::string> args) {
+    TempDir dir;
+    args.insert(args.begin(), QUOTE_LAB_BINARY);
+    const pid_t pid = spawn(args, dir / "out.log");
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid, SIGTERM);
+        ::waitpid(pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status), read_file(dir / "out.log")};
+  }
+
+ private:
+  static int& instances() {
+    static int n = 0;
+    return n;
+  }
+
+  static pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& log) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
+    return pid;
+  }
+
+  bool exited() {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+      return true;
+    }
+    return false;
+  }
+
+  std::unique_ptr<TempDir> owned_dir_;
+  std::filesystem::path state_dir_;
+  std::filesystem::path log_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int exit_code_ = 0;
+};
+
+/// Event names of a quote response, in order.
+inline std::vector<std::string> events_of(const nlohmann::json& quote) {
+  std::vector<std::string> names;
+  for (const auto& e : quote.value("events", nlohmann::json::array())) names.push_back(e.value("event", ""));
+  return names;
+}
+
+}  // namespace quote_lab::testing
