@@ -63,7 +63,7 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
   else if (result->status != 200) out.error = CallError::bad_response;
   if (!out.ok()) return out;
 
-  const auto body = nlohmann::json::parse(result->body, nullptr, /*allow_exceptions=*/false);
+  const auto body = nlohmann::ordered_json::parse(result->body, nullptr, /*allow_exceptions=*/false);
   out.quote = quote_from_json(body);
   if (!out.quote) out.error = CallError::bad_response;
   return out;

@@ -30,7 +30,7 @@ CarrierServer::CarrierServer(CarrierSimulator& simulator, const Clock& clock)
     send_json(res, 200, to_json(simulator_.stats()));
   });
   auto mode_view = [this] {
-    return nlohmann::json{{"mode", simulator_.mode()},
+    return nlohmann::ordered_json{{"mode", simulator_.mode()},
                           {"scenarios", simulator_.catalog().accepted_names()}};
   };
   r.Get("/mode", [mode_view](const httplib::Request&, httplib::Response& res) {
@@ -39,7 +39,7 @@ CarrierServer::CarrierServer(CarrierSimulator& simulator, const Clock& clock)
   auto set_mode = [this, mode_view](const httplib::Request& req, httplib::Response& res) {
     std::string wanted = req.get_param_value("mode");
     if (wanted.empty() && !req.body.empty()) {
-      const auto body = nlohmann::json::parse(req.body, nullptr, false);
+      const auto body = nlohmann::ordered_json::parse(req.body, nullptr, false);
       if (body.is_object() && body.contains("mode") && body["mode"].is_string())
         wanted = body["mode"].get<std::string>();
     }

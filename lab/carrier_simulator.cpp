@@ -95,7 +95,7 @@ void CarrierSimulator::reset() {
   peak_in_flight_ = in_flight_;
 }
 
-nlohmann::json to_json(const CarrierStats& s) {
+nlohmann::ordered_json to_json(const CarrierStats& s) {
   return {{"mode", s.mode},
           {"calls_total", s.calls_total},
           {"calls_by_scenario", s.calls_by_scenario},

@@ -38,7 +38,7 @@ struct CarrierStats {
 };
 
 /// {"mode", "calls_total", "calls_by_scenario", "in_flight", "peak_in_flight"}
-nlohmann::json to_json(const CarrierStats& s);
+nlohmann::ordered_json to_json(const CarrierStats& s);
 
 /// Thread-safe carrier state. One mutex guards the mode, the attempt counts and the stats.
 class CarrierSimulator {

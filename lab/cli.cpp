@@ -83,7 +83,7 @@ Policies load_policies(const ServeOptions& o) {
   if (!o.policies_file.empty()) {
     std::ifstream in(o.policies_file);
     if (!in) throw PolicyError(o.policies_file + ": cannot be read");
-    const auto j = nlohmann::json::parse(in, nullptr, false);
+    const auto j = nlohmann::ordered_json::parse(in, nullptr, false);
     if (j.is_discarded()) throw PolicyError(o.policies_file + ": not valid JSON");
     try {
       p = policies_from_json(j, p);
@@ -140,7 +140,11 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
                r.jitter_max_ms, r.backoff_max_ms, policies.breaker.failure_threshold,
                policies.breaker.open_duration_s, r.fallback ? "on" : "off");
   spdlog::info("state file: {}", state_file.string());
-  spdlog::info("dashboard: http://{}:{}/  (curl it for the JSON index)", o.host == "0.0.0.0" ? "127.0.0.1" : o.host, port);
+  const std::string shown_host = o.host == "0.0.0.0" ? "127.0.0.1" : o.host;
+  if (fs::exists(public_dir / "index.html"))
+    spdlog::info("open http://{}:{}/ in a browser for the dashboard (curl it for the JSON index)", shown_host, port);
+  else
+    spdlog::info("try: curl 'http://{}:{}/quote-legacy?scenario=provider_down'", shown_host, port);
 
   const int sig = wait_for_stop_signal(signals);
   spdlog::info("signal {} received: finishing requests in flight, then saving state", sig);

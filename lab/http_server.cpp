@@ -50,16 +50,16 @@ void HttpServer::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
+void send_json(httplib::Response& res, int status, const nlohmann::ordered_json& body) {
   res.status = status;
   // replace invalid UTF-8 rather than throw: a student's odd query must never be a 500
-  res.set_content(body.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+  res.set_content(body.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n",
                   "application/json; charset=utf-8");
 }
 
 void send_error(httplib::Response& res, int status, const std::string& error,
                 const std::string& message, const std::vector<std::string>& allowed) {
-  nlohmann::json body = {{"error", error}, {"message", message}};
+  nlohmann::ordered_json body = {{"error", error}, {"message", message}};
   if (!allowed.empty()) body["allowed"] = allowed;
   send_json(res, status, body);
 }

@@ -44,7 +44,7 @@ class HttpServer {
 };
 
 /// Writes `body` as UTF-8 JSON with `status`.
-void send_json(httplib::Response& res, int status, const nlohmann::json& body);
+void send_json(httplib::Response& res, int status, const nlohmann::ordered_json& body);
 
 /// Writes the lab's error shape: {"error": code, "message": text[, "allowed": [...]]}.
 void send_error(httplib::Response& res, int status, const std::string& error,

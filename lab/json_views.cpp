@@ -9,8 +9,8 @@ namespace {
 
 double round1(double v) { return std::round(v * 10) / 10; }
 
-nlohmann::json event_json(const TraceEvent& e) {
-  nlohmann::json j = {{"event", e.event}, {"attempt", e.attempt}};
+nlohmann::ordered_json event_json(const TraceEvent& e) {
+  nlohmann::ordered_json j = {{"event", e.event}, {"attempt", e.attempt}};
   if (e.elapsed_ms) j["elapsed_ms"] = round1(*e.elapsed_ms);
   if (e.reason) j["reason"] = *e.reason;
   if (e.wait_ms) j["wait_ms"] = *e.wait_ms;
@@ -18,7 +18,7 @@ nlohmann::json event_json(const TraceEvent& e) {
 }
 
 // One plain sentence per outcome, in both of the course's languages.
-nlohmann::json explanation(const QuoteTrace& t) {
+nlohmann::ordered_json explanation(const QuoteTrace& t) {
   const std::string n = std::to_string(t.attempts);
   const bool short_circuited = !t.outcomes.empty() && t.outcomes.front() == AttemptOutcome::short_circuit;
   if (t.status == QuoteStatus::completed && t.attempts == 1)
@@ -38,22 +38,22 @@ nlohmann::json explanation(const QuoteTrace& t) {
 
 }  // namespace
 
-nlohmann::json breaker_json(const BreakerSnapshot& s) {
+nlohmann::ordered_json breaker_json(const BreakerSnapshot& s) {
   return {{"name", s.name},
           {"circuit_status", std::string(to_string(s.state))},
           {"consecutive_failures", s.consecutive_failures},
-          {"opened_until", s.opened_until ? nlohmann::json(format_iso8601(*s.opened_until))
-                                          : nlohmann::json(nullptr)},
+          {"opened_until", s.opened_until ? nlohmann::ordered_json(format_iso8601(*s.opened_until))
+                                          : nlohmann::ordered_json(nullptr)},
           {"cooldown_left_ms", s.cooldown_left_ms},
           {"open_events", s.open_events},
           {"short_circuit_count", s.short_circuit_count},
-          {"last_outcome", s.last_outcome.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.last_outcome)},
-          {"last_latency_ms", s.last_latency_ms ? nlohmann::json(round1(*s.last_latency_ms))
-                                                : nlohmann::json(nullptr)}};
+          {"last_outcome", s.last_outcome.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.last_outcome)},
+          {"last_latency_ms", s.last_latency_ms ? nlohmann::ordered_json(round1(*s.last_latency_ms))
+                                                : nlohmann::ordered_json(nullptr)}};
 }
 
-nlohmann::json cached_quote_json(const CachedQuote& q, WallTime now) {
-  nlohmann::json j = to_json(q.quote);
+nlohmann::ordered_json cached_quote_json(const CachedQuote& q, WallTime now) {
+  nlohmann::ordered_json j = to_json(q.quote);
   j["source"] = "fallback";
   j["cached_at"] = format_iso8601(q.cached_at);
   j["age_s"] = q.age_s(now);
@@ -63,8 +63,8 @@ nlohmann::json cached_quote_json(const CachedQuote& q, WallTime now) {
   return j;
 }
 
-nlohmann::json quote_json(const QuoteTrace& t, const nlohmann::json& dependency) {
-  nlohmann::json quote = nullptr;
+nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_json& dependency) {
+  nlohmann::ordered_json quote = nullptr;
   if (t.answer) {
     quote = to_json(t.answer->quote);
     quote["source"] = t.answer->fallback ? "fallback" : "live";
@@ -74,7 +74,7 @@ nlohmann::json quote_json(const QuoteTrace& t, const nlohmann::json& dependency)
       quote["seed"] = t.answer->seed;
     }
   }
-  nlohmann::json events = nlohmann::json::array();
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
   for (const auto& e : t.events) events.push_back(event_json(e));
   return {{"mode", t.request.mode},
           {"scenario", t.request.scenario},
@@ -94,7 +94,7 @@ nlohmann::json quote_json(const QuoteTrace& t, const nlohmann::json& dependency)
           {"explanation", explanation(t)}};
 }
 
-nlohmann::json incident_json(const Incident& i) {
+nlohmann::ordered_json incident_json(const Incident& i) {
   return {{"request_id", i.request_id},
           {"mode", i.mode},
           {"scenario", i.scenario},

@@ -15,17 +15,17 @@ namespace quote_lab {
 /// The breaker fields of /dependency/state: name, circuit_status, consecutive_failures,
 /// opened_until (ISO 8601 UTC or null), cooldown_left_ms, open_events,
 /// short_circuit_count, last_outcome (null before any call), last_latency_ms.
-nlohmann::json breaker_json(const BreakerSnapshot& s);
+nlohmann::ordered_json breaker_json(const BreakerSnapshot& s);
 
 /// A cached quote as `fallback_quote` shows it: quote fields, source "fallback",
 /// cached_at, age_s, customer_id, items, seed.
-nlohmann::json cached_quote_json(const CachedQuote& q, WallTime now);
+nlohmann::ordered_json cached_quote_json(const CachedQuote& q, WallTime now);
 
 /// One quote response. `dependency` is the breaker view to embed.
-nlohmann::json quote_json(const QuoteTrace& t, const nlohmann::json& dependency);
+nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_json& dependency);
 
 /// One /incidents entry.
-nlohmann::json incident_json(const Incident& i);
+nlohmann::ordered_json incident_json(const Incident& i);
 
 /// HTTP status of a quote response: 200 for completed and degraded, 503 for failed.
 int quote_http_status(const QuoteTrace& t);

@@ -109,17 +109,17 @@ PersistedState LabApp::persisted_state() {
   return s;
 }
 
-nlohmann::json LabApp::dependency_state() {
-  nlohmann::json j = breaker_json(breaker_.snapshot());
+nlohmann::ordered_json LabApp::dependency_state() {
+  nlohmann::ordered_json j = breaker_json(breaker_.snapshot());
   const auto now = clock_.wall_now();
   const auto latest = cache_.latest();
   j["fallback_quote"] = cached_quote_json(latest ? *latest : cache_.lookup(42, 3), now);
   j["state_file"] = state_file_;
-  j["state_file_set_aside"] = set_aside_ ? nlohmann::json(*set_aside_) : nlohmann::json(nullptr);
+  j["state_file_set_aside"] = set_aside_ ? nlohmann::ordered_json(*set_aside_) : nlohmann::ordered_json(nullptr);
   return j;
 }
 
-nlohmann::json LabApp::diagnostics() {
+nlohmann::ordered_json LabApp::diagnostics() {
   return {{"modes", telemetry_.summary_json()},
           {"policies", to_json(policies_)},
           {"dependency", dependency_state()},

@@ -52,10 +52,10 @@ class LabApp {
   QuoteTrace quote(const std::string& mode, const std::string& scenario, int customer_id, int items);
 
   /// The breaker as /dependency/state shows it (SPEC fields + state_file_set_aside).
-  nlohmann::json dependency_state();
+  nlohmann::ordered_json dependency_state();
   std::vector<Incident> incidents(std::size_t limit) const { return telemetry_.incidents(limit); }
   /// /diagnostics/summary: per mode and scenario, the policies and the dependency.
-  nlohmann::json diagnostics();
+  nlohmann::ordered_json diagnostics();
   /// All metric families now.
   std::vector<prometheus::MetricFamily> metric_families();
   void count_http(const std::string& route, int code) { metrics_.record_http(route, code); }

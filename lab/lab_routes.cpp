@@ -38,10 +38,10 @@ std::optional<ApiError> check_known_params(const Request& req, const std::set<st
   return std::nullopt;
 }
 
-nlohmann::json index_json(LabApp& app, const std::string& carrier_url) {
-  nlohmann::json scenarios = nlohmann::json::array();
+nlohmann::ordered_json index_json(LabApp& app, const std::string& carrier_url) {
+  nlohmann::ordered_json scenarios = nlohmann::ordered_json::array();
   for (const auto& s : app.scenarios().all()) scenarios.push_back(to_json(s));
-  const nlohmann::json routes = nlohmann::json::array({
+  const nlohmann::ordered_json routes = nlohmann::ordered_json::array({
       {{"method", "GET"}, {"path", "/health"}, {"description", "liveness"}},
       {{"method", "GET"}, {"path", "/quote-legacy?scenario=&customer_id=&items="},
        {"description", "one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback"}},
@@ -148,7 +148,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem:
     int limit = 0;
     if (auto e = parse_int_param("limit", param(req, "limit"), 1, 200, 10, limit))
       return send_api_error(res, *e);
-    nlohmann::json list = nlohmann::json::array();
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& i : app.incidents(static_cast<std::size_t>(limit))) list.push_back(incident_json(i));
     send_json(res, 200, {{"limit", limit}, {"incidents", list}});
   });
@@ -165,7 +165,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem:
     if (prefers_prometheus_text(req.get_header_value("Accept"))) return prometheus_text(res);
     send_json(res, 200, {{"metrics", Metrics::to_json(app.metric_families())},
                          {"dependency", app.dependency_state()},
-                         {"carrier", app.carrier_stats() ? to_json(*app.carrier_stats()) : nlohmann::json(nullptr)}});
+                         {"carrier", app.carrier_stats() ? to_json(*app.carrier_stats()) : nlohmann::ordered_json(nullptr)}});
   });
   r.Get(prefixed("/metrics-prometheus"), [prometheus_text](const Request&, Response& res) {
     prometheus_text(res);
@@ -181,10 +181,10 @@ void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem:
   r.Post(prefixed("/reset-lab"), reset);
 
   const auto carrier_view = [&app, carrier_url] {
-    return nlohmann::json{{"url", carrier_url},
+    return nlohmann::ordered_json{{"url", carrier_url},
                           {"mode", app.carrier_mode()},
                           {"embedded", app.carrier_stats().has_value()},
-                          {"stats", app.carrier_stats() ? to_json(*app.carrier_stats()) : nlohmann::json(nullptr)},
+                          {"stats", app.carrier_stats() ? to_json(*app.carrier_stats()) : nlohmann::ordered_json(nullptr)},
                           {"scenarios", app.scenarios().accepted_names()}};
   };
   r.Get(prefixed("/carrier"), [carrier_view](const Request&, Response& res) {
@@ -193,7 +193,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem:
   const auto set_mode = [&app, carrier_view](const Request& req, Response& res) {
     std::string wanted = req.get_param_value("mode");
     if (wanted.empty() && !req.body.empty()) {
-      const auto body = nlohmann::json::parse(req.body, nullptr, false);
+      const auto body = nlohmann::ordered_json::parse(req.body, nullptr, false);
       if (body.is_object() && body.contains("mode") && body["mode"].is_string())
         wanted = body["mode"].get<std::string>();
     }

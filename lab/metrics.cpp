@@ -186,24 +186,24 @@ std::string Metrics::to_text(const std::vector<prometheus::MetricFamily>& famili
   return prometheus::TextSerializer().Serialize(families);
 }
 
-nlohmann::json Metrics::to_json(const std::vector<prometheus::MetricFamily>& families) {
-  nlohmann::json out = nlohmann::json::array();
+nlohmann::ordered_json Metrics::to_json(const std::vector<prometheus::MetricFamily>& families) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& f : families) {
-    nlohmann::json samples = nlohmann::json::array();
+    nlohmann::ordered_json samples = nlohmann::ordered_json::array();
     for (const auto& m : f.metric) {
-      nlohmann::json labels = nlohmann::json::object();
+      nlohmann::ordered_json labels = nlohmann::ordered_json::object();
       for (const auto& l : m.label) labels[l.name] = l.value;
-      nlohmann::json sample = {{"labels", labels}};
+      nlohmann::ordered_json sample = {{"labels", labels}};
       switch (f.type) {
         case prometheus::MetricType::Counter: sample["value"] = m.counter.value; break;
         case prometheus::MetricType::Gauge: sample["value"] = m.gauge.value; break;
         case prometheus::MetricType::Histogram: {
           sample["count"] = m.histogram.sample_count;
           sample["sum"] = m.histogram.sample_sum;
-          nlohmann::json buckets = nlohmann::json::array();
+          nlohmann::ordered_json buckets = nlohmann::ordered_json::array();
           for (const auto& b : m.histogram.bucket)
-            buckets.push_back({{"le", std::isinf(b.upper_bound) ? nlohmann::json("+Inf")
-                                                                 : nlohmann::json(b.upper_bound)},
+            buckets.push_back({{"le", std::isinf(b.upper_bound) ? nlohmann::ordered_json("+Inf")
+                                                                 : nlohmann::ordered_json(b.upper_bound)},
                                {"count", b.cumulative_count}});
           sample["buckets"] = buckets;
           break;

@@ -50,7 +50,7 @@ class Metrics {
   /// Text exposition format 0.0.4.
   static std::string to_text(const std::vector<prometheus::MetricFamily>& families);
   /// The same families as JSON: [{"name","help","type","samples":[{"labels","value"}]}].
-  static nlohmann::json to_json(const std::vector<prometheus::MetricFamily>& families);
+  static nlohmann::ordered_json to_json(const std::vector<prometheus::MetricFamily>& families);
 
   /// Back to zero (the lab's reset). Prometheus's rate() treats it as a counter reset.
   void reset();

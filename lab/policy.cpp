@@ -17,7 +17,7 @@ constexpr std::array<std::pair<Jitter, std::string_view>, 5> kJitterNames{{
 
 // Reads one integer/number/bool field if present, recording a type error otherwise.
 template <class T>
-void read_field(const nlohmann::json& obj, const std::string& prefix, const char* key, T& out,
+void read_field(const nlohmann::ordered_json& obj, const std::string& prefix, const char* key, T& out,
                 std::vector<std::string>& errors) {
   if (!obj.contains(key)) return;
   const auto& v = obj.at(key);
@@ -33,7 +33,7 @@ void read_field(const nlohmann::json& obj, const std::string& prefix, const char
   }
 }
 
-void check_keys(const nlohmann::json& obj, const std::string& where,
+void check_keys(const nlohmann::ordered_json& obj, const std::string& where,
                 std::initializer_list<std::string_view> known, std::vector<std::string>& errors) {
   for (const auto& [key, _] : obj.items()) {
     bool ok = false;
@@ -42,7 +42,7 @@ void check_keys(const nlohmann::json& obj, const std::string& where,
   }
 }
 
-void read_retry(const nlohmann::json& j, const std::string& name, RetryPolicy& p,
+void read_retry(const nlohmann::ordered_json& j, const std::string& name, RetryPolicy& p,
                 std::vector<std::string>& errors) {
   if (!j.is_object()) return errors.push_back(name + " must be an object");
   const std::string prefix = name + ".";
@@ -72,7 +72,7 @@ void check_range(std::vector<std::string>& errors, const std::string& name, doub
                  double hi) {
   // whole numbers print as "1", not "1.0"
   auto show = [](double x) {
-    return x == std::floor(x) ? std::to_string(static_cast<long long>(x)) : nlohmann::json(x).dump();
+    return x == std::floor(x) ? std::to_string(static_cast<long long>(x)) : nlohmann::ordered_json(x).dump();
   };
   if (v < lo || v > hi)
     errors.push_back(name + " must be between " + show(lo) + " and " + show(hi) + " (got " + show(v) + ")");
@@ -129,7 +129,7 @@ Policies default_policies() {
   return p;
 }
 
-Policies policies_from_json(const nlohmann::json& j, const Policies& base) {
+Policies policies_from_json(const nlohmann::ordered_json& j, const Policies& base) {
   Policies p = base;
   std::vector<std::string> errors;
   if (!j.is_object()) throw PolicyError("the policy file must hold a JSON object");
@@ -164,7 +164,7 @@ std::vector<std::string> validate(const Policies& p) {
   return errors;
 }
 
-nlohmann::json to_json(const RetryPolicy& p) {
+nlohmann::ordered_json to_json(const RetryPolicy& p) {
   return {{"timeout_ms", p.timeout_ms},
           {"max_attempts", p.max_attempts},
           {"backoff_base_ms", p.backoff_base_ms},
@@ -176,7 +176,7 @@ nlohmann::json to_json(const RetryPolicy& p) {
           {"fallback", p.fallback}};
 }
 
-nlohmann::json to_json(const Policies& p) {
+nlohmann::ordered_json to_json(const Policies& p) {
   return {{"legacy", to_json(p.legacy)},
           {"resilient", to_json(p.resilient)},
           {"breaker",

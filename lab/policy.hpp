@@ -61,13 +61,13 @@ class PolicyError : public std::runtime_error {
 
 /// Overlays `j` (shape of `to_json`, any subset of keys) on `base`. Throws PolicyError
 /// naming every unknown key, wrong type and out-of-range value at once.
-Policies policies_from_json(const nlohmann::json& j, const Policies& base);
+Policies policies_from_json(const nlohmann::ordered_json& j, const Policies& base);
 
 /// Range problems of `p` (empty when valid), e.g. "resilient.max_attempts must be 1–10".
 std::vector<std::string> validate(const Policies& p);
 
 /// The policies as served by `/` and `/diagnostics/summary` and read by `--policies`.
-nlohmann::json to_json(const Policies& p);
-nlohmann::json to_json(const RetryPolicy& p);
+nlohmann::ordered_json to_json(const Policies& p);
+nlohmann::ordered_json to_json(const RetryPolicy& p);
 
 }  // namespace quote_lab

@@ -6,14 +6,14 @@
 
 namespace quote_lab {
 
-nlohmann::json to_json(const Quote& q) {
+nlohmann::ordered_json to_json(const Quote& q) {
   return {{"quote_id", q.quote_id},
           {"amount", q.amount},
           {"currency", q.currency},
           {"priced_at", format_iso8601(q.priced_at)}};
 }
 
-std::optional<Quote> quote_from_json(const nlohmann::json& j) {
+std::optional<Quote> quote_from_json(const nlohmann::ordered_json& j) {
   if (!j.is_object()) return std::nullopt;
   const auto id = j.find("quote_id");
   const auto amount = j.find("amount");

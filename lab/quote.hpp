@@ -18,8 +18,8 @@ struct Quote {
 };
 
 /// The carrier's wire format: {"quote_id", "amount", "currency", "priced_at"}.
-nlohmann::json to_json(const Quote& q);
+nlohmann::ordered_json to_json(const Quote& q);
 /// Parses the carrier's answer; nullopt if a field is missing or of the wrong type.
-std::optional<Quote> quote_from_json(const nlohmann::json& j);
+std::optional<Quote> quote_from_json(const nlohmann::ordered_json& j);
 
 }  // namespace quote_lab

@@ -64,7 +64,8 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
     if (outcome.ok()) {
       trace.outcomes.push_back(AttemptOutcome::success);
       trace.events.push_back({"attempt_success", attempt, outcome.elapsed_ms, {}, {}});
-      cache_.remember(request.customer_id, request.items, *outcome.quote);
+      // Only a policy that falls back keeps a cache; legacy has none to fill.
+      if (policy.fallback) cache_.remember(request.customer_id, request.items, *outcome.quote);
       trace.answer = QuoteAnswer{*outcome.quote, false, false, {}, 0};
       trace.status = QuoteStatus::completed;
       break;

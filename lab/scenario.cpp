@@ -9,7 +9,7 @@
 namespace quote_lab {
 namespace {
 
-AttemptBehaviour parse_behaviour(const nlohmann::json& j, const std::string& where,
+AttemptBehaviour parse_behaviour(const nlohmann::ordered_json& j, const std::string& where,
                                  std::vector<std::string>& errors) {
   AttemptBehaviour b;
   if (!j.is_object()) {
@@ -53,7 +53,7 @@ AttemptBehaviour parse_behaviour(const nlohmann::json& j, const std::string& whe
   return b;
 }
 
-std::string required_string(const nlohmann::json& j, const char* key,
+std::string required_string(const nlohmann::ordered_json& j, const char* key,
                             std::vector<std::string>& errors) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_string() || it->get<std::string>().empty()) {
@@ -82,7 +82,7 @@ int draw_latency_ms(const AttemptBehaviour& b, double u) {
   return std::min(b.latency_max_ms, b.latency_min_ms + offset);
 }
 
-Scenario scenario_from_json(const nlohmann::json& j, const std::string& source) {
+Scenario scenario_from_json(const nlohmann::ordered_json& j, const std::string& source) {
   std::vector<std::string> errors;
   Scenario s;
   s.source = source;
@@ -167,10 +167,10 @@ ScenarioCatalog ScenarioCatalog::load_dir(const std::filesystem::path& dir) {
   for (const auto& file : files) {
     std::ifstream in(file);
     if (!in) throw ScenarioError(file.string() + ": cannot be read");
-    nlohmann::json j;
+    nlohmann::ordered_json j;
     try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
+      j = nlohmann::ordered_json::parse(in);
+    } catch (const nlohmann::ordered_json::parse_error& e) {
       throw ScenarioError(file.string() + ": not valid JSON: " + e.what());
     }
     scenarios.push_back(scenario_from_json(j, file.string()));
@@ -190,15 +190,15 @@ std::vector<std::string> ScenarioCatalog::accepted_names() const {
   return names;
 }
 
-nlohmann::json to_json(const Scenario& s) {
+nlohmann::ordered_json to_json(const Scenario& s) {
   auto behaviour = [](const AttemptBehaviour& b) {
-    nlohmann::json r = {{"latency_ms", {b.latency_min_ms, b.latency_max_ms}}};
+    nlohmann::ordered_json r = {{"latency_ms", {b.latency_min_ms, b.latency_max_ms}}};
     if (b.kind == AttemptBehaviour::Kind::hang) r["response"] = "hang";
     else if (b.status == 200) r["response"] = "ok";
     else r["response"] = b.status;
     return r;
   };
-  nlohmann::json attempts = nlohmann::json::array();
+  nlohmann::ordered_json attempts = nlohmann::ordered_json::array();
   for (const auto& a : s.attempts) attempts.push_back(behaviour(a));
   return {{"name", s.name},
           {"aliases", s.aliases},

@@ -57,7 +57,7 @@ class ScenarioError : public std::runtime_error {
 };
 
 /// Parses one scenario; `source` names the file in error messages. Throws ScenarioError.
-Scenario scenario_from_json(const nlohmann::json& j, const std::string& source);
+Scenario scenario_from_json(const nlohmann::ordered_json& j, const std::string& source);
 
 /// The scenarios the lab knows, looked up by canonical name or alias.
 class ScenarioCatalog {
@@ -82,6 +82,6 @@ class ScenarioCatalog {
 };
 
 /// JSON description of a scenario for `/` and the dashboard.
-nlohmann::json to_json(const Scenario& s);
+nlohmann::ordered_json to_json(const Scenario& s);
 
 }  // namespace quote_lab

@@ -31,8 +31,8 @@ bool write_all(int fd, const std::string& data) {
 
 }  // namespace
 
-nlohmann::json to_json(const PersistedState& s) {
-  nlohmann::json quotes = nlohmann::json::array();
+nlohmann::ordered_json to_json(const PersistedState& s) {
+  nlohmann::ordered_json quotes = nlohmann::ordered_json::array();
   for (const auto& q : s.fallback_quotes)
     quotes.push_back({{"customer_id", q.customer_id},
                       {"items", q.items},
@@ -43,13 +43,13 @@ nlohmann::json to_json(const PersistedState& s) {
           {"breaker",
            {{"state", std::string(to_string(b.state))},
             {"consecutive_failures", b.consecutive_failures},
-            {"opened_until", b.opened_until ? nlohmann::json(format_iso8601(*b.opened_until))
-                                            : nlohmann::json(nullptr)},
+            {"opened_until", b.opened_until ? nlohmann::ordered_json(format_iso8601(*b.opened_until))
+                                            : nlohmann::ordered_json(nullptr)},
             {"open_events", b.open_events}}},
           {"fallback", {{"seeded_at", format_iso8601(s.fallback_seeded_at)}, {"quotes", quotes}}}};
 }
 
-std::optional<PersistedState> state_from_json(const nlohmann::json& j, std::string& problem) {
+std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, std::string& problem) {
   auto fail = [&](const std::string& p) {
     problem = p;
     return std::nullopt;
@@ -93,7 +93,7 @@ std::optional<PersistedState> state_from_json(const nlohmann::json& j, std::stri
   for (const auto& q : *quotes) {
     if (!q.is_object()) return fail("fallback.quotes holds a non-object");
     CachedQuote c;
-    const auto quote = quote_from_json(q.value("quote", nlohmann::json()));
+    const auto quote = quote_from_json(q.value("quote", nlohmann::ordered_json()));
     const auto cached = parse_iso8601(q.value("cached_at", ""));
     const auto cid = q.find("customer_id");
     const auto items = q.find("items");
@@ -122,7 +122,7 @@ StateStore::Loaded StateStore::load(WallTime now) {
   }
   std::stringstream buffer;
   buffer << in.rdbuf();
-  const auto j = nlohmann::json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
+  const auto j = nlohmann::ordered_json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) out.problem = "not valid JSON";
   else out.state = state_from_json(j, out.problem);
   if (out.state) return out;

@@ -33,9 +33,9 @@ struct PersistedState {
   std::vector<CachedQuote> fallback_quotes;
 };
 
-nlohmann::json to_json(const PersistedState& s);
+nlohmann::ordered_json to_json(const PersistedState& s);
 /// Parses a state file's JSON; nullopt and `problem` set when a field is missing or wrong.
-std::optional<PersistedState> state_from_json(const nlohmann::json& j, std::string& problem);
+std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, std::string& problem);
 
 /// Reads and writes the state file at one path.
 class StateStore {

@@ -24,11 +24,11 @@ void add(FlowCounters& c, const QuoteTrace& t) {
   c.max_ms = std::max(c.max_ms, t.elapsed_ms);
 }
 
-nlohmann::json opt(const std::optional<double>& v) {
-  return v ? nlohmann::json(std::round(*v * 10) / 10) : nlohmann::json(nullptr);
+nlohmann::ordered_json opt(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(std::round(*v * 10) / 10) : nlohmann::ordered_json(nullptr);
 }
 
-nlohmann::json to_json(const FlowCounters& c) {
+nlohmann::ordered_json to_json(const FlowCounters& c) {
   auto lat = summarize_latency({c.latency_window_ms.begin(), c.latency_window_ms.end()});
   if (c.requests > 0) lat.max_ms = c.max_ms;
   return {{"requests", c.requests},
@@ -90,13 +90,13 @@ std::vector<Incident> Telemetry::incidents(std::size_t limit) const {
   return out;
 }
 
-nlohmann::json Telemetry::summary_json() const {
+nlohmann::ordered_json Telemetry::summary_json() const {
   std::lock_guard lock(mutex_);
-  nlohmann::json modes = nlohmann::json::object();
+  nlohmann::ordered_json modes = nlohmann::ordered_json::object();
   for (const char* mode : {"legacy", "resilient"}) {
     const auto m = by_mode_.find(mode);
-    nlohmann::json j = to_json(m == by_mode_.end() ? FlowCounters{} : m->second);
-    nlohmann::json scenarios = nlohmann::json::object();
+    nlohmann::ordered_json j = to_json(m == by_mode_.end() ? FlowCounters{} : m->second);
+    nlohmann::ordered_json scenarios = nlohmann::ordered_json::object();
     if (const auto s = by_mode_scenario_.find(mode); s != by_mode_scenario_.end())
       for (const auto& [name, counters] : s->second) scenarios[name] = to_json(counters);
     j["scenarios"] = scenarios;

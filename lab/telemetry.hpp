@@ -66,7 +66,7 @@ class Telemetry {
   /// The last `limit` incidents, newest first.
   std::vector<Incident> incidents(std::size_t limit) const;
   /// {"legacy": {counters, "latency_ms", "scenarios": {name: {...}}}, "resilient": ...}
-  nlohmann::json summary_json() const;
+  nlohmann::ordered_json summary_json() const;
   void reset();
 
  private:

@@ -95,7 +95,7 @@ TEST_CASE("JSON view carries the same samples, reset zeroes the counters") {
   auto find = [&](const std::string& name) {
     for (const auto& f : json)
       if (f["name"] == name) return f;
-    return nlohmann::json();
+    return nlohmann::ordered_json();
   };
   const auto fallbacks = find("quote_lab_fallbacks_total");
   REQUIRE(fallbacks.is_object());

@@ -30,14 +30,14 @@ TEST_CASE("the defaults are the numbers the course teaches") {
 TEST_CASE("docs/policies.json, the example teachers copy, says exactly the defaults") {
   std::ifstream in(std::string(QUOTE_LAB_SOURCE_DIR) + "/docs/policies.json");
   REQUIRE(in);
-  const auto file = nlohmann::json::parse(in);
+  const auto file = nlohmann::ordered_json::parse(in);
   CHECK(file == to_json(default_policies()));
   CHECK(to_json(policies_from_json(file, default_policies())) == to_json(default_policies()));
 }
 
 TEST_CASE("a policy file overrides only what it names") {
   const auto p = policies_from_json(
-      nlohmann::json::parse(R"({"resilient": {"timeout_ms": 300, "jitter": "full"}, "breaker": {"open_duration_s": 5}})"),
+      nlohmann::ordered_json::parse(R"({"resilient": {"timeout_ms": 300, "jitter": "full"}, "breaker": {"open_duration_s": 5}})"),
       default_policies());
   CHECK(p.resilient.timeout_ms == 300);
   CHECK(p.resilient.jitter == Jitter::full);
@@ -47,7 +47,7 @@ TEST_CASE("a policy file overrides only what it names") {
 }
 
 TEST_CASE("every problem in a policy file is reported together") {
-  const auto bad = nlohmann::json::parse(R"({
+  const auto bad = nlohmann::ordered_json::parse(R"({
       "legacy": {"timeout_ms": "long", "max_attempts": 0},
       "resilient": {"jitter": "wild", "jitter_min_ms": 50, "jitter_max_ms": 10, "retries": 3},
       "breaker": {"open_duration_s": -1}})");

@@ -169,3 +169,12 @@ TEST_CASE("when a failure opens the breaker, the flow's remaining attempts are s
   CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "circuit_opened", "retry_skipped",
                                                     "fallback_used"});
 }
+
+TEST_CASE("legacy keeps no fallback cache: its live quotes are not served by resilient later") {
+  Rig rig;
+  rig.carrier.succeed(130);
+  rig.run("legacy", "legacy-live");
+  const QuoteTrace fb = rig.run("resilient", "down");
+  REQUIRE(fb.answer);
+  CHECK(fb.answer->seed);
+}

@@ -121,7 +121,7 @@ TEST_CASE("every problem of a file is reported at once") {
 TEST_CASE("two files may not claim the same name or alias") {
   TempDir dir;
   write_file(dir / "a.json", kValid);
-  auto other = nlohmann::json::parse(kValid);
+  auto other = nlohmann::ordered_json::parse(kValid);
   other["name"] = "other";  // keeps the alias "tea"
   write_file(dir / "b.json", other.dump());
   const std::string msg = load_error(dir);

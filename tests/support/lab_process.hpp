@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include <doctest/doctest.h>
+
 #include "support/temp_dir.hpp"
 
 extern char** environ;
@@ -27,7 +29,7 @@ namespace quote_lab::testing {
 /// One HTTP answer, its body parsed as JSON when it is JSON, and the client-side time.
 struct Reply {
   int status = 0;  ///< 0: no answer
-  nlohmann::json json;
+  nlohmann::ordered_json json;
   std::string body;
   std::string content_type;
   double elapsed_ms = 0;
@@ -60,7 +62,16 @@ class LabProcess {
     kill(SIGKILL);
     throw std::runtime_error("quote-lab did not start: " + log());
   }
-  ~LabProcess() { stop(SIGTERM); }
+  /// Stops the lab; a lab that does not stop cleanly, or whose log shows a sanitizer
+  /// report, fails the test that ran it.
+  ~LabProcess() {
+    const bool was_running = pid_ > 0;
+    const int code = stop(SIGTERM);
+    if (was_running) CHECK_MESSAGE(code == 0, "quote-lab did not stop cleanly:\n", log());
+    const std::string text = log();
+    CHECK_MESSAGE(text.find("Sanitizer") == std::string::npos, text);
+    CHECK_MESSAGE(text.find("runtime error:") == std::string::npos, text);
+  }
   LabProcess(const LabProcess&) = delete;
   LabProcess& operator=(const LabProcess&) = delete;
 
@@ -78,7 +89,7 @@ class LabProcess {
     r.status = res->status;
     r.body = res->body;
     r.content_type = res->get_header_value("Content-Type");
-    r.json = nlohmann::json::parse(res->body, nullptr, false);
+    r.json = nlohmann::ordered_json::parse(res->body, nullptr, false);
     return r;
   }
   Reply get(const std::string& path, const httplib::Headers& headers = {}) const { return request("GET", path, headers); }
@@ -158,9 +169,9 @@ class LabProcess {
 };
 
 /// Event names of a quote response, in order.
-inline std::vector<std::string> events_of(const nlohmann::json& quote) {
+inline std::vector<std::string> events_of(const nlohmann::ordered_json& quote) {
   std::vector<std::string> names;
-  for (const auto& e : quote.value("events", nlohmann::json::array())) names.push_back(e.value("event", ""));
+  for (const auto& e : quote.value("events", nlohmann::ordered_json::array())) names.push_back(e.value("event", ""));
   return names;
 }
 
