@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 namespace quote_lab {
 namespace {
@@ -89,7 +90,7 @@ Scenario scenario_from_json(const nlohmann::ordered_json& j, const std::string& 
   if (!j.is_object()) throw ScenarioError(source + ": a scenario file must hold a JSON object");
   for (const auto& [key, _] : j.items())
     if (key != "name" && key != "aliases" && key != "description" && key != "attempts" &&
-        key != "then" && key != "hang_ms")
+        key != "then" && key != "hang_ms" && key != "order")
       errors.push_back("unknown key '" + key + "'");
   s.name = required_string(j, "name", errors);
   if (!s.name.empty() && !valid_name(s.name))
@@ -133,6 +134,11 @@ Scenario scenario_from_json(const nlohmann::ordered_json& j, const std::string& 
     else
       s.hang_ms = h.get<int>();
   }
+  if (j.contains("order")) {
+    const auto& o = j.at("order");
+    if (!o.is_number_integer()) errors.push_back("order must be an integer (listing position)");
+    else s.order = o.get<int>();
+  }
   if (!errors.empty()) {
     std::string msg = source + ": invalid scenario:";
     for (const auto& e : errors) msg += "\n  - " + e;
@@ -175,6 +181,9 @@ ScenarioCatalog ScenarioCatalog::load_dir(const std::filesystem::path& dir) {
     }
     scenarios.push_back(scenario_from_json(j, file.string()));
   }
+  std::stable_sort(scenarios.begin(), scenarios.end(), [](const Scenario& a, const Scenario& b) {
+    return std::tie(a.order, a.name) < std::tie(b.order, b.name);
+  });
   return ScenarioCatalog(std::move(scenarios));
 }
 

@@ -5,7 +5,7 @@
 // request's Idempotency-Key).
 //
 // File shape (scenarios/provider_down.json is a full example):
-//   { "name": "flaky_provider", "aliases": ["flaky"],
+//   { "name": "flaky_provider", "order": 3, "aliases": ["flaky"],
 //     "description": {"es": "...", "en": "..."},
 //     "attempts": [ {"latency_ms": [520, 560], "response": "ok"} ],   // attempt 1, 2, ...
 //     "then":       {"latency_ms": [150, 195], "response": "ok"} }    // every later attempt
@@ -40,6 +40,7 @@ struct Scenario {
   std::vector<AttemptBehaviour> attempts;  ///< attempts 1..N
   AttemptBehaviour then;                   ///< attempts N+1 onwards
   int hang_ms = 5000;                      ///< how long a "hang" holds the connection
+  int order = 100;                         ///< listing position (the course's order), then name
   std::string source;                      ///< file it came from
 
   /// The behaviour for `attempt` (1-based; values below 1 are treated as 1).
@@ -65,7 +66,7 @@ class ScenarioCatalog {
   ScenarioCatalog() = default;
   explicit ScenarioCatalog(std::vector<Scenario> scenarios);  // throws on duplicate names
 
-  /// Loads every *.json in `dir` (sorted by file name). Throws ScenarioError naming the
+  /// Loads every *.json in `dir`, listed by their "order" field, then name. Throws ScenarioError naming the
   /// file for a missing directory, unreadable file, bad JSON, bad field or a name or
   /// alias that two files claim.
   static ScenarioCatalog load_dir(const std::filesystem::path& dir);

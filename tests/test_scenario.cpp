@@ -139,3 +139,9 @@ TEST_CASE("a missing or empty scenario folder is a clear start-up error") {
     CHECK(std::string(e.what()).find("not found") != std::string::npos);
   }
 }
+
+TEST_CASE("scenarios are listed in the course's order, canonical names before aliases") {
+  const auto names = ScenarioCatalog::load_dir(kShipped).accepted_names();
+  CHECK(names == std::vector<std::string>{"ok", "slow_provider", "flaky_provider", "provider_down", "burst_then_recover",
+                                          "stable", "slow", "flaky", "down", "burst"});
+}
