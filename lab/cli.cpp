@@ -42,6 +42,7 @@ struct ServeOptions {
   std::string policies_file;
   double open_duration_s = 0;  // 0: keep the policy's
   std::string public_dir;
+  bool check_only = false;  // validate everything, bind nothing
 };
 
 // The project folder holding scenarios/ and public/: the current directory, then the
@@ -107,6 +108,12 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
 
   const ScenarioCatalog catalog = ScenarioCatalog::load_dir(scenarios_dir);
   const Policies policies = load_policies(o);
+  if (o.check_only) {
+    spdlog::info("configuration is valid: {} scenarios from {}, policies {}, would listen on {}:{}",
+                 catalog.all().size(), scenarios_dir.string(),
+                 o.policies_file.empty() ? "built in" : o.policies_file, o.host, o.port);
+    return 0;
+  }
   SystemClock clock;
   RandomSource random(seed_of(common));
 
@@ -202,6 +209,8 @@ int run_cli(int argc, char** argv) {
   s->add_option("--open-duration-s", serve.open_duration_s, "breaker cooldown in seconds (default 30)")
       ->envname("OPEN_DURATION_S")->check(CLI::Range(0.1, 3600.0));
   s->add_option("--public-dir", serve.public_dir, "dashboard files (default public/)")->envname("PUBLIC_DIR");
+  s->add_flag("--check", serve.check_only,
+              "validate flags, scenarios and policies, print what would run, and exit without listening");
 
   std::string carrier_host = "127.0.0.1";
   int carrier_port = kDefaultCarrierPort;

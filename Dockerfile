@@ -1,0 +1,13 @@
+# The lab's image: Debian bookworm with the same Debian packages and the same build script
+# the README uses (.ci/install-deps, .ci/build), so what CI proves is what the image runs.
+FROM debian:bookworm
+WORKDIR /opt/quote-lab
+COPY .ci/install-deps .ci/install-deps
+RUN bash .ci/install-deps && rm -rf /var/lib/apt/lists/*
+COPY . .
+RUN bash .ci/build build
+# The persisted breaker and fallback quotes (a named volume in compose.yml).
+VOLUME /var/lib/quote-lab
+EXPOSE 8080
+HEALTHCHECK --interval=5s --timeout=2s --retries=5 CMD curl -fsS http://127.0.0.1:8080/health || exit 1
+CMD ["build/quote-lab", "serve", "--host", "0.0.0.0", "--port", "8080", "--state-file", "/var/lib/quote-lab/state.json"]
