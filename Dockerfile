@@ -5,7 +5,7 @@ WORKDIR /opt/quote-lab
 COPY .ci/install-deps .ci/install-deps
 RUN bash .ci/install-deps && rm -rf /var/lib/apt/lists/*
 COPY . .
-RUN bash .ci/build build
+RUN BUILD_TARGET=quote-lab bash .ci/build build
 # The persisted breaker and fallback quotes (a named volume in compose.yml).
 VOLUME /var/lib/quote-lab
 EXPOSE 8080

@@ -51,7 +51,7 @@ class CarrierCaller {
 };
 
 /// The real caller: GET {base_url}/quote over a fresh connection per attempt, so a hung
-/// connection is never reused. TCP_NODELAY is on (NOTES-stack.md: Nagle adds ~44 ms).
+/// connection is never reused. TCP_NODELAY is on (Nagle adds ~44 ms, see docs/stack-notes.md).
 /// A timeout is told from a reset by the deadline: cpp-httplib reports both as a read error.
 class HttpCarrierClient final : public CarrierCaller {
  public:

@@ -36,10 +36,10 @@ CarrierServer::CarrierServer(CarrierSimulator& simulator, const Clock& clock)
   r.Get("/mode", [mode_view](const httplib::Request&, httplib::Response& res) {
     send_json(res, 200, mode_view());
   });
-  auto set_mode = [this, mode_view](const httplib::Request& req, httplib::Response& res) {
+  auto set_mode = [this, mode_view](const httplib::Request& req, const std::string& raw, httplib::Response& res) {
     std::string wanted = req.get_param_value("mode");
-    if (wanted.empty() && !req.body.empty()) {
-      const auto body = nlohmann::ordered_json::parse(req.body, nullptr, false);
+    if (wanted.empty() && !raw.empty()) {
+      const auto body = nlohmann::ordered_json::parse(raw, nullptr, false);
       if (body.is_object() && body.contains("mode") && body["mode"].is_string())
         wanted = body["mode"].get<std::string>();
     }
@@ -51,9 +51,8 @@ CarrierServer::CarrierServer(CarrierSimulator& simulator, const Clock& clock)
     }
     send_json(res, 200, mode_view());
   };
-  r.Put("/mode", set_mode);
-  r.Post("/mode", set_mode);
-  r.Post("/reset", [this](const httplib::Request&, httplib::Response& res) {
+  on_post_or_put(r, "/mode", set_mode);
+  on_post_or_put(r, "/reset", [this](const httplib::Request&, const std::string&, httplib::Response& res) {
     simulator_.reset();
     send_json(res, 200, to_json(simulator_.stats()));
   });

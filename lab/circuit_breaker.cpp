@@ -46,7 +46,11 @@ void CircuitBreaker::set_listener(Listener listener) {
 
 void CircuitBreaker::transition_locked(BreakerState to, SteadyTime now) {
   if (!legal(state_, to)) return;
-  pending_.push_back({name_, state_, to, consecutive_failures_});
+  // The time-driven open → half_open change is noticed on the next read; date it to the
+  // moment the cooldown ended, not to that read.
+  const SteadyTime happened = (state_ == BreakerState::open && to == BreakerState::half_open) ? open_until_ : now;
+  const WallTime at = clock_.wall_now() - std::chrono::duration_cast<WallTime::duration>(clock_.now() - happened);
+  pending_.push_back({name_, state_, to, consecutive_failures_, at});
   state_ = to;
   ++generation_;
   probe_in_flight_ = false;

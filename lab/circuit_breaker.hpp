@@ -38,6 +38,7 @@ struct BreakerTransition {
   BreakerState from;
   BreakerState to;
   int consecutive_failures;  ///< at the moment of the change
+  WallTime at;               ///< when it happened: for open → half_open, when the cooldown ended
 };
 
 /// Leave to make one call to the upstream. `probe` is true for the single half-open probe.

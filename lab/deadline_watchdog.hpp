@@ -1,7 +1,7 @@
 #pragma once
 // A total deadline for blocking calls. cpp-httplib 0.11.4 only has per-recv timeouts, so
 // a server that trickles a byte every 150 ms keeps a "220 ms" call alive for seconds
-// (NOTES-stack.md). The watchdog runs the cancel action (Client::stop()) when the
+// (measured on cpp-httplib 0.11.4, see docs/stack-notes.md). The watchdog runs the cancel action (Client::stop()) when the
 // deadline passes, from one background thread shared by all calls.
 
 #include <condition_variable>

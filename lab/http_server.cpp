@@ -50,6 +50,28 @@ void HttpServer::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void on_post_or_put(httplib::Server& server, const std::string& pattern, BodyHandler handler) {
+  auto wrapped = [handler](const httplib::Request& req, httplib::Response& res,
+                           const httplib::ContentReader& read) {
+    const std::string length = req.get_header_value("Content-Length");
+    const bool chunked = req.get_header_value("Transfer-Encoding").find("chunked") != std::string::npos;
+    std::string body;
+    if (chunked || (!length.empty() && length != "0")) {
+      bool too_big = false;
+      read([&](const char* data, std::size_t n) {
+        too_big = body.size() + n > kMaxBodyBytes;
+        if (!too_big) body.append(data, n);
+        return !too_big;
+      });
+      if (too_big)
+        return send_error(res, 413, "body_too_large", "the request body is larger than 64 KiB");
+    }
+    handler(req, body, res);
+  };
+  server.Post(pattern, wrapped);
+  server.Put(pattern, wrapped);
+}
+
 void send_json(httplib::Response& res, int status, const nlohmann::ordered_json& body) {
   res.status = status;
   // replace invalid UTF-8 rather than throw: a student's odd query must never be a 500

@@ -1,5 +1,5 @@
 #pragma once
-// cpp-httplib server set up the way this lab needs it (NOTES-stack.md): TCP_NODELAY (else
+// cpp-httplib server set up the way this lab needs it (measured on cpp-httplib 0.11.4, see docs/stack-notes.md): TCP_NODELAY (else
 // every keep-alive answer waits ~44 ms for Nagle), a listen backlog of 1024 instead of the
 // compiled-in 5 (else connection bursts are dropped and retried after 1–7 s), a worker
 // pool of a chosen size, a short keep-alive so stop() returns quickly, and the JSON
@@ -7,6 +7,7 @@
 
 #include <httplib.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -42,6 +43,15 @@ class HttpServer {
   Server server_;
   std::thread thread_;
 };
+
+/// A handler for a route that may carry a small body (at most kMaxBodyBytes).
+using BodyHandler = std::function<void(const httplib::Request&, const std::string& body, httplib::Response&)>;
+inline constexpr std::size_t kMaxBodyBytes = 64 * 1024;
+
+/// Registers `handler` for POST and PUT on `pattern`, reading a body only when the
+/// request declares one (Content-Length or chunked). cpp-httplib 0.11.4 otherwise waits
+/// for a body that `curl -X POST URL` never sends and answers 400 after its 5 s read timeout.
+void on_post_or_put(httplib::Server& server, const std::string& pattern, BodyHandler handler);
 
 /// Writes `body` as UTF-8 JSON with `status`.
 void send_json(httplib::Response& res, int status, const nlohmann::ordered_json& body);

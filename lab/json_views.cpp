@@ -1,5 +1,6 @@
 #include "lab/json_views.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "lab/time_format.hpp"
@@ -7,11 +8,12 @@
 namespace quote_lab {
 namespace {
 
-double round1(double v) { return std::round(v * 10) / 10; }
+// Latencies keep two decimals so a sub-millisecond short circuit does not read as 0.
+double round2(double v) { return std::round(v * 100) / 100; }
 
 nlohmann::ordered_json event_json(const TraceEvent& e) {
   nlohmann::ordered_json j = {{"event", e.event}, {"attempt", e.attempt}};
-  if (e.elapsed_ms) j["elapsed_ms"] = round1(*e.elapsed_ms);
+  if (e.elapsed_ms) j["elapsed_ms"] = round2(*e.elapsed_ms);
   if (e.reason) j["reason"] = *e.reason;
   if (e.wait_ms) j["wait_ms"] = *e.wait_ms;
   return j;
@@ -19,21 +21,30 @@ nlohmann::ordered_json event_json(const TraceEvent& e) {
 
 // One plain sentence per outcome, in both of the course's languages.
 nlohmann::ordered_json explanation(const QuoteTrace& t) {
-  const std::string n = std::to_string(t.attempts);
+  const int n = t.attempts;
+  const std::string times_es = n == 1 ? "1 vez" : std::to_string(n) + " veces";
+  const std::string times_en = n == 1 ? "once" : std::to_string(n) + " times";
   const bool short_circuited = !t.outcomes.empty() && t.outcomes.front() == AttemptOutcome::short_circuit;
-  if (t.status == QuoteStatus::completed && t.attempts == 1)
+  const bool probed = std::any_of(t.events.begin(), t.events.end(), [](const TraceEvent& e) { return e.event == "half_open_probe"; });
+  if (t.status == QuoteStatus::completed && probed)
+    return {{"es", "El circuito estaba medio abierto: esta llamada fue la sonda, el proveedor respondió y el circuito se cerró."},
+            {"en", "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed."}};
+  if (t.status == QuoteStatus::completed && n == 1)
     return {{"es", "Cotización en vivo al primer intento."}, {"en", "Live quote on the first attempt."}};
   if (t.status == QuoteStatus::completed)
-    return {{"es", "Cotización en vivo tras " + n + " intentos: el reintento sirvió."},
-            {"en", "Live quote after " + n + " attempts: the retry helped."}};
+    return {{"es", "Cotización en vivo tras " + std::to_string(n) + " intentos: el reintento sirvió."},
+            {"en", "Live quote after " + std::to_string(n) + " attempts: the retry helped."}};
   if (t.status == QuoteStatus::degraded && short_circuited)
     return {{"es", "Circuito abierto: no se llamó al proveedor; se respondió con la cotización de respaldo."},
             {"en", "Circuit open: the carrier was not called; the fallback quote was served."}};
+  if (t.status == QuoteStatus::degraded && probed)
+    return {{"es", "La sonda del circuito medio abierto falló: el circuito se reabrió y se respondió con la cotización de respaldo."},
+            {"en", "The half-open probe failed: the breaker reopened and the fallback quote was served."}};
   if (t.status == QuoteStatus::degraded)
-    return {{"es", "El proveedor falló " + n + " veces; se respondió con la cotización de respaldo."},
-            {"en", "The carrier failed " + n + " times; the fallback quote was served."}};
-  return {{"es", "El proveedor falló " + n + " veces y no hay respaldo: 503."},
-          {"en", "The carrier failed " + n + " times and there is no fallback: 503."}};
+    return {{"es", "El proveedor falló " + times_es + "; se respondió con la cotización de respaldo."},
+            {"en", "The carrier failed " + times_en + "; the fallback quote was served."}};
+  return {{"es", "El proveedor falló " + times_es + " y no hay respaldo: 503."},
+          {"en", "The carrier failed " + times_en + " and there is no fallback: 503."}};
 }
 
 }  // namespace
@@ -48,7 +59,7 @@ nlohmann::ordered_json breaker_json(const BreakerSnapshot& s) {
           {"open_events", s.open_events},
           {"short_circuit_count", s.short_circuit_count},
           {"last_outcome", s.last_outcome.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.last_outcome)},
-          {"last_latency_ms", s.last_latency_ms ? nlohmann::ordered_json(round1(*s.last_latency_ms))
+          {"last_latency_ms", s.last_latency_ms ? nlohmann::ordered_json(round2(*s.last_latency_ms))
                                                 : nlohmann::ordered_json(nullptr)}};
 }
 
@@ -89,7 +100,7 @@ nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_j
           {"timeout_count", t.timeout_count},
           {"events", events},
           {"dependency", dependency},
-          {"elapsed_ms", round1(t.elapsed_ms)},
+          {"elapsed_ms", round2(t.elapsed_ms)},
           {"timestamp_utc", format_iso8601(t.timestamp)},
           {"explanation", explanation(t)}};
 }
@@ -104,7 +115,7 @@ nlohmann::ordered_json incident_json(const Incident& i) {
           {"timeout_count", i.timeout_count},
           {"fallback_used", i.fallback_used},
           {"short_circuited", i.short_circuited},
-          {"elapsed_ms", round1(i.elapsed_ms)},
+          {"elapsed_ms", round2(i.elapsed_ms)},
           {"timestamp_utc", format_iso8601(i.timestamp)}};
 }
 

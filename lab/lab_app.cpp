@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/json_views.hpp"
+#include "lab/time_format.hpp"
 
 namespace quote_lab {
 
@@ -61,7 +62,8 @@ LabApp::LabApp(LabDeps deps)
                    t.upstream, to_string(t.from), t.consecutive_failures,
                    policies_.breaker.open_duration_s);
     else
-      spdlog::info("breaker {}: {} -> {}", t.upstream, to_string(t.from), to_string(t.to));
+      spdlog::info("breaker {}: {} -> {} at {}", t.upstream, to_string(t.from), to_string(t.to),
+                   format_iso8601(t.at));
     metrics_.record_transition(t);
     if (saver_) saver_->mark_dirty();
   });

@@ -38,7 +38,8 @@ std::optional<ApiError> check_known_params(const Request& req, const std::set<st
   return std::nullopt;
 }
 
-nlohmann::ordered_json index_json(LabApp& app, const std::string& carrier_url) {
+nlohmann::ordered_json index_json(LabApp& app, const std::string& carrier_url, const std::string& host) {
+  const std::string base = "http://" + (host.empty() ? std::string("127.0.0.1:8080") : host.substr(0, 100));
   nlohmann::ordered_json scenarios = nlohmann::ordered_json::array();
   for (const auto& s : app.scenarios().all()) scenarios.push_back(to_json(s));
   const nlohmann::ordered_json routes = nlohmann::ordered_json::array({
@@ -72,9 +73,18 @@ nlohmann::ordered_json index_json(LabApp& app, const std::string& carrier_url) {
           {"carrier_url", carrier_url},
           {"policies", to_json(app.policies())},
           {"try",
-           {"curl 'http://HOST/quote-legacy?scenario=provider_down&customer_id=42&items=3'",
-            "curl 'http://HOST/quote-resilient?scenario=provider_down&customer_id=42&items=3'",
-            "curl http://HOST/dependency/state"}}};
+           {"curl '" + base + "/quote-legacy?scenario=provider_down&customer_id=42&items=3'",
+            "curl '" + base + "/quote-resilient?scenario=provider_down&customer_id=42&items=3'",
+            "curl " + base + "/dependency/state"}}};
+}
+
+// The embedded carrier's counters without the mode (shown once, at the top).
+nlohmann::ordered_json carrier_stats_json(const LabApp& app) {
+  const auto stats = app.carrier_stats();
+  if (!stats) return nullptr;
+  auto j = to_json(*stats);
+  j.erase("mode");
+  return j;
 }
 
 bool serve_file(Response& res, const std::filesystem::path& file, const char* content_type) {
@@ -107,7 +117,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem:
     if (prefers_html(req.get_header_value("Accept")) &&
         serve_file(res, public_dir / "index.html", "text/html; charset=utf-8"))
       return;
-    send_json(res, 200, index_json(app, carrier_url));
+    send_json(res, 200, index_json(app, carrier_url, req.get_header_value("Host")));
   });
 
   r.Get(prefixed("/health"), [&app, carrier_url](const Request&, Response& res) {
@@ -171,29 +181,29 @@ void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem:
     prometheus_text(res);
   });
 
-  const auto reset = [&app](const Request&, Response& res) {
+  const auto reset = [&app](const Request&, const std::string&, Response& res) {
     app.reset();
     send_json(res, 200, {{"status", "reset"},
                          {"message", "telemetry, metrics, breaker, fallback cache and carrier mode are back to their seeds"},
                          {"dependency", app.dependency_state()}});
   };
-  r.Get(prefixed("/reset-lab"), reset);
-  r.Post(prefixed("/reset-lab"), reset);
+  r.Get(prefixed("/reset-lab"), [reset](const Request& req, Response& res) { reset(req, "", res); });
+  on_post_or_put(r, prefixed("/reset-lab"), reset);
 
   const auto carrier_view = [&app, carrier_url] {
     return nlohmann::ordered_json{{"url", carrier_url},
                           {"mode", app.carrier_mode()},
                           {"embedded", app.carrier_stats().has_value()},
-                          {"stats", app.carrier_stats() ? to_json(*app.carrier_stats()) : nlohmann::ordered_json(nullptr)},
+                          {"stats", carrier_stats_json(app)},
                           {"scenarios", app.scenarios().accepted_names()}};
   };
   r.Get(prefixed("/carrier"), [carrier_view](const Request&, Response& res) {
     send_json(res, 200, carrier_view());
   });
-  const auto set_mode = [&app, carrier_view](const Request& req, Response& res) {
+  const auto set_mode = [&app, carrier_view](const Request& req, const std::string& raw, Response& res) {
     std::string wanted = req.get_param_value("mode");
-    if (wanted.empty() && !req.body.empty()) {
-      const auto body = nlohmann::ordered_json::parse(req.body, nullptr, false);
+    if (wanted.empty() && !raw.empty()) {
+      const auto body = nlohmann::ordered_json::parse(raw, nullptr, false);
       if (body.is_object() && body.contains("mode") && body["mode"].is_string())
         wanted = body["mode"].get<std::string>();
     }
@@ -203,8 +213,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem:
                         app.scenarios().accepted_names());
     send_json(res, 200, carrier_view());
   };
-  r.Put(prefixed("/carrier/mode"), set_mode);
-  r.Post(prefixed("/carrier/mode"), set_mode);
+  on_post_or_put(r, prefixed("/carrier/mode"), set_mode);
 
   r.set_error_handler([](const Request& req, Response& res) {
     // Called for every status >= 400; only fill in answers that have no body yet.

@@ -3,7 +3,7 @@
 // prefix quote_lab_, base units (seconds), counters ending in _total, labels from bounded
 // sets only (mode, canonical scenario, status, outcome, state, route template, code).
 // Series are created up front and kept by reference: a labelled lookup costs ~300 ns,
-// an increment ~10 ns (NOTES-stack.md).
+// an increment ~10 ns (measured on prometheus-cpp 1.0.1, see docs/stack-notes.md).
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>

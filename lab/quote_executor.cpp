@@ -102,7 +102,9 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
                                cached.age_s(clock_.wall_now())};
     trace.status = QuoteStatus::degraded;
     trace.fallback_used = true;
-    trace.events.push_back({"fallback_used", trace.attempts, {}, cached.seed ? "seed_quote" : "cached_quote", {}});
+    // The fallback belongs to the last attempt slot, refused ones included.
+    trace.events.push_back({"fallback_used", static_cast<int>(trace.outcomes.size()), {},
+                            cached.seed ? "seed_quote" : "cached_quote", {}});
   }
   trace.elapsed_ms = elapsed_ms(started, clock_.now());
   trace.timestamp = clock_.wall_now();

@@ -200,10 +200,11 @@ std::vector<std::string> ScenarioCatalog::accepted_names() const {
 }
 
 nlohmann::ordered_json to_json(const Scenario& s) {
-  auto behaviour = [](const AttemptBehaviour& b) {
+  auto behaviour = [&s](const AttemptBehaviour& b) {
+    if (b.kind == AttemptBehaviour::Kind::hang)
+      return nlohmann::ordered_json{{"response", "hang"}, {"hang_ms", s.hang_ms}};
     nlohmann::ordered_json r = {{"latency_ms", {b.latency_min_ms, b.latency_max_ms}}};
-    if (b.kind == AttemptBehaviour::Kind::hang) r["response"] = "hang";
-    else if (b.status == 200) r["response"] = "ok";
+    if (b.status == 200) r["response"] = "ok";
     else r["response"] = b.status;
     return r;
   };

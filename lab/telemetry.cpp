@@ -25,7 +25,7 @@ void add(FlowCounters& c, const QuoteTrace& t) {
 }
 
 nlohmann::ordered_json opt(const std::optional<double>& v) {
-  return v ? nlohmann::ordered_json(std::round(*v * 10) / 10) : nlohmann::ordered_json(nullptr);
+  return v ? nlohmann::ordered_json(std::round(*v * 100) / 100) : nlohmann::ordered_json(nullptr);
 }
 
 nlohmann::ordered_json to_json(const FlowCounters& c) {

@@ -281,3 +281,37 @@ TEST_CASE("concurrent requests and resets never tear the state") {
   CHECK((s == "closed" || s == "open" || s == "half_open"));
   CHECK(state.json["consecutive_failures"].get<int>() >= 0);
 }
+
+TEST_CASE("curl -X POST and -X PUT without a body answer at once, as curl sends them") {
+  LabProcess lab;
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(lab.raw_status("PUT /carrier/mode?mode=provider_down HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 200);
+  CHECK(lab.get("/carrier").json["mode"] == "provider_down");
+  CHECK(lab.raw_status("POST /04/reset-lab HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 200);
+  CHECK(lab.get("/carrier").json["mode"] == "ok");
+  CHECK(lab.raw_status("POST /carrier/mode?mode=bogus HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 400);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1500));
+  // a JSON body works too
+  httplib::Client client("127.0.0.1", lab.port());
+  auto res = client.Put("/carrier/mode", R"({"mode": "flaky"})", "application/json");
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(lab.get("/carrier").json["mode"] == "flaky_provider");
+}
+
+TEST_CASE("every answer explains itself in plain Spanish and English") {
+  LabProcess lab({"--open-duration-s", "0.5"});
+  const Reply down = lab.get("/quote-resilient?scenario=down");
+  CHECK(down.json["explanation"]["en"] == "The carrier failed 2 times; the fallback quote was served.");
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  const Reply probe = lab.get("/quote-resilient?scenario=down");
+  CHECK(probe.json["attempts"] == 1);
+  CHECK(probe.json["explanation"]["en"] == "The half-open probe failed: the breaker reopened and the fallback quote was served.");
+  CHECK(probe.json["explanation"]["es"].get<std::string>().find("sonda") != std::string::npos);
+  const Reply index = lab.get("/");
+  const auto& scenarios = index.json["scenarios"];
+  const auto down_scenario = std::find_if(scenarios.begin(), scenarios.end(), [](const auto& s) { return s["name"] == "provider_down"; });
+  REQUIRE(down_scenario != scenarios.end());
+  CHECK((*down_scenario)["then"]["response"] == "hang");
+  CHECK((*down_scenario)["then"]["hang_ms"] == 5000);
+}

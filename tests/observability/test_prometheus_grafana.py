@@ -103,7 +103,8 @@ try:
     compose = open(os.path.join(SOURCE, "compose.yml")).read()
     dockerfile = open(os.path.join(SOURCE, "Dockerfile")).read()
     check("Dockerfile builds with the README's scripts",
-          "bash .ci/install-deps" in dockerfile and "bash .ci/build build" in dockerfile, dockerfile)
+          "bash .ci/install-deps" in dockerfile and "bash .ci/build build" in dockerfile
+          and "bash .ci/build build" in open(os.path.join(SOURCE, ".ci", "up")).read(), dockerfile)
     check("Dockerfile is Debian bookworm", re.search(r"^FROM debian:bookworm", dockerfile, re.M) is not None)
     for svc in ("lab:", "prometheus:", "grafana:"):
         check(f"compose service {svc}", f"\n  {svc}" in compose)

@@ -3,7 +3,10 @@
 // read back from its log), its own temporary state folder, stopped on scope exit.
 
 #include <httplib.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -105,6 +108,26 @@ class LabProcess {
     return exit_code_;
   }
   void kill(int sig) { stop(sig); }
+
+  /// Sends `raw` bytes as they are (e.g. a request without Content-Length, as
+  /// `curl -X POST URL` sends it) and returns the status line's code, or 0 after `wait`.
+  int raw_status(const std::string& raw, std::chrono::milliseconds wait = std::chrono::milliseconds(2000)) const {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    timeval tv{static_cast<time_t>(wait.count() / 1000), static_cast<suseconds_t>((wait.count() % 1000) * 1000)};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    int code = 0;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        ::send(fd, raw.data(), raw.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(raw.size())) {
+      char buf[64] = {};
+      if (::recv(fd, buf, sizeof buf - 1, 0) > 12) code = std::atoi(buf + 9);  // "HTTP/1.1 200"
+    }
+    ::close(fd);
+    return code;
+  }
 
   int port() const { return port_; }
   std::filesystem::path state_file() const { return state_dir_ / "state.json"; }
