@@ -42,6 +42,8 @@ struct ServeOptions {
   std::string policies_file;
   double open_duration_s = 0;  // 0: keep the policy's
   std::string public_dir;
+  std::string chart_js = "/usr/share/javascript/chart.js/chart.min.js";
+  int max_event_clients = 32;
   bool check_only = false;  // validate everything, bind nothing
 };
 
@@ -127,15 +129,18 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
     carrier_url = "http://" + o.carrier_host + ":" + std::to_string(port);
   }
   HttpCarrierClient carrier_client(carrier_url, clock);
-  auto app = std::make_unique<LabApp>(
-      LabDeps{catalog, policies, carrier_client, simulator.get(), state_file, clock, random});
+  auto app = std::make_unique<LabApp>(LabDeps{catalog, policies, carrier_client, simulator.get(), state_file,
+                                              clock, random, static_cast<std::size_t>(o.max_event_clients)});
   HttpServer server;
-  register_lab_routes(server, *app, public_dir, carrier_url);
-  const int port = server.start(o.host, o.port, o.workers);
+  register_lab_routes(server, *app, StaticRoots{public_dir, o.chart_js}, carrier_url);
+  // Each open event stream holds a worker for as long as the page is open: they get their
+  // own share of the pool so that --workers stays what quote requests can use.
+  const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);
 
   const auto& r = policies.resilient;
   const auto& l = policies.legacy;
-  spdlog::info("quote-lab listening on http://{}:{} with {} workers", o.host, port, o.workers);
+  spdlog::info("quote-lab listening on http://{}:{} with {} workers (+{} for live dashboards)", o.host, port,
+               o.workers, o.max_event_clients);
   spdlog::info("carrier: {} ({}, {} workers)", carrier_url,
                simulator ? "embedded simulator" : "external", simulator ? o.carrier_workers : 0);
   spdlog::info("scenarios: {} from {}", catalog.all().size(), scenarios_dir.string());
@@ -155,6 +160,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
 
   const int sig = wait_for_stop_signal(signals);
   spdlog::info("signal {} received: finishing requests in flight, then saving state", sig);
+  app->events().close_all();  // ends open event streams, which would otherwise hold workers
   server.stop();  // lets running quote flows finish, so shutdown cannot open the breaker
   if (carrier_server) carrier_server->stop();
   app->flush_state();
@@ -209,6 +215,11 @@ int run_cli(int argc, char** argv) {
   s->add_option("--open-duration-s", serve.open_duration_s, "breaker cooldown in seconds (default 30)")
       ->envname("OPEN_DURATION_S")->check(CLI::Range(0.1, 3600.0));
   s->add_option("--public-dir", serve.public_dir, "dashboard files (default public/)")->envname("PUBLIC_DIR");
+  s->add_option("--max-event-clients", serve.max_event_clients,
+                "dashboards that can receive live updates at once (more fall back to polling)")
+      ->envname("MAX_EVENT_CLIENTS")->check(CLI::Range(0, 1024))->capture_default_str();
+  s->add_option("--chart-js", serve.chart_js, "Chart.js for the dashboard (Debian's libjs-chart.js)")
+      ->envname("CHART_JS")->capture_default_str();
   s->add_flag("--check", serve.check_only,
               "validate flags, scenarios and policies, print what would run, and exit without listening");
 

@@ -14,7 +14,7 @@ const std::vector<std::string>& route_templates() {
   static const std::vector<std::string> routes{
       "/",          "/health",          "/quote-legacy", "/quote-resilient", "/dependency/state",
       "/incidents", "/diagnostics/summary", "/metrics",  "/metrics-prometheus", "/reset-lab",
-      "/carrier",   "/carrier/mode",    "/ui"};
+      "/carrier",   "/carrier/mode",    "/ui",           "/events"};
   return routes;
 }
 
@@ -37,6 +37,7 @@ LabApp::LabApp(LabDeps deps)
       cache_(deps.clock),
       executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random),
       metrics_(canonical_names(deps.scenarios), route_templates()),
+      events_(deps.max_event_clients),
       store_(deps.state_file) {
   auto loaded = store_.load(clock_.wall_now());
   if (loaded.set_aside) {
@@ -65,6 +66,9 @@ LabApp::LabApp(LabDeps deps)
       spdlog::info("breaker {}: {} -> {} at {}", t.upstream, to_string(t.from), to_string(t.to),
                    format_iso8601(t.at));
     metrics_.record_transition(t);
+    events_.publish("breaker", {{"from", std::string(to_string(t.from))},
+                                {"to", std::string(to_string(t.to))},
+                                {"at", format_iso8601(t.at)}});
     if (saver_) saver_->mark_dirty();
   });
   saver_ = std::make_unique<StateSaver>(
@@ -87,8 +91,8 @@ std::string LabApp::new_id(int hex_digits) {
   return id.substr(0, static_cast<std::size_t>(hex_digits));
 }
 
-QuoteTrace LabApp::quote(const std::string& mode, const std::string& scenario, int customer_id,
-                         int items) {
+LabApp::QuoteResult LabApp::quote(const std::string& mode, const std::string& scenario, int customer_id,
+                                  int items) {
   QuoteRequest request{mode, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
                        new_id(16), new_id(32)};
   const RetryPolicy& policy = mode == "legacy" ? policies_.legacy : policies_.resilient;
@@ -96,7 +100,9 @@ QuoteTrace LabApp::quote(const std::string& mode, const std::string& scenario, i
   telemetry_.record(trace);
   metrics_.record(trace);
   if (policy.circuit_breaker || trace.status == QuoteStatus::completed) saver_->mark_dirty();
-  return trace;
+  auto body = quote_json(trace, dependency_state());
+  events_.publish("quote", body);
+  return {std::move(trace), std::move(body)};
 }
 
 PersistedState LabApp::persisted_state() {
@@ -143,6 +149,7 @@ void LabApp::reset() {
     external_mode_ = "ok";
   }
   saver_->mark_dirty();
+  events_.publish("reset", {{"at", format_iso8601(clock_.wall_now())}});
   spdlog::info("lab reset: telemetry, metrics, breaker, fallback cache and carrier mode back to seeds");
 }
 
@@ -160,6 +167,7 @@ bool LabApp::set_carrier_mode(const std::string& name) {
     std::lock_guard lock(mode_mutex_);
     external_mode_ = s->name;
   }
+  events_.publish("carrier_mode", {{"mode", s->name}});
   spdlog::info("carrier mode is now {}", s->name);
   return true;
 }

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +15,7 @@
 #include "lab/carrier_simulator.hpp"
 #include "lab/circuit_breaker.hpp"
 #include "lab/clock.hpp"
+#include "lab/event_hub.hpp"
 #include "lab/fallback_cache.hpp"
 #include "lab/metrics.hpp"
 #include "lab/policy.hpp"
@@ -36,6 +37,7 @@ struct LabDeps {
   std::filesystem::path state_file;
   Clock& clock;
   RandomSource& random;
+  std::size_t max_event_clients = 32;  ///< open dashboards (SSE streams) at once
 };
 
 /// The route templates that label `quote_lab_http_requests_total`.
@@ -47,9 +49,16 @@ class LabApp {
   explicit LabApp(LabDeps deps);
   ~LabApp();  // flushes the state file
 
+  /// A finished quote flow as the client gets it: the trace and its one JSON rendering
+  /// (also sent to every open dashboard).
+  struct QuoteResult {
+    QuoteTrace trace;
+    nlohmann::ordered_json body;
+  };
+
   /// Runs one quote flow. `scenario` must be a canonical name or empty (the carrier's
   /// current mode); `mode` is "legacy" or "resilient". Records it everywhere.
-  QuoteTrace quote(const std::string& mode, const std::string& scenario, int customer_id, int items);
+  QuoteResult quote(const std::string& mode, const std::string& scenario, int customer_id, int items);
 
   /// The breaker as /dependency/state shows it (SPEC fields + state_file_set_aside).
   nlohmann::ordered_json dependency_state();
@@ -70,6 +79,9 @@ class LabApp {
   bool set_carrier_mode(const std::string& name);
   /// The embedded carrier's stats, if the carrier is embedded.
   std::optional<CarrierStats> carrier_stats() const;
+
+  /// Live updates for open dashboards: "quote", "breaker", "reset", "carrier_mode".
+  EventHub& events() { return events_; }
 
   const Policies& policies() const { return policies_; }
   const ScenarioCatalog& scenarios() const { return scenarios_; }
@@ -94,6 +106,7 @@ class LabApp {
   QuoteExecutor executor_;
   Telemetry telemetry_;
   Metrics metrics_;
+  EventHub events_;
   StateStore store_;
   std::optional<std::string> set_aside_;
 

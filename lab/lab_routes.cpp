@@ -109,15 +109,58 @@ std::string route_label(const std::string& path) {
   return std::find(routes.begin(), routes.end(), p) != routes.end() ? p : "other";
 }
 
-void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem::path& public_dir,
+void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
                          const std::string& carrier_url) {
   auto& r = server.routes();
 
-  r.Get("/|/04/?", [&app, public_dir, carrier_url](const Request& req, Response& res) {
+  r.Get("/|/04/?", [&app, dashboard, carrier_url](const Request& req, Response& res) {
     if (prefers_html(req.get_header_value("Accept")) &&
-        serve_file(res, public_dir / "index.html", "text/html; charset=utf-8"))
+        serve_file(res, dashboard.public_dir / "index.html", "text/html; charset=utf-8"))
       return;
     send_json(res, 200, index_json(app, carrier_url, req.get_header_value("Host")));
+  });
+
+  r.Get("(/04)?/ui", [](const Request& req, Response& res) {
+    res.set_redirect(req.path + "/", 301);
+  });
+  r.Get("(?:/04)?/ui/(.*)", [dashboard](const Request& req, Response& res) {
+    const StaticFile f = resolve_static(dashboard, req.matches[1].str());
+    if (f.status != 200)
+      return send_error(res, f.status, f.status == 400 ? "invalid_path" : "not_found", f.error);
+    if (!serve_file(res, f.file, f.content_type.c_str()))
+      return send_error(res, 404, "not_found", "the file could not be read");
+    res.set_header("Cache-Control", "no-cache");
+  });
+
+  r.Get(prefixed("/events"), [&app](const Request&, Response& res) {
+    auto& hub = app.events();
+    auto sub = hub.subscribe();
+    if (!sub)
+      return send_error(res, 503, "too_many_event_clients",
+                        "too many open dashboards for live updates; the page falls back to polling");
+    res.set_header("Cache-Control", "no-cache");
+    // The content type must be exactly text/event-stream: with a charset cpp-httplib
+    // compresses the stream for Chromium and nothing arrives.
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [&hub, sub, greeted = false](std::size_t, httplib::DataSink& sink) mutable {
+          std::string out;
+          if (!greeted) {
+            greeted = true;
+            out = "retry: 2000\n: connected\n\n";
+          } else {
+            bool closed = false;
+            const auto events = hub.wait(*sub, std::chrono::seconds(kEventHeartbeatS), closed);
+            if (closed) {
+              sink.done();
+              return true;
+            }
+            // A heartbeat on an idle stream is how a closed tab gets noticed.
+            out = events.empty() ? std::string(": heartbeat\n\n") : format_sse(events);
+          }
+          return sink.write(out.data(), out.size());
+        },
+        [&hub, sub](bool) { hub.unsubscribe(sub); });
   });
 
   r.Get(prefixed("/health"), [&app, carrier_url](const Request&, Response& res) {
@@ -144,8 +187,8 @@ void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem:
         return send_api_error(res, *e);
       if (auto e = parse_int_param("items", param(req, "items"), 1, 50, 3, items))
         return send_api_error(res, *e);
-      const QuoteTrace trace = app.quote(mode, scenario, customer_id, items);
-      send_json(res, quote_http_status(trace), quote_json(trace, app.dependency_state()));
+      const auto result = app.quote(mode, scenario, customer_id, items);
+      send_json(res, quote_http_status(result.trace), result.body);
     });
   }
 

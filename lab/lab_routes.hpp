@@ -7,13 +7,18 @@
 
 #include "lab/http_server.hpp"
 #include "lab/lab_app.hpp"
+#include "lab/static_files.hpp"
 
 namespace quote_lab {
 
-/// Registers every route of the lab on `server`. `public_dir` holds the dashboard
-/// (index.html); `carrier_url` is shown by / and /health.
-void register_lab_routes(HttpServer& server, LabApp& app, const std::filesystem::path& public_dir,
+/// Registers every route of the lab on `server`: the API, the dashboard under /ui/ (and
+/// at / for browsers) and the live event stream /events. `carrier_url` is shown by / and
+/// /health.
+void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
                          const std::string& carrier_url);
+
+/// Seconds between heartbeats on an idle event stream: how soon a closed tab is noticed.
+inline constexpr int kEventHeartbeatS = 5;
 
 /// The route template a request path counts under in metrics: "/04/health" → "/health",
 /// unknown paths → "other".

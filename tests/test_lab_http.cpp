@@ -315,3 +315,58 @@ TEST_CASE("every answer explains itself in plain Spanish and English") {
   CHECK((*down_scenario)["then"]["response"] == "hang");
   CHECK((*down_scenario)["then"]["hang_ms"] == 5000);
 }
+
+TEST_CASE("the dashboard is served at / for browsers and under /ui/, and nothing outside public/") {
+  LabProcess lab;
+  const Reply html = lab.get("/", {{"Accept", "text/html,application/xhtml+xml,*/*;q=0.8"}});
+  CHECK(html.status == 200);
+  CHECK(html.content_type.find("text/html") == 0);
+  CHECK(html.body.find("/ui/app.js") != std::string::npos);
+  CHECK(lab.get("/").json["service"] == "quote-lab");                 // curl still gets JSON
+  CHECK(lab.get("/ui/").content_type.find("text/html") == 0);
+  CHECK(lab.get("/04/ui/app.js").content_type.find("text/javascript") == 0);
+  CHECK(lab.get("/ui/vendor/chart.min.js").status == 200);             // Debian's Chart.js
+  CHECK(lab.get("/ui/nothing.js").status == 404);
+  CHECK(lab.get("/uix").status == 404);
+  for (const char* evil : {"/ui/../CMakeLists.txt", "/ui/%2e%2e/CMakeLists.txt", "/ui/..%2fCMakeLists.txt",
+                           "/ui/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd", "/ui/index.html%00.js", "/ui//etc/passwd",
+                           "/ui/..\\CMakeLists.txt", "/04/ui/../../scenarios/ok.json"}) {
+    CAPTURE(evil);
+    const int code = lab.raw_status(std::string("GET ") + evil + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    CHECK(code >= 400);
+    CHECK(code < 500);
+  }
+}
+
+TEST_CASE("the event stream pushes quote completions and is bounded in clients") {
+  LabProcess lab({"--max-event-clients", "1"});
+  std::string received;
+  std::atomic<bool> stop{false};
+  httplib::Client stream("127.0.0.1", lab.port());
+  std::thread reader([&] {
+    stream.Get("/events", [&](const char* data, std::size_t n) {
+      received.append(data, n);
+      return !stop.load();
+    });
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const Reply second = lab.get("/events");                             // the one slot is taken
+  CHECK(second.status == 503);
+  CHECK(second.json["error"] == "too_many_event_clients");
+  const Reply q = lab.get("/quote-resilient?scenario=ok");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  stop = true;
+  lab.get("/health");
+  stream.stop();
+  reader.join();
+  CHECK(received.find("event: quote") != std::string::npos);
+  CHECK(received.find(q.json["request_id"].get<std::string>()) != std::string::npos);
+  // The closed stream's slot is freed by the next heartbeat, at most kEventHeartbeatS later.
+  int code = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+  while (code != 200 && std::chrono::steady_clock::now() < deadline) {
+    code = lab.raw_status("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", std::chrono::milliseconds(500));
+    if (code != 200) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  CHECK(code == 200);
+}

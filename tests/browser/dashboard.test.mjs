@@ -1,0 +1,164 @@
+// The classroom dashboard in a real browser: Debian's Chromium driven by playwright-core.
+// Each test starts its own `quote-lab serve` on free loopback ports and stops it.
+// Env: QUOTE_LAB_BINARY (the built binary), ARTIFACT_DIR (where the screenshot goes).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const BINARY = process.env.QUOTE_LAB_BINARY;
+const ARTIFACTS = process.env.ARTIFACT_DIR || tmpdir();
+assert.ok(BINARY, 'set QUOTE_LAB_BINARY to the built quote-lab');
+
+// Flags that keep Chromium off this machine's closed network and runnable as root.
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+async function startLab(extra = []) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'quote-lab-browser-'));
+  const child = spawn(BINARY, ['serve', '--port', '0', '--carrier-port', '0',
+    '--state-file', path.join(dir, 'state.json'), ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`lab did not start:\n${log}`)), 10000);
+    const onData = d => {
+      log += d;
+      const m = /quote-lab listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', code => reject(new Error(`lab exited ${code}:\n${log}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    async stop() {
+      const exited = new Promise(resolve => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async get(p) { const r = await fetch(url + p); return { status: r.status, body: await r.json() }; },
+  };
+}
+
+async function openPage(lab, { locale = 'es-AR' } = {}) {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, locale });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', m => {
+    // Chromium logs every HTTP error it loads; legacy's 503 is the lesson, not a bug.
+    const legacyFailed = m.text().includes('status of 503') && m.location().url.includes('/quote-legacy');
+    if (m.type() === 'error' && !legacyFailed) problems.push(`console: ${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', e => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', r => {
+    // The event stream is cut when the page closes; anything else failing is a defect.
+    if (!r.url().endsWith('/events')) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+  });
+  page.on('response', r => {
+    const legacyFailed = r.status() === 503 && r.url().includes('/quote-legacy');  // the lesson, not a bug
+    if (r.status() >= 400 && !legacyFailed) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  await page.goto(lab.url + '/', { waitUntil: 'domcontentloaded' });
+  return { browser, page, problems };
+}
+
+const points = (page, mode) => page.locator(`#mode-${mode} .chart-box`).getAttribute('data-points').then(Number);
+
+test('the class sequence on the dashboard: breaker opens, legacy storm timeline, charts, language, reset', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab);
+  try {
+    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('h1').textContent(), 'Laboratorio de cotizaciones: legacy vs resiliente');
+    assert.equal(await page.locator('#breaker-state').getAttribute('data-state'), 'closed');
+    // Both panels list the five scenarios with their descriptions.
+    assert.equal(await page.locator('#resilient-scenario option').count(), 5);
+    assert.match(await page.locator('#mode-resilient .scenario-description').textContent(), /Proveedor caído/);
+
+    // resilient + provider_down until the page shows the breaker open
+    await page.selectOption('#resilient-scenario', 'provider_down');
+    for (let i = 0; i < 3 && (await page.locator('#breaker-state').getAttribute('data-state')) !== 'open'; i++) {
+      await page.locator('#mode-resilient button[type=submit]').click();
+      await page.locator('#mode-resilient .badge').waitFor();
+      await page.waitForTimeout(200);
+    }
+    await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 3000 });
+    assert.match(await page.locator('#breaker-cooldown').textContent(), /^(2\d|30)\.\d s$/);
+    assert.equal(await page.locator('#mode-resilient .badge').getAttribute('data-status'), 'degraded');
+
+    // legacy + provider_down: a timeline of 4 timeouts
+    await page.selectOption('#legacy-scenario', 'provider_down');
+    await page.locator('#mode-legacy button[type=submit]').click();
+    await page.locator('#mode-legacy .badge[data-status=failed]').waitFor({ timeout: 5000 });
+    const timeline = page.locator('#mode-legacy .timeline li');
+    assert.equal(await timeline.count(), 4);
+    for (let i = 0; i < 4; i++) {
+      assert.equal(await timeline.nth(i).getAttribute('data-event'), 'attempt_failed');
+      assert.equal(await timeline.nth(i).getAttribute('data-reason'), 'timeout');
+    }
+
+    // points in both charts, counters and incidents follow
+    assert.ok((await points(page, 'legacy')) >= 1);
+    assert.ok((await points(page, 'resilient')) >= 1);
+    await page.locator('#incidents-body tr').nth(1).waitFor({ timeout: 2000 });
+    await page.waitForFunction(() => document.querySelector('#mode-legacy [data-counter=failures] b')?.textContent === '1');
+
+    // switch language
+    await page.locator('.lang button[data-lang=en]').click();
+    assert.equal(await page.locator('h1').textContent(), 'Quote lab: legacy vs resilient');
+    assert.equal(await page.locator('html').getAttribute('lang'), 'en');
+    assert.match(await page.locator('#mode-legacy .timeline li').first().textContent(), /attempt 1: failed \(timeout\)/);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png'), fullPage: true });
+
+    // reset
+    await page.locator('#reset').click();
+    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: 3000 });
+    await page.waitForFunction(() => document.querySelectorAll('#incidents-body tr').length === 0);
+    assert.equal(await points(page, 'legacy'), 0);
+
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('a request made by curl appears on an open page within a second', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('html').getAttribute('lang'), 'en');  // the browser's language
+    const { body } = await lab.get('/quote-resilient?scenario=ok');
+    const answered = Date.now();
+    await page.locator(`#incidents-body tr[data-request-id="${body.request_id}"]`).waitFor({ timeout: 1000 });
+    assert.ok(Date.now() - answered <= 1000);
+    assert.equal(await points(page, 'resilient'), 1);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('without the event stream the page says so and keeps up by polling', async () => {
+  const lab = await startLab(['--max-event-clients', '0']);
+  const { browser, page } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.waitForFunction(() => document.querySelector('#live')?.textContent.includes('polling'));
+    const { body } = await lab.get('/quote-legacy?scenario=ok');
+    await page.locator(`#incidents-body tr[data-request-id="${body.request_id}"]`).waitFor({ timeout: 3500 });
+    assert.equal(await points(page, 'legacy'), 1);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
