@@ -33,9 +33,15 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
   httplib::Params params{{"customer_id", std::to_string(request.customer_id)},
                          {"items", std::to_string(request.items)}};
   if (!request.scenario.empty()) params.emplace("scenario", request.scenario);
+  // The caller's deadline travels with the call (as gRPC's grpc-timeout does), so the
+  // carrier can count the work it finishes after we gave up: the waste of a retry storm.
+  const auto deadline_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               (clock_.wall_now() + request.timeout).time_since_epoch())
+                               .count();
   const httplib::Headers headers{
       {"Idempotency-Key", request.request_id},
       {"X-Attempt", std::to_string(request.attempt)},
+      {"X-Deadline-Unix-Ms", std::to_string(deadline_ms)},
       {"traceparent", "00-" + request.trace_id + "-" + request.request_id.substr(0, 16) + "-01"}};
 
   const SteadyTime started = clock_.now();

@@ -50,7 +50,8 @@ class CarrierCaller {
   virtual CallOutcome call(const CarrierRequest& request) = 0;
 };
 
-/// The real caller: GET {base_url}/quote over a fresh connection per attempt, so a hung
+/// The real caller: GET {base_url}/quote with the headers Idempotency-Key (the request id),
+/// X-Attempt, X-Deadline-Unix-Ms (when this attempt gives up) and traceparent, over a fresh connection per attempt, so a hung
 /// connection is never reused. TCP_NODELAY is on (Nagle adds ~44 ms, see docs/stack-notes.md).
 /// A timeout is told from a reset by the deadline: cpp-httplib reports both as a read error.
 class HttpCarrierClient final : public CarrierCaller {

@@ -1,5 +1,7 @@
 #include "lab/carrier_server.hpp"
 
+#include <cstdlib>
+
 #include "lab/params.hpp"
 #include "lab/time_format.hpp"
 
@@ -87,10 +89,15 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
                       simulator_.catalog().accepted_names());
   }
   simulator_.begin_call();
+  const SteadyTime started = clock_.now();
   // The simulated work: a real wait on this carrier worker, so a slow or hung carrier
   // really holds a worker (its capacity) while the lab's caller may already have given up.
   const bool completed = sleep_.sleep_for(call->delay);
-  simulator_.end_call();
+  // Work finished after the caller's deadline was wasted: nobody reads this answer.
+  const std::string deadline = req.get_header_value("X-Deadline-Unix-Ms");
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.wall_now().time_since_epoch()).count();
+  const bool wasted = !deadline.empty() && now_ms > std::atoll(deadline.c_str());
+  simulator_.end_call(wasted, std::chrono::duration_cast<Millis>(clock_.now() - started));
 
   res.set_header("X-Scenario", call->scenario->name);
   res.set_header("X-Attempt-Seen", std::to_string(call->attempt));

@@ -9,7 +9,8 @@
 //        scenario's latency; a "hang" holds the connection for hang_ms, then 504.
 //   GET  /mode                 {"mode": "ok", "scenarios": [...]}
 //   PUT|POST /mode?mode=NAME   (or body {"mode": "NAME"}) the scenario for requests without one
-//   GET  /stats                calls received by scenario, in flight, peak in flight
+//   GET  /stats                calls received by scenario, in flight, peak in flight, and
+//                              wasted calls: finished after the caller's X-Deadline-Unix-Ms
 //   POST /reset                forget attempts and stats, mode back to ok
 //   GET  /health
 

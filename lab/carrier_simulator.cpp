@@ -1,5 +1,6 @@
 #include "lab/carrier_simulator.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -73,14 +74,19 @@ void CarrierSimulator::begin_call() {
   peak_in_flight_ = std::max(peak_in_flight_, ++in_flight_);
 }
 
-void CarrierSimulator::end_call() {
+void CarrierSimulator::end_call(bool wasted, Millis spent) {
   std::lock_guard lock(mutex_);
   --in_flight_;
+  if (wasted) {
+    ++wasted_calls_;
+    wasted_seconds_ += std::chrono::duration<double>(spent).count();
+  }
 }
 
 CarrierStats CarrierSimulator::stats() const {
   std::lock_guard lock(mutex_);
-  return CarrierStats{mode_, calls_by_scenario_, calls_total_, in_flight_, peak_in_flight_};
+  return CarrierStats{mode_, calls_by_scenario_, calls_total_, in_flight_, peak_in_flight_, wasted_calls_,
+                      wasted_seconds_};
 }
 
 void CarrierSimulator::reset() {
@@ -91,6 +97,8 @@ void CarrierSimulator::reset() {
   calls_by_scenario_.clear();
   for (const auto& s : catalog_.all()) calls_by_scenario_[s.name] = 0;
   calls_total_ = 0;
+  wasted_calls_ = 0;
+  wasted_seconds_ = 0;
   // in-flight calls are still running: the gauge keeps counting them, the peak restarts
   peak_in_flight_ = in_flight_;
 }
@@ -100,7 +108,9 @@ nlohmann::ordered_json to_json(const CarrierStats& s) {
           {"calls_total", s.calls_total},
           {"calls_by_scenario", s.calls_by_scenario},
           {"in_flight", s.in_flight},
-          {"peak_in_flight", s.peak_in_flight}};
+          {"peak_in_flight", s.peak_in_flight},
+          {"wasted_calls", s.wasted_calls},
+          {"wasted_seconds", std::round(s.wasted_seconds * 1000) / 1000}};
 }
 
 }  // namespace quote_lab

@@ -35,6 +35,8 @@ struct CarrierStats {
   std::uint64_t calls_total = 0;
   int in_flight = 0;       ///< calls being served now
   int peak_in_flight = 0;  ///< highest in_flight since start or reset
+  std::uint64_t wasted_calls = 0;  ///< calls finished after the caller's deadline (it had given up)
+  double wasted_seconds = 0;       ///< carrier time spent on those calls
 };
 
 /// {"mode", "calls_total", "calls_by_scenario", "in_flight", "peak_in_flight"}
@@ -60,9 +62,11 @@ class CarrierSimulator {
   /// Sets the mode by name or alias; false if unknown.
   bool set_mode(std::string_view name_or_alias);
 
-  /// Marks a call as being served / finished (in-flight gauge and its peak).
+  /// Marks a call as being served / finished (in-flight gauge and its peak). `wasted`:
+  /// the caller's deadline had passed when the carrier finished; `spent`: the carrier's
+  /// time on the call.
   void begin_call();
-  void end_call();
+  void end_call(bool wasted = false, Millis spent = Millis::zero());
 
   CarrierStats stats() const;
   /// Forgets attempt counts and stats and returns to the `ok` mode.
@@ -86,6 +90,8 @@ class CarrierSimulator {
   std::uint64_t quotes_priced_ = 0;
   int in_flight_ = 0;
   int peak_in_flight_ = 0;
+  std::uint64_t wasted_calls_ = 0;
+  double wasted_seconds_ = 0;
 };
 
 }  // namespace quote_lab

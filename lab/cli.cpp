@@ -12,6 +12,7 @@
 #include "lab/carrier_server.hpp"
 #include "lab/lab_app.hpp"
 #include "lab/lab_routes.hpp"
+#include "lab/storm.hpp"
 
 namespace quote_lab {
 namespace {
@@ -186,6 +187,42 @@ int run_carrier(const std::string& host, int port, int workers, const CommonOpti
   return 0;
 }
 
+int run_storm_command(StormOptions o, const std::vector<std::string>& params, bool as_json) {
+  for (const auto& kv : params) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::fprintf(stderr, "--param takes key=value (got '%s')\n", kv.c_str());
+      return 2;
+    }
+    o.params.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  if (const auto errors = validate(o); !errors.empty()) {
+    for (const auto& e : errors) std::fprintf(stderr, "quote-lab storm: %s\n", e.c_str());
+    return 2;
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+  const bool bar = isatty(STDERR_FILENO) != 0;
+  const auto result = run_storm(o, [bar](const StormProgress& p) {
+    if (!bar) return;
+    const int width = 30;
+    const int filled = static_cast<int>(p.fraction * width);
+    std::fprintf(stderr, "\r[%s%s] %3d%%  %ld requests  %.1f s ", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(width - filled), '.').c_str(), static_cast<int>(p.fraction * 100),
+                 p.requests, p.elapsed_s);
+    std::fflush(stderr);
+  });
+  if (bar) std::fprintf(stderr, "\n");
+  if (result.requests == 0) {
+    std::fprintf(stderr, "quote-lab storm: no request got an answer from %s (is the lab running?)\n", o.target.c_str());
+    return 1;
+  }
+  if (as_json) std::printf("%s\n", to_json(result).dump(2).c_str());
+  else std::printf("%s", format_report(result).c_str());
+  if (result.status_counts.count("http_4xx"))
+    std::fprintf(stderr, "quote-lab storm: the lab refused the request (HTTP 4xx): check --mode, --scenario and --param\n");
+  return result.status_counts.count("http_4xx") ? 1 : 0;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -231,6 +268,20 @@ int run_cli(int argc, char** argv) {
   c->add_option("--port", carrier_port, "port")->envname("PORT")->check(CLI::Range(0, 65535))->capture_default_str();
   c->add_option("--workers", carrier_workers, "capacity (worker threads)")->check(CLI::Range(1, 1024))->capture_default_str();
 
+  StormOptions storm;
+  std::vector<std::string> storm_params;
+  bool storm_json = false;
+  long storm_requests = 0;
+  auto* st = cli.add_subcommand("storm", "run N concurrent clients against a lab and report latency, amplification and waste");
+  st->add_option("--target", storm.target, "the lab to storm")->capture_default_str();
+  st->add_option("--mode", storm.mode, "legacy or resilient")->capture_default_str();
+  st->add_option("--scenario", storm.scenario, "scenario name or alias")->capture_default_str();
+  st->add_option("--clients", storm.clients, "concurrent clients (1-500)")->capture_default_str();
+  auto* duration = st->add_option("--duration", storm.duration_s, "seconds to run (default 10)");
+  st->add_option("--requests", storm_requests, "total requests instead of a duration")->excludes(duration);
+  st->add_option("--param", storm_params, "extra quote parameter key=value, e.g. --param jitter=full (repeatable)");
+  st->add_flag("--json", storm_json, "print the result as JSON");
+
   for (auto* sub : {s, c}) {
     sub->add_option("--scenarios-dir", common.scenarios_dir, "scenario files (default scenarios/)")->envname("SCENARIOS_DIR");
     sub->add_option("--seed", common.seed, "seed of the random source (jitter, latencies) for reproducible runs")
@@ -245,6 +296,10 @@ int run_cli(int argc, char** argv) {
     return cli.exit(e) == 0 ? 0 : 2;
   }
   spdlog::set_level(spdlog::level::from_str(common.log_level));
+  if (st->parsed()) {
+    if (storm_requests != 0) storm.requests = storm_requests;
+    return run_storm_command(storm, storm_params, storm_json);
+  }
   try {
     if (s->parsed()) return run_serve(serve, common);
     return run_carrier(carrier_host, carrier_port, carrier_workers, common);

@@ -92,15 +92,19 @@ std::string LabApp::new_id(int hex_digits) {
 }
 
 LabApp::QuoteResult LabApp::quote(const std::string& mode, const std::string& scenario, int customer_id,
-                                  int items) {
+                                  int items, const RetryPolicy* override_policy,
+                                  const std::vector<std::string>& overrides) {
   QuoteRequest request{mode, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
                        new_id(16), new_id(32)};
-  const RetryPolicy& policy = mode == "legacy" ? policies_.legacy : policies_.resilient;
+  const RetryPolicy& policy =
+      override_policy ? *override_policy : (mode == "legacy" ? policies_.legacy : policies_.resilient);
   QuoteTrace trace = executor_.run(request, policy);
   telemetry_.record(trace);
   metrics_.record(trace);
   if (policy.circuit_breaker || trace.status == QuoteStatus::completed) saver_->mark_dirty();
   auto body = quote_json(trace, dependency_state());
+  body["policy"] = to_json(policy);
+  body["policy_overrides"] = overrides;
   events_.publish("quote", body);
   return {std::move(trace), std::move(body)};
 }

@@ -58,7 +58,10 @@ class LabApp {
 
   /// Runs one quote flow. `scenario` must be a canonical name or empty (the carrier's
   /// current mode); `mode` is "legacy" or "resilient". Records it everywhere.
-  QuoteResult quote(const std::string& mode, const std::string& scenario, int customer_id, int items);
+  /// `policy` replaces the mode's policy for this request only (per-request overrides;
+  /// `overrides` names what was changed, shown in the answer).
+  QuoteResult quote(const std::string& mode, const std::string& scenario, int customer_id, int items,
+                    const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {});
 
   /// The breaker as /dependency/state shows it (SPEC fields + state_file_set_aside).
   nlohmann::ordered_json dependency_state();

@@ -67,7 +67,11 @@ nlohmann::ordered_json index_json(LabApp& app, const std::string& carrier_url, c
           {"parameters",
            {{"scenario", app.scenarios().accepted_names()},
             {"customer_id", "integer 1-5000, default 42"},
-            {"items", "integer 1-50, default 3"}}},
+            {"items", "integer 1-50, default 3"},
+            {"timeout_ms", "per-request override, integer 10-5000"},
+            {"max_attempts", "per-request override, integer 1-10"},
+            {"backoff_base_ms", "per-request override, integer 0-5000"},
+            {"jitter", jitter_names()}}},
           {"scenarios", scenarios},
           {"carrier_mode", app.carrier_mode()},
           {"carrier_url", carrier_url},
@@ -170,7 +174,8 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
 
   for (const std::string mode : {"legacy", "resilient"}) {
     r.Get(prefixed("/quote-" + mode), [&app, mode](const Request& req, Response& res) {
-      if (auto e = check_known_params(req, {"scenario", "customer_id", "items"}))
+      if (auto e = check_known_params(req, {"scenario", "customer_id", "items", "timeout_ms", "max_attempts",
+                                            "backoff_base_ms", "jitter"}))
         return send_api_error(res, *e);
       std::string scenario;
       if (const auto* raw = param(req, "scenario")) {
@@ -187,7 +192,11 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
         return send_api_error(res, *e);
       if (auto e = parse_int_param("items", param(req, "items"), 1, 50, 3, items))
         return send_api_error(res, *e);
-      const auto result = app.quote(mode, scenario, customer_id, items);
+      RetryPolicy policy = mode == "legacy" ? app.policies().legacy : app.policies().resilient;
+      std::vector<std::string> overrides;
+      if (auto e = apply_policy_overrides([&req](const char* name) { return param(req, name); }, policy, overrides))
+        return send_api_error(res, *e);
+      const auto result = app.quote(mode, scenario, customer_id, items, &policy, overrides);
       send_json(res, quote_http_status(result.trace), result.body);
     });
   }

@@ -172,6 +172,18 @@ std::vector<prometheus::MetricFamily> Metrics::collect(
                         "Calls the simulated carrier is serving right now.",
                         prometheus::MetricType::Gauge,
                         {in_flight}});
+    prometheus::ClientMetric wasted;
+    wasted.counter.value = static_cast<double>(carrier->wasted_calls);
+    families.push_back({"quote_lab_carrier_wasted_calls_total",
+                        "Calls the carrier finished after the caller had already given up (timed out): wasted work.",
+                        prometheus::MetricType::Counter,
+                        {wasted}});
+    prometheus::ClientMetric wasted_s;
+    wasted_s.counter.value = carrier->wasted_seconds;
+    families.push_back({"quote_lab_carrier_wasted_seconds_total",
+                        "Carrier time, in seconds, spent on calls whose caller had already given up.",
+                        prometheus::MetricType::Counter,
+                        {wasted_s}});
     prometheus::ClientMetric peak;
     peak.gauge.value = carrier->peak_in_flight;
     families.push_back({"quote_lab_carrier_peak_in_flight",
