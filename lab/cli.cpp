@@ -12,6 +12,7 @@
 #include "lab/carrier_server.hpp"
 #include "lab/lab_app.hpp"
 #include "lab/lab_routes.hpp"
+#include "lab/herd.hpp"
 #include "lab/storm.hpp"
 
 namespace quote_lab {
@@ -133,10 +134,12 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   auto app = std::make_unique<LabApp>(LabDeps{catalog, policies, carrier_client, simulator.get(), state_file,
                                               clock, random, static_cast<std::size_t>(o.max_event_clients)});
   HttpServer server;
-  register_lab_routes(server, *app, StaticRoots{public_dir, o.chart_js}, carrier_url);
+  StormExperiment storm(app->events());
+  register_lab_routes(server, *app, StaticRoots{public_dir, o.chart_js}, carrier_url, storm);
   // Each open event stream holds a worker for as long as the page is open: they get their
   // own share of the pool so that --workers stays what quote requests can use.
   const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);
+  storm.set_self_url("http://" + (o.host == "0.0.0.0" ? std::string("127.0.0.1") : o.host) + ":" + std::to_string(port));
 
   const auto& r = policies.resilient;
   const auto& l = policies.legacy;
@@ -162,6 +165,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   const int sig = wait_for_stop_signal(signals);
   spdlog::info("signal {} received: finishing requests in flight, then saving state", sig);
   app->events().close_all();  // ends open event streams, which would otherwise hold workers
+  storm.cancel_and_wait();
   server.stop();  // lets running quote flows finish, so shutdown cannot open the breaker
   if (carrier_server) carrier_server->stop();
   app->flush_state();
@@ -280,7 +284,25 @@ int run_cli(int argc, char** argv) {
   auto* duration = st->add_option("--duration", storm.duration_s, "seconds to run (default 10)");
   st->add_option("--requests", storm_requests, "total requests instead of a duration")->excludes(duration);
   st->add_option("--param", storm_params, "extra quote parameter key=value, e.g. --param jitter=full (repeatable)");
+  st->add_option("--settle-s", storm.settle_s, "wait up to this long for the carrier's calls in flight before reading waste")
+      ->capture_default_str();
   st->add_flag("--json", storm_json, "print the result as JSON");
+
+  HerdOptions herd;
+  herd.policy = default_policies().resilient;
+  bool herd_json = false;
+  auto* hd = cli.add_subcommand("herd", "thundering herd: compare jitter strategies when K clients fail together");
+  hd->add_option("--clients", herd.clients, "K clients failing at once")->check(CLI::Range(1, 100000))->capture_default_str();
+  hd->add_option("--recover-after-s", herd.recover_after_s, "T: seconds until the carrier recovers")
+      ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
+  hd->add_option("--capacity", herd.capacity, "calls the recovered carrier serves at once")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  hd->add_option("--backoff-base-ms", herd.policy.backoff_base_ms, "backoff base")->check(CLI::Range(1, 60000))->capture_default_str();
+  hd->add_option("--backoff-max-ms", herd.policy.backoff_max_ms, "backoff cap")->check(CLI::Range(1, 600000))->capture_default_str();
+  hd->add_option("--max-attempts", herd.max_attempts, "a client gives up after this many calls")
+      ->check(CLI::Range(1, 10000))->capture_default_str();
+  hd->add_option("--seed", herd.seed, "random seed (the same seed, the same table)")->capture_default_str();
+  hd->add_flag("--json", herd_json, "print JSON instead of a Markdown table");
 
   for (auto* sub : {s, c}) {
     sub->add_option("--scenarios-dir", common.scenarios_dir, "scenario files (default scenarios/)")->envname("SCENARIOS_DIR");
@@ -296,6 +318,17 @@ int run_cli(int argc, char** argv) {
     return cli.exit(e) == 0 ? 0 : 2;
   }
   spdlog::set_level(spdlog::level::from_str(common.log_level));
+  if (hd->parsed()) {
+    const auto results = simulate_all_strategies(herd);
+    if (herd_json) {
+      nlohmann::ordered_json j = nlohmann::ordered_json::array();
+      for (const auto& r : results) j.push_back(to_json(r));
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      std::printf("%s", format_herd_table(herd, results).c_str());
+    }
+    return 0;
+  }
   if (st->parsed()) {
     if (storm_requests != 0) storm.requests = storm_requests;
     return run_storm_command(storm, storm_params, storm_json);

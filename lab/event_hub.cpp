@@ -32,6 +32,10 @@ void EventHub::unsubscribe(const std::shared_ptr<Subscriber>& s) {
 }
 
 void EventHub::publish(const std::string& type, const nlohmann::ordered_json& data) {
+  {
+    std::lock_guard lock(mutex_);
+    if (subscribers_.empty()) return;  // nobody watching: skip the serialisation
+  }
   const std::string line = data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   std::lock_guard lock(mutex_);
   const ServerEvent event{++next_id_, type, line};

@@ -14,7 +14,8 @@ const std::vector<std::string>& route_templates() {
   static const std::vector<std::string> routes{
       "/",          "/health",          "/quote-legacy", "/quote-resilient", "/dependency/state",
       "/incidents", "/diagnostics/summary", "/metrics",  "/metrics-prometheus", "/reset-lab",
-      "/carrier",   "/carrier/mode",    "/ui",           "/events"};
+      "/carrier",   "/carrier/mode",    "/ui",           "/events",
+      "/experiments/storm"};
   return routes;
 }
 
@@ -29,6 +30,8 @@ std::vector<std::string> canonical_names(const ScenarioCatalog& c) {
 LabApp::LabApp(LabDeps deps)
     : scenarios_(deps.scenarios),
       policies_(deps.policies),
+      legacy_policy_json_(to_json(deps.policies.legacy)),
+      resilient_policy_json_(to_json(deps.policies.resilient)),
       embedded_carrier_(deps.embedded_carrier),
       clock_(deps.clock),
       random_(deps.random),
@@ -101,9 +104,12 @@ LabApp::QuoteResult LabApp::quote(const std::string& mode, const std::string& sc
   QuoteTrace trace = executor_.run(request, policy);
   telemetry_.record(trace);
   metrics_.record(trace);
-  if (policy.circuit_breaker || trace.status == QuoteStatus::completed) saver_->mark_dirty();
-  auto body = quote_json(trace, dependency_state());
-  body["policy"] = to_json(policy);
+  // Only a call that reached the carrier can change what the file holds (the failure
+  // count, a cached quote); transitions mark it from the breaker's listener.
+  if (trace.attempts > 0) saver_->mark_dirty();
+  auto body = quote_json(trace, dependency_state(trace.dependency));
+  body["policy"] = !overrides.empty() ? to_json(policy)
+                                       : (mode == "legacy" ? legacy_policy_json_ : resilient_policy_json_);
   body["policy_overrides"] = overrides;
   events_.publish("quote", body);
   return {std::move(trace), std::move(body)};
@@ -121,8 +127,10 @@ PersistedState LabApp::persisted_state() {
   return s;
 }
 
-nlohmann::ordered_json LabApp::dependency_state() {
-  nlohmann::ordered_json j = breaker_json(breaker_.snapshot());
+nlohmann::ordered_json LabApp::dependency_state() { return dependency_state(breaker_.snapshot()); }
+
+nlohmann::ordered_json LabApp::dependency_state(const BreakerSnapshot& breaker) {
+  nlohmann::ordered_json j = breaker_json(breaker);
   const auto now = clock_.wall_now();
   const auto latest = cache_.latest();
   j["fallback_quote"] = cached_quote_json(latest ? *latest : cache_.lookup(42, 3), now);

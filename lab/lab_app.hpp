@@ -65,6 +65,8 @@ class LabApp {
 
   /// The breaker as /dependency/state shows it (SPEC fields + state_file_set_aside).
   nlohmann::ordered_json dependency_state();
+  /// The same view for a breaker snapshot already taken (saves a second snapshot per quote).
+  nlohmann::ordered_json dependency_state(const BreakerSnapshot& breaker);
   std::vector<Incident> incidents(std::size_t limit) const { return telemetry_.incidents(limit); }
   /// /diagnostics/summary: per mode and scenario, the policies and the dependency.
   nlohmann::ordered_json diagnostics();
@@ -99,6 +101,8 @@ class LabApp {
 
   const ScenarioCatalog& scenarios_;
   const Policies policies_;
+  const nlohmann::ordered_json legacy_policy_json_;     // rendered once: the same on every answer
+  const nlohmann::ordered_json resilient_policy_json_;
   CarrierSimulator* embedded_carrier_;
   Clock& clock_;
   RandomSource& random_;

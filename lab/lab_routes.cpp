@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -114,8 +115,56 @@ std::string route_label(const std::string& path) {
 }
 
 void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
-                         const std::string& carrier_url) {
+                         const std::string& carrier_url, StormExperiment& storm) {
   auto& r = server.routes();
+
+  r.Get(prefixed("/experiments/storm"), [&storm](const Request&, Response& res) { send_json(res, 200, storm.status()); });
+  on_post_or_put(r, prefixed("/experiments/storm"), [&app, &storm](const Request& req, const std::string& raw, Response& res) {
+    // Parameters from the query string or a JSON body ({"mode": "legacy", "clients": 20, ...}).
+    std::map<std::string, std::string> given;
+    for (const auto& [k, v] : req.params) given.emplace(k, v);
+    if (!raw.empty()) {
+      const auto body = nlohmann::ordered_json::parse(raw, nullptr, false);
+      if (!body.is_object()) return send_error(res, 400, "invalid_body", "the body must be a JSON object");
+      for (const auto& [k, v] : body.items()) given.emplace(k, v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    const std::set<std::string> known{"mode", "scenario", "clients", "duration_s", "requests"};
+    for (const auto& [k, _] : given)
+      if (!known.count(k))
+        return send_error(res, 400, "unknown_parameter", "unknown parameter '" + k.substr(0, 40) + "'",
+                          std::vector<std::string>(known.begin(), known.end()));
+    auto lookup = [&given](const char* name) -> const std::string* {
+      const auto it = given.find(name);
+      return it == given.end() ? nullptr : &it->second;
+    };
+    StormOptions o;
+    if (const auto* m = lookup("mode")) o.mode = *m;
+    if (o.mode != "legacy" && o.mode != "resilient")
+      return send_error(res, 400, "invalid_parameter", "mode must be legacy or resilient", {"legacy", "resilient"});
+    if (const auto* sc = lookup("scenario")) {
+      const Scenario* s = app.scenarios().find(*sc);
+      if (!s) return send_error(res, 400, "unknown_scenario", "scenario '" + sc->substr(0, 40) + "' does not exist",
+                                app.scenarios().accepted_names());
+      o.scenario = s->name;
+    }
+    int clients = 0, duration = 0, requests = 0;
+    if (auto e = parse_int_param("clients", lookup("clients"), 1, kExperimentMaxClients, 10, clients)) return send_api_error(res, *e);
+    if (auto e = parse_int_param("duration_s", lookup("duration_s"), 1, static_cast<int>(kExperimentMaxDurationS), 10, duration))
+      return send_api_error(res, *e);
+    if (auto e = parse_int_param("requests", lookup("requests"), 1, 100000, 1, requests)) return send_api_error(res, *e);
+    o.clients = clients;
+    o.duration_s = duration;
+    if (lookup("requests")) o.requests = requests;
+    std::vector<std::string> errors;
+    switch (storm.start(o, errors)) {
+      case StormExperiment::Start::busy:
+        return send_error(res, 409, "storm_running", "a storm is already running; GET /experiments/storm shows its progress");
+      case StormExperiment::Start::invalid:
+        return send_error(res, 400, "invalid_parameter", errors.empty() ? "invalid storm" : errors.front());
+      case StormExperiment::Start::started:
+        return send_json(res, 202, storm.status());
+    }
+  });
 
   r.Get("/|/04/?", [&app, dashboard, carrier_url](const Request& req, Response& res) {
     if (prefers_html(req.get_header_value("Accept")) &&
@@ -174,8 +223,9 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
 
   for (const std::string mode : {"legacy", "resilient"}) {
     r.Get(prefixed("/quote-" + mode), [&app, mode](const Request& req, Response& res) {
-      if (auto e = check_known_params(req, {"scenario", "customer_id", "items", "timeout_ms", "max_attempts",
-                                            "backoff_base_ms", "jitter"}))
+      static const std::set<std::string> known{"scenario", "customer_id", "items", "timeout_ms",
+                                               "max_attempts", "backoff_base_ms", "jitter"};
+      if (auto e = check_known_params(req, known))
         return send_api_error(res, *e);
       std::string scenario;
       if (const auto* raw = param(req, "scenario")) {
@@ -206,7 +256,8 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
   });
 
   r.Get(prefixed("/incidents"), [&app](const Request& req, Response& res) {
-    if (auto e = check_known_params(req, {"limit"})) return send_api_error(res, *e);
+    static const std::set<std::string> known{"limit"};
+    if (auto e = check_known_params(req, known)) return send_api_error(res, *e);
     int limit = 0;
     if (auto e = parse_int_param("limit", param(req, "limit"), 1, 200, 10, limit))
       return send_api_error(res, *e);

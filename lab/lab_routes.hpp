@@ -8,6 +8,7 @@
 #include "lab/http_server.hpp"
 #include "lab/lab_app.hpp"
 #include "lab/static_files.hpp"
+#include "lab/storm_experiment.hpp"
 
 namespace quote_lab {
 
@@ -15,7 +16,7 @@ namespace quote_lab {
 /// at / for browsers) and the live event stream /events. `carrier_url` is shown by / and
 /// /health.
 void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
-                         const std::string& carrier_url);
+                         const std::string& carrier_url, StormExperiment& storm);
 
 /// Seconds between heartbeats on an idle event stream: how soon a closed tab is noticed.
 inline constexpr int kEventHeartbeatS = 5;

@@ -36,7 +36,7 @@ struct Metrics::Series {
   std::map<std::pair<BreakerState, BreakerState>, prometheus::Counter*> transitions;
   prometheus::Family<prometheus::Counter>* http = nullptr;
   std::map<std::pair<std::string, int>, prometheus::Counter*> http_series;
-  std::mutex http_mutex;  // guards http_series (codes appear lazily)
+  std::shared_mutex http_mutex;  // guards http_series (codes appear lazily; lookups share it)
 
   Series(const std::vector<std::string>& scenarios) {
     auto& req = prometheus::BuildCounter()
@@ -128,8 +128,16 @@ void Metrics::record_http(const std::string& route, int code) {
   code = std::clamp(code, 100, 599);
   std::shared_lock lock(mutex_);
   auto& s = *series_;
-  std::lock_guard http_lock(s.http_mutex);
-  auto [it, inserted] = s.http_series.try_emplace({label, code}, nullptr);
+  const std::pair<std::string, int> key{label, code};
+  {
+    std::shared_lock read(s.http_mutex);
+    if (const auto it = s.http_series.find(key); it != s.http_series.end()) {
+      it->second->Increment();
+      return;
+    }
+  }
+  std::unique_lock write(s.http_mutex);
+  auto [it, inserted] = s.http_series.try_emplace(key, nullptr);
   if (inserted) it->second = &s.http->Add({{"route", label}, {"code", std::to_string(code)}});
   it->second->Increment();
 }

@@ -183,6 +183,7 @@ StateSaver::~StateSaver() {
 void StateSaver::mark_dirty() {
   {
     std::lock_guard lock(mutex_);
+    if (dirty_) return;  // already due: waking the writer again would only cost a context switch
     dirty_ = true;
   }
   wake_.notify_all();
@@ -217,7 +218,9 @@ void StateSaver::run() {
     lock.unlock();
     write_if_changed();
     lock.lock();
-    // At most one write per interval; changes made meanwhile set dirty_ again.
+    // At most one write per interval; changes made meanwhile set dirty_ again (and their
+    // notification may end this wait early only once, since mark_dirty notifies only
+    // when dirty_ flips).
     wake_.wait_for(lock, min_interval_, [this] { return stopping_; });
   }
 }

@@ -370,3 +370,50 @@ TEST_CASE("the event stream pushes quote completions and is bounded in clients")
   }
   CHECK(code == 200);
 }
+
+TEST_CASE("per-request overrides vary the policy of one request and are shown in the answer") {
+  LabProcess lab;
+  const Reply r = lab.get("/quote-legacy?scenario=down&timeout_ms=100&max_attempts=2");
+  CHECK(r.json["attempts"] == 2);
+  CHECK(r.json["policy"]["timeout_ms"] == 100);
+  CHECK(r.json["policy_overrides"] == nlohmann::json::array({"timeout_ms", "max_attempts"}));
+  for (const auto& e : r.json["events"]) CHECK(e["elapsed_ms"].get<double>() < 160);
+  const Reply j = lab.get("/quote-legacy?scenario=down&max_attempts=3&jitter=full&backoff_base_ms=50&timeout_ms=50");
+  CHECK(events_of(j.json) == std::vector<std::string>{"attempt_failed", "backoff", "attempt_failed", "backoff", "attempt_failed"});
+  const Reply bad = lab.get("/quote-resilient?jitter=wild");
+  CHECK(bad.status == 400);
+  CHECK(bad.json["allowed"].size() == 5);
+  CHECK(lab.get("/quote-resilient?timeout_ms=1").json["message"].get<std::string>().find("timeout_ms") == 0);
+  CHECK(lab.get("/quote-resilient").json["policy_overrides"].empty());     // the defaults otherwise
+}
+
+TEST_CASE("the carrier counts the work it finished after the lab gave up") {
+  LabProcess lab;
+  lab.get("/quote-legacy?scenario=slow");                                // 4 x (360 ms timeout vs 640-730 ms of work)
+  std::this_thread::sleep_for(std::chrono::milliseconds(900));
+  const Reply c = lab.get("/carrier");
+  CHECK(c.json["stats"]["wasted_calls"] == 4);
+  CHECK(c.json["stats"]["wasted_seconds"].get<double>() > 2.5);
+  CHECK(lab.get("/metrics-prometheus").body.find("quote_lab_carrier_wasted_calls_total 4") != std::string::npos);
+}
+
+TEST_CASE("POST /experiments/storm runs one storm at a time and keeps the last result") {
+  LabProcess lab;
+  CHECK(lab.get("/experiments/storm").json["running"] == false);
+  const Reply started = lab.request("POST", "/experiments/storm?mode=legacy&scenario=flaky&clients=2&requests=4");
+  CHECK(started.status == 202);
+  CHECK(started.json["running"] == true);
+  CHECK(lab.request("POST", "/experiments/storm?mode=legacy&scenario=ok&clients=2&requests=4").status == 409);
+  Reply done;
+  for (int i = 0; i < 50; ++i) {
+    done = lab.get("/experiments/storm");
+    if (done.json["running"] == false) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(done.json["running"] == false);
+  CHECK(done.json["last_result"]["requests"] == 4);
+  CHECK(done.json["last_result"]["amplification"] == 2.0);
+  CHECK(lab.request("POST", "/experiments/storm?clients=1000").status == 400);
+  CHECK(lab.request("POST", "/experiments/storm?mode=chaos").status == 400);
+  CHECK(lab.request("POST", "/experiments/storm?colour=red").status == 400);
+}

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "lab/params.hpp"
 
 using namespace quote_lab;
@@ -34,4 +36,60 @@ TEST_CASE("the echoed value is short and printable") {
   REQUIRE(e);
   CHECK(e->message.size() < 120);
   CHECK(e->message.find('\x01') == std::string::npos);
+}
+
+TEST_CASE("per-request policy overrides: valid values change only this request's policy") {
+  std::map<std::string, std::string> q{{"timeout_ms", "300"}, {"max_attempts", "5"}, {"jitter", "full"}};
+  auto lookup = [&q](const char* n) -> const std::string* {
+    auto it = q.find(n);
+    return it == q.end() ? nullptr : &it->second;
+  };
+  RetryPolicy p = default_policies().resilient;
+  std::vector<std::string> changed;
+  CHECK_FALSE(apply_policy_overrides(lookup, p, changed));
+  CHECK(p.timeout_ms == 300);
+  CHECK(p.max_attempts == 5);
+  CHECK(p.jitter == Jitter::full);
+  CHECK(p.backoff_base_ms == 80);
+  CHECK(changed == std::vector<std::string>{"timeout_ms", "max_attempts", "jitter"});
+}
+
+TEST_CASE("per-request policy overrides: bad values are 400s that name the parameter, and change nothing") {
+  struct Row {
+    const char* name;
+    const char* value;
+    const char* says;
+  };
+  for (const Row& r : {Row{"timeout_ms", "5", "timeout_ms must be an integer between 10 and 5000"},
+                       Row{"max_attempts", "11", "max_attempts must be an integer between 1 and 10"},
+                       Row{"backoff_base_ms", "-1", "backoff_base_ms must be an integer between 0 and 5000"},
+                       Row{"jitter", "wild", "jitter must be one of"}}) {
+    CAPTURE(r.name);
+    std::map<std::string, std::string> q{{"timeout_ms", "300"}};
+    q[r.name] = r.value;
+    auto lookup = [&q](const char* n) -> const std::string* {
+      auto it = q.find(n);
+      return it == q.end() ? nullptr : &it->second;
+    };
+    RetryPolicy p = default_policies().resilient;
+    std::vector<std::string> changed;
+    const auto e = apply_policy_overrides(lookup, p, changed);
+    REQUIRE(e);
+    CHECK(e->status == 400);
+    CHECK(e->message.find(r.says) != std::string::npos);
+    CHECK(p.timeout_ms == 220);  // untouched
+  }
+}
+
+TEST_CASE("a jitter override on legacy gets room to wait") {
+  std::map<std::string, std::string> q{{"jitter", "full"}, {"backoff_base_ms", "100"}};
+  auto lookup = [&q](const char* n) -> const std::string* {
+    auto it = q.find(n);
+    return it == q.end() ? nullptr : &it->second;
+  };
+  RetryPolicy p = default_policies().legacy;
+  std::vector<std::string> changed;
+  CHECK_FALSE(apply_policy_overrides(lookup, p, changed));
+  CHECK(p.backoff_max_ms == 2000);
+  CHECK(p.backoff_base_ms == 100);
 }

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""The lab's benchmark: measured ratios on this machine, written as Markdown.
+
+    python3 bench/run.py [--binary build/quote-lab] [--out docs/benchmark.md] [--smoke]
+
+Each measurement starts a fresh `quote-lab serve` on free 127.0.0.1 ports and stops it.
+Throughput comes from wrk (Debian package); storms from `quote-lab storm --json`.
+--smoke runs every step with tiny counts in a few seconds (the test suite does this so the
+script never rots); its numbers mean nothing and only their presence is checked."""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+parser = argparse.ArgumentParser()
+parser.add_argument("--binary", default=os.path.join(ROOT, "build", "quote-lab"))
+parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmark.md"))
+parser.add_argument("--smoke", action="store_true")
+args = parser.parse_args()
+SMOKE = args.smoke
+for tool in ("wrk",):
+    if not shutil.which(tool):
+        sys.exit(f"{tool} is missing: apt-get install -y {tool} (or bash .ci/install-deps test)")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    def __init__(self, *extra):
+        self.dir = tempfile.mkdtemp(prefix="quote-lab-bench-")
+        self.port, carrier = free_port(), free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen([args.binary, "serve", "--port", str(self.port), "--carrier-port", str(carrier),
+                                      "--state-file", os.path.join(self.dir, "state.json"), "--seed", "1",
+                                      "--log-level", "warn", *extra],
+                                     stdout=open(os.path.join(self.dir, "lab.log"), "wb"), stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                if self.get("/health")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise SystemExit("the lab did not start")
+
+    def get(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=30) as r:
+            return r.status, json.loads(r.read())
+
+    def open_breaker(self):
+        self.get("/quote-resilient?scenario=provider_down")
+        assert self.get("/dependency/state")[1]["circuit_status"] == "open"
+
+    def rss_kb(self):
+        for line in open(f"/proc/{self.proc.pid}/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    def storm(self, *storm_args):
+        settle = ["--settle-s", "0"] if SMOKE else []
+        out = subprocess.run([args.binary, "storm", "--target", self.url, "--json", *settle, *storm_args],
+                             capture_output=True, text=True, timeout=900)
+        if out.returncode != 0:
+            raise SystemExit(f"storm failed: {out.stderr}")
+        return json.loads(out.stdout)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def wrk(url, seconds):
+    out = subprocess.run(["wrk", "-t2", "-c50", f"-d{seconds}s", "--latency", url], capture_output=True, text=True,
+                         timeout=seconds + 60).stdout
+    m = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    return float(m.group(1)) if m else 0.0, int(non2xx.group(1)) if non2xx else 0
+
+
+rows = []
+checks = []
+
+
+def row(what, value, target, ok):
+    rows.append((what, value, target, "yes" if ok else "**no**"))
+    checks.append(ok)
+
+
+started = time.time()
+secs = 1 if SMOKE else 5
+
+# 1. the short-circuit path against /health, same server and client settings
+with Lab("--open-duration-s", "3600") as lab:
+    lab.open_breaker()
+    # Interleaved rounds, summed: the two cores are shared with wrk, so one round is noisy.
+    health_rps = short_rps = 0.0
+    for _ in range(2):
+        health_rps += wrk(lab.url + "/health", secs)[0] / 2
+        short_rps += wrk(lab.url + "/quote-resilient?scenario=provider_down", secs)[0] / 2
+    ratio = short_rps / health_rps if health_rps else 0
+    row("short-circuit throughput / `/health` throughput (wrk -t2 -c50, 2 interleaved rounds)",
+        f"{short_rps:,.0f} / {health_rps:,.0f} req/s = **{ratio:.2f}**", "≥ 0.7", ratio >= 0.7)
+
+# 2. a 50-client provider_down storm, legacy and resilient
+storm_secs = "2" if SMOKE else "20"
+with Lab() as lab:
+    legacy = lab.storm("--mode", "legacy", "--scenario", "provider_down", "--clients", "50", "--duration", storm_secs)
+with Lab("--open-duration-s", "3600") as lab:
+    lab.open_breaker()  # "once the breaker is open"
+    resilient = lab.storm("--mode", "resilient", "--scenario", "provider_down", "--clients", "50", "--duration", storm_secs)
+row("legacy storm: carrier calls per quote request", f"**{legacy['amplification']:.2f}**", "about 4",
+    3.5 <= (legacy["amplification"] or 0) <= 4.05)
+row("legacy storm: `/health` p99 while it runs", f"**{legacy['health_latency_ms']['p99']:.0f} ms** "
+    f"(p50 {legacy['health_latency_ms']['p50']:.1f} ms)", "visibly degraded (> 100 ms)", (legacy["health_latency_ms"]["p99"] or 0) > 100)
+row("resilient storm, breaker open: carrier calls per quote request", f"**{resilient['amplification']:.4f}**", "≤ 0.05",
+    (resilient["amplification"] if resilient["amplification"] is not None else 1) <= 0.05)
+row("resilient storm, breaker open: `/health` p99", f"**{resilient['health_latency_ms']['p99']:.1f} ms**", "< 20 ms",
+    (resilient["health_latency_ms"]["p99"] or 1e9) < 20)
+
+# 3. timeout precision: a 220 ms timeout ends attempts within 220-240 ms at p99
+with Lab() as lab:
+    timing = lab.storm("--mode", "legacy", "--scenario", "provider_down", "--clients", "8",
+                       "--duration", "2" if SMOKE else "6", "--param", "timeout_ms=220")
+p99 = timing["attempt_latency_ms"]["p99"] or 0
+row("attempt duration with timeout_ms=220 (p50 / p99 / max)",
+    f"{timing['attempt_latency_ms']['p50']:.1f} / **{p99:.1f}** / {timing['attempt_latency_ms']['max']:.1f} ms "
+    f"over {timing['attempt_latency_ms']['samples']} attempts", "p99 within 220–240 ms", 220 <= p99 <= 240)
+
+# 4. resident memory over 1,000,000 requests (the short-circuit path: the fastest way to make them)
+total = 20000 if SMOKE else 1_000_000
+with Lab("--open-duration-s", "3600") as lab:
+    lab.open_breaker()
+    lab.storm("--mode", "resilient", "--scenario", "ok", "--clients", "16", "--requests", str(total // 20))  # warm-up
+    before = lab.rss_kb()
+    mem = lab.storm("--mode", "resilient", "--scenario", "ok", "--clients", "16", "--requests", str(total))
+    after = lab.rss_kb()
+growth_mb = (after - before) / 1024
+row(f"resident memory growth over {mem['requests']:,} requests", f"{before/1024:.1f} MB → {after/1024:.1f} MB: **{growth_mb:+.1f} MB**",
+    "< 10 MB", growth_mb < 10)
+
+cmd = "python3 bench/run.py" + (" --smoke" if SMOKE else "")
+nproc = os.cpu_count()
+report = f"""# Benchmark
+
+Measured on this machine ({nproc} cores, Debian 12) in one run of `{cmd}`, which took
+{time.time() - started:.0f} s. Every measurement starts a fresh lab on 127.0.0.1 with the
+default policies; throughput is measured with `wrk -t2 -c50` (client and lab share the two
+cores), storms with `quote-lab storm`. Ratios matter more than absolute numbers.
+
+| measurement | result | target | met |
+|---|---|---|---|
+""" + "\n".join(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows) + f"""
+
+Storm details (`quote-lab storm --json`), 50 clients, `provider_down`:
+
+| | legacy | resilient (breaker open) |
+|---|---:|---:|
+| requests | {legacy['requests']:,} | {resilient['requests']:,} |
+| throughput | {legacy['throughput_rps']:,.1f} req/s | {resilient['throughput_rps']:,.1f} req/s |
+| latency p50 / p99 | {legacy['latency_ms']['p50']:.0f} / {legacy['latency_ms']['p99']:.0f} ms | {resilient['latency_ms']['p50']:.2f} / {resilient['latency_ms']['p99']:.2f} ms |
+| status | {', '.join(f'{k} {v:,}' for k, v in legacy['status_counts'].items())} | {', '.join(f'{k} {v:,}' for k, v in resilient['status_counts'].items())} |
+| carrier calls sent | {legacy['carrier_calls']:,} | {resilient['carrier_calls']:,} |
+| `/health` p50 / p99 | {legacy['health_latency_ms']['p50']:.1f} / {legacy['health_latency_ms']['p99']:.0f} ms | {resilient['health_latency_ms']['p50']:.1f} / {resilient['health_latency_ms']['p99']:.1f} ms |
+| wasted carrier calls (finished after the caller gave up) | {legacy['wasted_carrier_calls']:,} ({legacy['wasted_carrier_seconds']:.0f} s of carrier time) | {resilient['wasted_carrier_calls']:,} |
+"""
+os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+open(args.out, "w").write(report)
+print(report)
+if SMOKE:
+    # The smoke run checks that every figure was produced, not the targets.
+    ok = len(rows) == 7 and all(r[1] for r in rows)
+    print("1 passed, 0 failed" if ok else "0 passed, 1 failed")
+    sys.exit(0 if ok else 1)
+sys.exit(0 if all(checks) else 1)
