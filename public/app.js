@@ -32,6 +32,10 @@ const TEXT = {
       attempts: 'llamadas', retries: 'reintentos', fallbacks: 'respaldos', short_circuits: 'cortocircuitos' },
     chartLabel: 'latencia (ms) de cada request', chartMissing: 'Falta la librería de gráficos (paquete libjs-chart.js).',
     seconds: 's',
+    stormTitle: 'Experimento: tormenta de reintentos', clients: 'Clientes', durationS: 'Duración (s)', stormStart: 'Lanzar tormenta',
+    stormHelp: 'Muchos clientes a la vez contra el lab: compará amplificación, latencia de /health y trabajo desperdiciado.',
+    stormRunning: 'Ya hay una tormenta en curso.',
+    stormResult: r => `${r.mode} · ${r.scenario} · ${r.clients} clientes: ${r.requests} requests (${r.throughput_rps} req/s), latencia p50 ${r.latency_ms.p50} ms / p99 ${r.latency_ms.p99} ms, ${r.amplification ?? '—'} llamadas al proveedor por request, /health p99 ${r.health_latency_ms.p99 ?? '—'} ms, ${r.wasted_carrier_calls ?? '—'} llamadas desperdiciadas.`,
   },
   en: {
     title: 'Quote lab: legacy vs resilient',
@@ -57,6 +61,10 @@ const TEXT = {
       attempts: 'carrier calls', retries: 'retries', fallbacks: 'fallbacks', short_circuits: 'short-circuits' },
     chartLabel: 'latency (ms) of each request', chartMissing: 'The chart library is missing (package libjs-chart.js).',
     seconds: 's',
+    stormTitle: 'Experiment: retry storm', clients: 'Clients', durationS: 'Duration (s)', stormStart: 'Start storm',
+    stormHelp: 'Many clients at once against the lab: compare amplification, /health latency and wasted work.',
+    stormRunning: 'A storm is already running.',
+    stormResult: r => `${r.mode} · ${r.scenario} · ${r.clients} clients: ${r.requests} requests (${r.throughput_rps} req/s), latency p50 ${r.latency_ms.p50} ms / p99 ${r.latency_ms.p99} ms, ${r.amplification ?? '—'} carrier calls per request, /health p99 ${r.health_latency_ms.p99 ?? '—'} ms, ${r.wasted_carrier_calls ?? '—'} wasted carrier calls.`,
   },
 };
 
@@ -104,6 +112,17 @@ function buildPanels() {
   modeSelect.value = state.index.carrier_mode;
   modeSelect.addEventListener('change', async () => {
     await api(`/carrier/mode?mode=${encodeURIComponent(modeSelect.value)}`, { method: 'PUT' });
+  });
+  const stormScenario = $('#storm-scenario');
+  for (const s of state.index.scenarios) stormScenario.append(el('option', { value: s.name, text: s.name }));
+  stormScenario.value = 'provider_down';
+  $('#storm-form').addEventListener('submit', async ev => {
+    ev.preventDefault();
+    const params = new URLSearchParams(new FormData(ev.target));
+    const { status, body } = await api(`/experiments/storm?${params}`, { method: 'POST' });
+    if (status === 409) $('#storm-result').textContent = t().stormRunning;
+    else if (status >= 400) $('#storm-result').textContent = body.message;
+    else renderStorm(body);
   });
   $('#reset').addEventListener('click', async () => { await api('/reset-lab', { method: 'POST' }); await refreshAll(); });
   for (const b of document.querySelectorAll('.lang button'))
@@ -249,9 +268,23 @@ function addPoint(q) {
   const x = (new Date(q.timestamp_utc).getTime() - state.t0) / 1000;
   const data = chart.data.datasets[0].data;
   data.push({ x: Math.round(x * 10) / 10, y: q.elapsed_ms, status: q.status });
-  data.sort((a, b) => a.x - b.x);
   if (data.length > MAX_POINTS) data.shift();
-  chart.update('none');
+  scheduleChartUpdate(q.mode);
+}
+
+// During a storm thousands of answers a second can arrive: redraw each chart at most
+// once per frame, not once per answer.
+const pendingCharts = new Set();
+function scheduleChartUpdate(mode) {
+  if (pendingCharts.size === 0) requestAnimationFrame(() => {
+    for (const m of pendingCharts) {
+      const chart = state.charts[m];
+      chart.data.datasets[0].data.sort((a, b) => a.x - b.x);
+      chart.update('none');
+    }
+    pendingCharts.clear();
+  });
+  pendingCharts.add(mode);
 }
 
 function clearCharts() {
@@ -260,6 +293,14 @@ function clearCharts() {
     $(`#mode-${mode} .chart-box`).dataset.points = '0';
     if (state.charts[mode]) { state.charts[mode].data.datasets[0].data = []; state.charts[mode].update('none'); }
   }
+}
+
+// ---------- storm experiment ----------
+function renderStorm(status) {
+  state.storm = status;
+  $('#storm-start').disabled = !!status.running;
+  $('#storm-progress').value = status.running && status.progress ? status.progress.fraction : (status.last_result ? 1 : 0);
+  $('#storm-result').textContent = status.last_result && !status.running ? t().stormResult(status.last_result) : '';
 }
 
 // ---------- live updates ----------
@@ -288,6 +329,8 @@ function connect() {
   source.addEventListener('carrier_mode', e => { $('#carrier-mode').value = JSON.parse(e.data).mode; });
   source.addEventListener('reset', () => { clearCharts(); state.last = {}; for (const m of MODES) clearAnswer(m); refreshAll(); });
   source.addEventListener('resync', () => refreshAll());
+  source.addEventListener('storm_progress', e => renderStorm({ ...(state.storm || {}), running: true, progress: JSON.parse(e.data) }));
+  source.addEventListener('storm_result', e => renderStorm({ running: false, last_result: JSON.parse(e.data) }));
 }
 
 function clearAnswer(mode) {
@@ -299,6 +342,7 @@ function clearAnswer(mode) {
 
 async function refreshAll() {
   await Promise.all([refreshBreaker(), refreshSummary(), refreshIncidents(),
+    api('/experiments/storm').then(r => renderStorm(r.body)),
     api('/carrier').then(r => { $('#carrier-mode').value = r.body.mode; })]);
 }
 
@@ -317,6 +361,7 @@ function applyLanguage() {
     if (chart) { chart.options.locale = state.lang; chart.data.datasets[0].label = t().chartLabel; chart.update('none'); }
   }
   setLive(state.live);
+  if (state.storm) renderStorm(state.storm);
   renderBreaker();
   renderCounters();
   renderIncidents();

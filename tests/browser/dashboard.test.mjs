@@ -162,3 +162,24 @@ test('without the event stream the page says so and keeps up by polling', async 
     await lab.stop();
   }
 });
+
+test('the storm experiment can be started from the page and reports its result', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.selectOption('#storm-mode', 'resilient');
+    await page.selectOption('#storm-scenario', 'ok');
+    await page.fill('#storm-clients', '4');
+    await page.fill('#storm-duration', '1');
+    await page.locator('#storm-start').click();
+    await page.waitForFunction(() => /carrier calls per request/.test(document.querySelector('#storm-result').textContent),
+      null, { timeout: 10000 });
+    assert.match(await page.locator('#storm-result').textContent(), /resilient · ok · 4 clients: \d+ requests/);
+    assert.equal(await page.locator('#storm-start').isDisabled(), false);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
