@@ -13,7 +13,8 @@ std::string_view to_string(CallError e) {
     case CallError::connect_error: return "connect_error";
     case CallError::http_5xx: return "http_5xx";
     case CallError::http_429: return "http_429";
-    case CallError::http_4xx: return "http_4xx";
+    // SPEC's reasons have no http_4xx: for the caller it is an answer it cannot use.
+    case CallError::http_4xx: return "bad_response";
     case CallError::bad_response: return "bad_response";
   }
   return "bad_response";
@@ -48,11 +49,22 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
   // The per-recv read timeout is not a deadline; the watchdog is (see deadline_watchdog.hpp).
   auto guard = watchdog_.arm(started + request.timeout,
                              [&client] { client.stop(); });
-  const auto result = client.Get("/quote", params, headers);
+  // A carrier (or a proxy in its place) could send an endless body: read at most 64 KiB.
+  std::string body;
+  bool too_big = false;
+  const auto result = client.Get("/quote", params, headers, [&](const char* data, std::size_t n) {
+    too_big = body.size() + n > kMaxCarrierBodyBytes;
+    if (!too_big) body.append(data, n);
+    return !too_big;
+  });
   const bool deadline_fired = guard.fired();
   CallOutcome out;
   out.elapsed_ms = elapsed_ms(started, clock_.now());
 
+  if (too_big) {
+    out.error = CallError::bad_response;
+    return out;
+  }
   if (!result) {
     const auto err = result.error();
     const bool spent = out.elapsed_ms >= static_cast<double>(request.timeout.count()) * 0.98;
@@ -69,8 +81,8 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
   else if (result->status != 200) out.error = CallError::bad_response;
   if (!out.ok()) return out;
 
-  const auto body = nlohmann::ordered_json::parse(result->body, nullptr, /*allow_exceptions=*/false);
-  out.quote = quote_from_json(body);
+  const auto json = nlohmann::ordered_json::parse(body, nullptr, /*allow_exceptions=*/false);
+  out.quote = quote_from_json(json);
   if (!out.quote) out.error = CallError::bad_response;
   return out;
 }

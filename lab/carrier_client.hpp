@@ -13,10 +13,14 @@
 
 namespace quote_lab {
 
-/// Why an attempt did not produce a quote. Names match `events[].reason`.
+/// The largest carrier answer the lab reads; beyond it the answer is a bad_response.
+inline constexpr std::size_t kMaxCarrierBodyBytes = 64 * 1024;
+
+/// Why an attempt did not produce a quote. Names match `events[].reason` (http_4xx is
+/// shown as "bad_response", SPEC's name for an answer the lab cannot use).
 enum class CallError { none, timeout, connect_error, http_5xx, http_429, http_4xx, bad_response };
 
-/// "timeout", "connect_error", "http_5xx", "http_429", "http_4xx", "bad_response" ("success" for none).
+/// "timeout", "connect_error", "http_5xx", "http_429", "bad_response" ("success" for none).
 std::string_view to_string(CallError e);
 
 /// One attempt, as sent to the carrier.

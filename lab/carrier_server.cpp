@@ -1,6 +1,8 @@
 #include "lab/carrier_server.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "lab/params.hpp"
 #include "lab/time_format.hpp"
@@ -88,15 +90,27 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
     return send_error(res, 400, "unknown_scenario", "the carrier has no such scenario",
                       simulator_.catalog().accepted_names());
   }
+  // The caller's deadline, when it sent one (the lab always does).
+  const std::string deadline_header = req.get_header_value("X-Deadline-Unix-Ms");
+  const std::optional<long long> deadline_ms =
+      deadline_header.empty() ? std::nullopt : std::optional<long long>(std::atoll(deadline_header.c_str()));
+  auto wall_ms = [this] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(clock_.wall_now().time_since_epoch()).count();
+  };
+  Millis delay = call->delay;
+  if (call->behaviour.kind == AttemptBehaviour::Kind::hang && deadline_ms) {
+    // "Hangs until the caller gives up": hold the connection until the caller's deadline
+    // (plus a little, so the caller's own timeout fires first), not a fixed time that
+    // would keep carrier workers busy long after every caller has left.
+    delay = std::clamp(Millis(*deadline_ms - wall_ms() + kHangGraceMs), Millis::zero(), call->delay);
+  }
   simulator_.begin_call();
   const SteadyTime started = clock_.now();
   // The simulated work: a real wait on this carrier worker, so a slow or hung carrier
   // really holds a worker (its capacity) while the lab's caller may already have given up.
-  const bool completed = sleep_.sleep_for(call->delay);
+  const bool completed = sleep_.sleep_for(delay);
   // Work finished after the caller's deadline was wasted: nobody reads this answer.
-  const std::string deadline = req.get_header_value("X-Deadline-Unix-Ms");
-  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.wall_now().time_since_epoch()).count();
-  const bool wasted = !deadline.empty() && now_ms > std::atoll(deadline.c_str());
+  const bool wasted = deadline_ms && wall_ms() > *deadline_ms;
   simulator_.end_call(wasted, std::chrono::duration_cast<Millis>(clock_.now() - started));
 
   res.set_header("X-Scenario", call->scenario->name);

@@ -6,7 +6,8 @@
 // Routes (all JSON):
 //   GET  /quote?customer_id=&items=[&scenario=]   Idempotency-Key and X-Attempt headers;
 //        200 {"quote_id","amount","currency","priced_at","scenario","attempt"} after the
-//        scenario's latency; a "hang" holds the connection for hang_ms, then 504.
+//        scenario's latency; a "hang" holds the connection until the caller's deadline
+//        (X-Deadline-Unix-Ms) plus kHangGraceMs, or hang_ms without one, then 504.
 //   GET  /mode                 {"mode": "ok", "scenarios": [...]}
 //   PUT|POST /mode?mode=NAME   (or body {"mode": "NAME"}) the scenario for requests without one
 //   GET  /stats                calls received by scenario, in flight, peak in flight, and
@@ -21,6 +22,10 @@
 #include "lab/http_server.hpp"
 
 namespace quote_lab {
+
+/// How long a hung call outlives its caller's deadline: enough for the caller's own
+/// timeout to fire first, short enough that the carrier recovers right after a storm.
+inline constexpr long long kHangGraceMs = 50;
 
 class CarrierServer {
  public:

@@ -96,7 +96,7 @@ Policies load_policies(const ServeOptions& o) {
       throw PolicyError(o.policies_file + ": " + e.what());
     }
   }
-  if (o.open_duration_s > 0) {
+  if (o.open_duration_s != 0) {  // 0 = keep the policy's; NaN and the rest are validated
     p.breaker.open_duration_s = o.open_duration_s;
     if (auto errors = validate(p); !errors.empty()) throw PolicyError("--open-duration-s: " + errors.front());
   }

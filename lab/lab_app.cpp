@@ -50,6 +50,10 @@ LabApp::LabApp(LabDeps deps)
   } else if (!loaded.problem.empty()) {
     spdlog::error("state file {}: {}; starting from the seed state", state_file_, loaded.problem);
   }
+  if (loaded.keep_unchanged) {
+    state_file_error_ = "the state file " + loaded.problem + "; the lab will not overwrite it, so nothing is saved";
+    spdlog::error("{}", state_file_error_);
+  }
   if (loaded.state) {
     breaker_.restore(loaded.state->breaker);
     cache_.restore(loaded.state->fallback_seeded_at, loaded.state->fallback_quotes);
@@ -72,8 +76,9 @@ LabApp::LabApp(LabDeps deps)
     events_.publish("breaker", {{"from", std::string(to_string(t.from))},
                                 {"to", std::string(to_string(t.to))},
                                 {"at", format_iso8601(t.at)}});
-    if (saver_) saver_->mark_dirty();
+    mark_state_dirty();
   });
+  if (loaded.keep_unchanged) return;  // no saver: the unreadable file stays as it is
   saver_ = std::make_unique<StateSaver>(
       store_, [this] { return persisted_state(); },
       [this](const std::string& err) { spdlog::error("cannot save state to {}: {}", state_file_, err); });
@@ -106,7 +111,7 @@ LabApp::QuoteResult LabApp::quote(const std::string& mode, const std::string& sc
   metrics_.record(trace);
   // Only a call that reached the carrier can change what the file holds (the failure
   // count, a cached quote); transitions mark it from the breaker's listener.
-  if (trace.attempts > 0) saver_->mark_dirty();
+  if (trace.attempts > 0) mark_state_dirty();
   auto body = quote_json(trace, dependency_state(trace.dependency));
   body["policy"] = !overrides.empty() ? to_json(policy)
                                        : (mode == "legacy" ? legacy_policy_json_ : resilient_policy_json_);
@@ -136,6 +141,7 @@ nlohmann::ordered_json LabApp::dependency_state(const BreakerSnapshot& breaker) 
   j["fallback_quote"] = cached_quote_json(latest ? *latest : cache_.lookup(42, 3), now);
   j["state_file"] = state_file_;
   j["state_file_set_aside"] = set_aside_ ? nlohmann::ordered_json(*set_aside_) : nlohmann::ordered_json(nullptr);
+  if (!state_file_error_.empty()) j["state_file_error"] = state_file_error_;
   return j;
 }
 
@@ -160,7 +166,7 @@ void LabApp::reset() {
     std::lock_guard lock(mode_mutex_);
     external_mode_ = "ok";
   }
-  saver_->mark_dirty();
+  mark_state_dirty();
   events_.publish("reset", {{"at", format_iso8601(clock_.wall_now())}});
   spdlog::info("lab reset: telemetry, metrics, breaker, fallback cache and carrier mode back to seeds");
 }
@@ -189,6 +195,12 @@ std::optional<CarrierStats> LabApp::carrier_stats() const {
   return embedded_carrier_->stats();
 }
 
-void LabApp::flush_state() { saver_->flush(); }
+void LabApp::flush_state() {
+  if (saver_) saver_->flush();
+}
+
+void LabApp::mark_state_dirty() {
+  if (saver_) saver_->mark_dirty();
+}
 
 }  // namespace quote_lab

@@ -97,6 +97,7 @@ class LabApp {
 
  private:
   PersistedState persisted_state();
+  void mark_state_dirty();  // no-op when the state file must be left alone
   std::string new_id(int hex_digits);
 
   const ScenarioCatalog& scenarios_;
@@ -116,11 +117,12 @@ class LabApp {
   EventHub events_;
   StateStore store_;
   std::optional<std::string> set_aside_;
+  std::string state_file_error_;  // set when the state file can be neither used nor moved
 
   mutable std::mutex mode_mutex_;  // guards external_mode_
   std::string external_mode_ = "ok";
 
-  std::unique_ptr<StateSaver> saver_;  // last: it reads the members above from its thread
+  std::unique_ptr<StateSaver> saver_;  // last: it reads the members above from its thread; null = do not save
 };
 
 }  // namespace quote_lab

@@ -28,14 +28,32 @@ const std::string* param(const Request& req, const char* name) {
 
 void send_api_error(Response& res, const ApiError& e) { send_error(res, e.status, e.error, e.message, e.allowed); }
 
-// Unknown query parameters are refused: a typo such as "scenaro=down" must not quietly
-// run the default scenario.
+// Query strings are checked before their values are used: a typo such as "scenaro=down"
+// must not quietly run the default scenario, and cpp-httplib reads "scenario=nope=ok" as
+// "ok" and keeps the first of two "scenario=" values, so those shapes are refused too.
 std::optional<ApiError> check_known_params(const Request& req, const std::set<std::string>& known) {
-  for (const auto& [name, _] : req.params)
+  const auto q = req.target.find('?');
+  std::string_view query = q == std::string::npos ? std::string_view{} : std::string_view(req.target).substr(q + 1);
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view piece = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    if (piece.empty()) continue;
+    const auto eq = piece.find('=');
+    if (eq == 0 || piece.find('=', eq == std::string_view::npos ? 0 : eq + 1) != std::string_view::npos ||
+        piece.find(';') != std::string_view::npos)
+      return ApiError{400, "malformed_query",
+                      "'" + std::string(piece.substr(0, 40)) + "' is not a name=value pair (use & between parameters)",
+                      {}};
+  }
+  for (const auto& [name, _] : req.params) {
     if (!known.count(name))
       return ApiError{400, "unknown_parameter",
                       "unknown query parameter '" + name.substr(0, 40) + "'",
                       std::vector<std::string>(known.begin(), known.end())};
+    if (req.params.count(name) > 1)
+      return ApiError{400, "invalid_parameter", name.substr(0, 40) + " is given more than once", {}};
+  }
   return std::nullopt;
 }
 
@@ -100,6 +118,23 @@ bool serve_file(Response& res, const std::filesystem::path& file, const char* co
   res.status = 200;
   res.set_content(buffer.str(), content_type);
   return true;
+}
+
+// The methods each route answers. HEAD is allowed where GET is, except on routes whose GET
+// changes something (a quote flow, a reset): a HEAD must never have effects.
+struct Methods {
+  std::vector<std::string> allowed;
+  bool get_has_effects = false;
+};
+const std::map<std::string, Methods>& route_methods() {
+  static const std::map<std::string, Methods> table{
+      {"/", {{"GET"}}},          {"/health", {{"GET"}}},
+      {"/quote-legacy", {{"GET"}, true}}, {"/quote-resilient", {{"GET"}, true}},
+      {"/dependency/state", {{"GET"}}}, {"/incidents", {{"GET"}}}, {"/diagnostics/summary", {{"GET"}}},
+      {"/metrics", {{"GET"}}}, {"/metrics-prometheus", {{"GET"}}}, {"/reset-lab", {{"GET", "POST"}, true}},
+      {"/carrier", {{"GET"}}}, {"/carrier/mode", {{"PUT", "POST"}}}, {"/events", {{"GET"}}},
+      {"/experiments/storm", {{"GET", "POST"}}}, {"/ui", {{"GET"}}}};
+  return table;
 }
 
 }  // namespace
@@ -318,6 +353,21 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
   };
   on_post_or_put(r, prefixed("/carrier/mode"), set_mode);
 
+  // A known route asked with a method it does not answer gets 405 and the methods it does.
+  r.set_pre_routing_handler([](const Request& req, Response& res) {
+    const auto it = route_methods().find(route_label(req.path));
+    if (it == route_methods().end()) return httplib::Server::HandlerResponse::Unhandled;
+    const auto& m = it->second;
+    const bool listed = std::find(m.allowed.begin(), m.allowed.end(), req.method) != m.allowed.end();
+    const bool head_ok = req.method == "HEAD" && !m.get_has_effects &&
+                         std::find(m.allowed.begin(), m.allowed.end(), "GET") != m.allowed.end();
+    if (listed || head_ok) return httplib::Server::HandlerResponse::Unhandled;
+    std::string allow;
+    for (const auto& a : m.allowed) allow += (allow.empty() ? "" : ", ") + a;
+    res.set_header("Allow", allow);
+    send_error(res, 405, "method_not_allowed", req.method.substr(0, 10) + " is not allowed on " + it->first + "; use " + allow);
+    return httplib::Server::HandlerResponse::Handled;
+  });
   r.set_error_handler([](const Request& req, Response& res) {
     // Called for every status >= 400; only fill in answers that have no body yet.
     if (!res.body.empty()) return;

@@ -72,9 +72,10 @@ void check_range(std::vector<std::string>& errors, const std::string& name, doub
                  double hi) {
   // whole numbers print as "1", not "1.0"
   auto show = [](double x) {
-    return x == std::floor(x) ? std::to_string(static_cast<long long>(x)) : nlohmann::ordered_json(x).dump();
+    return x == std::floor(x) && std::abs(x) < 1e15 ? std::to_string(static_cast<long long>(x))
+                                                     : nlohmann::ordered_json(x).dump();
   };
-  if (v < lo || v > hi)
+  if (!(v >= lo && v <= hi))  // also refuses NaN
     errors.push_back(name + " must be between " + show(lo) + " and " + show(hi) + " (got " + show(v) + ")");
 }
 

@@ -39,8 +39,10 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
       permit = breaker_.try_acquire();
       if (!permit) {
         trace.outcomes.push_back(AttemptOutcome::short_circuit);
-        if (attempt == 1) trace.events.push_back({"short_circuit", attempt, {}, "circuit_open", {}});
-        else trace.events.push_back({"retry_skipped", attempt, {}, "circuit_open", {}});
+        // Refused because the breaker is open, or because it is half-open and another
+        // caller holds the one probe.
+        const std::string why = breaker_.snapshot().state == BreakerState::half_open ? "probe_in_flight" : "circuit_open";
+        trace.events.push_back({attempt == 1 ? "short_circuit" : "retry_skipped", attempt, {}, why, {}});
         break;
       }
       if (permit->probe) trace.events.push_back({"half_open_probe", attempt, {}, {}, {}});

@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -64,9 +66,9 @@ std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, s
       !parse_breaker_state(state->get<std::string>(), s.breaker.state))
     return fail("breaker.state must be closed, open or half_open");
   const auto failures = b->find("consecutive_failures");
-  if (failures == b->end() || !failures->is_number_unsigned())
+  if (failures == b->end() || !failures->is_number_integer() || failures->get<long long>() < 0)
     return fail("breaker.consecutive_failures must be a non-negative integer");
-  s.breaker.consecutive_failures = static_cast<int>(std::min<std::uint64_t>(failures->get<std::uint64_t>(), 1000000));
+  s.breaker.consecutive_failures = static_cast<int>(std::min<long long>(failures->get<long long>(), 1000000));
   const auto until = b->find("opened_until");
   if (until != b->end() && !until->is_null()) {
     if (!until->is_string()) return fail("breaker.opened_until must be an ISO 8601 time or null");
@@ -77,7 +79,8 @@ std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, s
     return fail("an open breaker needs opened_until");
   const auto events = b->find("open_events");
   if (events != b->end()) {
-    if (!events->is_number_unsigned()) return fail("breaker.open_events must be a non-negative integer");
+    if (!events->is_number_integer() || events->get<long long>() < 0)
+      return fail("breaker.open_events must be a non-negative integer");
     s.breaker.open_events = events->get<std::uint64_t>();
   }
   const auto f = j.find("fallback");
@@ -102,6 +105,11 @@ std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, s
       return fail("a fallback quote is missing customer_id, items, quote or cached_at");
     c.customer_id = cid->get<int>();
     c.items = items->get<int>();
+    const auto& cur = quote->currency;
+    const bool currency_ok = cur.size() == 3 && std::all_of(cur.begin(), cur.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
+    if (c.customer_id < 1 || c.customer_id > 5000 || c.items < 1 || c.items > 50 || !std::isfinite(quote->amount) ||
+        quote->amount < 0 || quote->amount > 1e9 || !currency_ok || quote->quote_id.size() > 100)
+      return fail("a fallback quote has values out of range (customer_id 1-5000, items 1-50, amount, currency)");
     c.quote = *quote;
     c.cached_at = *cached;
     s.fallback_quotes.push_back(c);
@@ -114,18 +122,19 @@ StateStore::StateStore(std::filesystem::path path) : path_(std::move(path)) {}
 StateStore::Loaded StateStore::load(WallTime now) {
   Loaded out;
   std::error_code ec;
-  if (!std::filesystem::exists(path_, ec)) return out;
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) {
-    out.problem = "cannot be read";
-    return out;
+  if (!std::filesystem::exists(path_, ec) && !std::filesystem::is_symlink(path_, ec)) return out;
+  if (!std::filesystem::is_regular_file(path_, ec)) {
+    out.problem = "is not a regular file";
+  } else if (std::ifstream in(path_, std::ios::binary); !in) {
+    out.problem = "cannot be read (permissions?)";
+  } else {
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const auto j = nlohmann::ordered_json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) out.problem = "not valid JSON";
+    else out.state = state_from_json(j, out.problem);
+    if (out.state) return out;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const auto j = nlohmann::ordered_json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) out.problem = "not valid JSON";
-  else out.state = state_from_json(j, out.problem);
-  if (out.state) return out;
 
   // Keep the bytes for a post-mortem; the lab starts from the seed state.
   const std::string stamp = format_iso8601(now);
@@ -133,8 +142,12 @@ StateStore::Loaded StateStore::load(WallTime now) {
   std::string target = base;
   for (int n = 2; std::filesystem::exists(target, ec); ++n) target = base + "-" + std::to_string(n);
   std::filesystem::rename(path_, target, ec);
-  if (ec) out.problem += " (and could not be set aside: " + ec.message() + ")";
-  else out.set_aside = target;
+  if (ec) {
+    out.problem += " (and could not be set aside: " + ec.message() + ")";
+    out.keep_unchanged = true;  // never overwrite bytes we could neither read nor move
+  } else {
+    out.set_aside = target;
+  }
   return out;
 }
 

@@ -47,10 +47,12 @@ class StateStore {
     std::optional<PersistedState> state;     ///< null: start from the seed state
     std::optional<std::string> set_aside;    ///< where a corrupt file was moved
     std::string problem;                     ///< why the file was not used ("" if it was, or was absent)
+    bool keep_unchanged = false;             ///< unusable and could not be moved: do not write over it
   };
 
-  /// Reads the file. Missing → no state, no problem. Unparsable or of the wrong shape →
-  /// renamed to "<name>.corrupt-<UTC time>" (bytes kept) and reported. Never throws.
+  /// Reads the file. Missing → no state, no problem. Unreadable, unparsable or of the wrong
+  /// shape → renamed to "<name>.corrupt-<UTC time>" (bytes kept) and reported; if even the
+  /// rename fails, `keep_unchanged` says the lab must not write over it. Never throws.
   /// `now` stamps the set-aside name.
   Loaded load(WallTime now);
 

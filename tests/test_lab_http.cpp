@@ -417,3 +417,45 @@ TEST_CASE("POST /experiments/storm runs one storm at a time and keeps the last r
   CHECK(lab.request("POST", "/experiments/storm?mode=chaos").status == 400);
   CHECK(lab.request("POST", "/experiments/storm?colour=red").status == 400);
 }
+
+TEST_CASE("ambiguous query strings are refused, not guessed") {
+  LabProcess lab;
+  for (const char* path : {"/quote-resilient?scenario=nope=ok", "/quote-resilient?customer_id=abc=7",
+                           "/quote-resilient?scenario=ok&scenario=nope", "/incidents?limit=5&limit=abc",
+                           "/incidents?limit=999=2", "/quote-legacy?scenario=ok;items=7", "/quote-legacy?=ok"}) {
+    CAPTURE(path);
+    const Reply r = lab.get(path);
+    CHECK(r.status == 400);
+    CHECK(r.json.contains("message"));
+  }
+  CHECK(lab.get("/incidents").json["incidents"].empty());
+}
+
+TEST_CASE("methods: HEAD never has effects, wrong methods get 405 with Allow") {
+  LabProcess lab;
+  lab.get("/quote-resilient?scenario=ok");
+  CHECK(lab.raw_status("HEAD /reset-lab HTTP/1.1\r\nHost: x\r\n\r\n") == 405);
+  CHECK(lab.raw_status("HEAD /quote-legacy?scenario=down HTTP/1.1\r\nHost: x\r\n\r\n") == 405);
+  CHECK(lab.get("/incidents").json["incidents"].size() == 1);         // neither reset nor a new flow
+  CHECK(lab.raw_status("HEAD /health HTTP/1.1\r\nHost: x\r\n\r\n") == 200);
+  httplib::Client client("127.0.0.1", lab.port());
+  auto del = client.Delete("/health");
+  REQUIRE(del);
+  CHECK(del->status == 405);
+  CHECK(del->get_header_value("Allow") == "GET");
+  auto put = client.Put("/04/reset-lab", "", "application/json");
+  REQUIRE(put);
+  CHECK(put->status == 405);
+  CHECK(put->get_header_value("Allow") == "GET, POST");
+  CHECK(client.Delete("/nowhere")->status == 404);
+}
+
+TEST_CASE("provider_down holds the carrier only until the caller gives up") {
+  LabProcess lab;
+  lab.get("/quote-legacy?scenario=down");                               // 4 hung calls, 360 ms each
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const Reply c = lab.get("/carrier");
+  CHECK(c.json["stats"]["in_flight"] == 0);                              // not 5 s of hanging each
+  CHECK(c.json["stats"]["wasted_calls"] == 4);
+  CHECK(c.json["stats"]["wasted_seconds"].get<double>() < 4 * 0.5);
+}

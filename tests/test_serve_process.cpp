@@ -99,3 +99,15 @@ TEST_CASE("a policy file and --open-duration-s change the numbers without recomp
   CHECK(lab.get("/dependency/state").json["cooldown_left_ms"].get<int>() <= 5000);
   CHECK(lab.get("/").json["policies"]["breaker"]["open_duration_s"] == 5.0);
 }
+
+TEST_CASE("a folder where the state file should be is set aside, not fatal") {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "state.json");
+  write_file(dir / "state.json" / "inside", "kept");
+  LabProcess lab({}, dir.path());
+  const Reply state = lab.get("/dependency/state");
+  CHECK(state.json["circuit_status"] == "closed");
+  REQUIRE(state.json["state_file_set_aside"].is_string());
+  CHECK(read_file(std::filesystem::path(state.json["state_file_set_aside"].get<std::string>()) / "inside") == "kept");
+  CHECK(lab.log().find("is not a regular file") != std::string::npos);
+}

@@ -144,3 +144,19 @@ TEST_CASE("a write that cannot happen is reported, not thrown") {
   StateStore store(dir / "blocker" / "state.json");
   CHECK_FALSE(store.write("{}").empty());
 }
+
+TEST_CASE("a state file with nonsense fallback quotes is refused") {
+  auto j = to_json(sample(kNow));
+  for (const auto& [field, value] : std::vector<std::pair<std::string, nlohmann::ordered_json>>{
+           {"customer_id", -7}, {"items", 999}}) {
+    auto bad = j;
+    bad["fallback"]["quotes"][0][field] = value;
+    std::string problem;
+    CHECK_FALSE(state_from_json(bad, problem).has_value());
+    CHECK_MESSAGE(problem.find("out of range") != std::string::npos, problem);
+  }
+  auto bad = j;
+  bad["fallback"]["quotes"][0]["quote"]["currency"] = "<script>";
+  std::string problem;
+  CHECK_FALSE(state_from_json(bad, problem).has_value());
+}
