@@ -17,6 +17,14 @@ constexpr AttemptOutcome kOutcomes[] = {AttemptOutcome::success, AttemptOutcome:
 constexpr BreakerState kStates[] = {BreakerState::closed, BreakerState::open, BreakerState::half_open};
 constexpr const char* kUpstream = "carrier";
 
+// A family with one unlabelled sample, built at collection time from a snapshot.
+prometheus::MetricFamily single(const char* name, const char* help, prometheus::MetricType type, double value) {
+  prometheus::ClientMetric m;
+  if (type == prometheus::MetricType::Counter) m.counter.value = value;
+  else m.gauge.value = value;
+  return {name, help, type, {m}};
+}
+
 }  // namespace
 
 const std::vector<double>& quote_duration_buckets_s() {
@@ -174,30 +182,17 @@ std::vector<prometheus::MetricFamily> Metrics::collect(
       calls.metric.push_back(m);
     }
     families.push_back(calls);
-    prometheus::ClientMetric in_flight;
-    in_flight.gauge.value = carrier->in_flight;
-    families.push_back({"quote_lab_carrier_in_flight",
-                        "Calls the simulated carrier is serving right now.",
-                        prometheus::MetricType::Gauge,
-                        {in_flight}});
-    prometheus::ClientMetric wasted;
-    wasted.counter.value = static_cast<double>(carrier->wasted_calls);
-    families.push_back({"quote_lab_carrier_wasted_calls_total",
-                        "Calls the carrier finished after the caller had already given up (timed out): wasted work.",
-                        prometheus::MetricType::Counter,
-                        {wasted}});
-    prometheus::ClientMetric wasted_s;
-    wasted_s.counter.value = carrier->wasted_seconds;
-    families.push_back({"quote_lab_carrier_wasted_seconds_total",
-                        "Carrier time, in seconds, spent on calls whose caller had already given up.",
-                        prometheus::MetricType::Counter,
-                        {wasted_s}});
-    prometheus::ClientMetric peak;
-    peak.gauge.value = carrier->peak_in_flight;
-    families.push_back({"quote_lab_carrier_peak_in_flight",
-                        "Most calls the simulated carrier served at once since start or reset.",
-                        prometheus::MetricType::Gauge,
-                        {peak}});
+    families.push_back(single("quote_lab_carrier_in_flight", "Calls the simulated carrier is serving right now.",
+                              prometheus::MetricType::Gauge, carrier->in_flight));
+    families.push_back(single("quote_lab_carrier_peak_in_flight",
+                              "Most calls the simulated carrier served at once since start or reset.",
+                              prometheus::MetricType::Gauge, carrier->peak_in_flight));
+    families.push_back(single("quote_lab_carrier_wasted_calls_total",
+                              "Calls the carrier finished after the caller had already given up (timed out): wasted work.",
+                              prometheus::MetricType::Counter, static_cast<double>(carrier->wasted_calls)));
+    families.push_back(single("quote_lab_carrier_wasted_seconds_total",
+                              "Carrier time, in seconds, spent on calls whose caller had already given up.",
+                              prometheus::MetricType::Counter, carrier->wasted_seconds));
   }
   return families;
 }

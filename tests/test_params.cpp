@@ -38,12 +38,19 @@ TEST_CASE("the echoed value is short and printable") {
   CHECK(e->message.find('\x01') == std::string::npos);
 }
 
-TEST_CASE("per-request policy overrides: valid values change only this request's policy") {
-  std::map<std::string, std::string> q{{"timeout_ms", "300"}, {"max_attempts", "5"}, {"jitter", "full"}};
-  auto lookup = [&q](const char* n) -> const std::string* {
-    auto it = q.find(n);
+namespace {
+// A query-string lookup over a map, as the route gives it to apply_policy_overrides.
+auto lookup_in(const std::map<std::string, std::string>& q) {
+  return [&q](const char* n) -> const std::string* {
+    const auto it = q.find(n);
     return it == q.end() ? nullptr : &it->second;
   };
+}
+}  // namespace
+
+TEST_CASE("per-request policy overrides: valid values change only this request's policy") {
+  std::map<std::string, std::string> q{{"timeout_ms", "300"}, {"max_attempts", "5"}, {"jitter", "full"}};
+  const auto lookup = lookup_in(q);
   RetryPolicy p = default_policies().resilient;
   std::vector<std::string> changed;
   CHECK_FALSE(apply_policy_overrides(lookup, p, changed));
@@ -67,10 +74,7 @@ TEST_CASE("per-request policy overrides: bad values are 400s that name the param
     CAPTURE(r.name);
     std::map<std::string, std::string> q{{"timeout_ms", "300"}};
     q[r.name] = r.value;
-    auto lookup = [&q](const char* n) -> const std::string* {
-      auto it = q.find(n);
-      return it == q.end() ? nullptr : &it->second;
-    };
+    const auto lookup = lookup_in(q);
     RetryPolicy p = default_policies().resilient;
     std::vector<std::string> changed;
     const auto e = apply_policy_overrides(lookup, p, changed);
@@ -83,10 +87,7 @@ TEST_CASE("per-request policy overrides: bad values are 400s that name the param
 
 TEST_CASE("a jitter override on legacy gets room to wait") {
   std::map<std::string, std::string> q{{"jitter", "full"}, {"backoff_base_ms", "100"}};
-  auto lookup = [&q](const char* n) -> const std::string* {
-    auto it = q.find(n);
-    return it == q.end() ? nullptr : &it->second;
-  };
+  const auto lookup = lookup_in(q);
   RetryPolicy p = default_policies().legacy;
   std::vector<std::string> changed;
   CHECK_FALSE(apply_policy_overrides(lookup, p, changed));
