@@ -135,7 +135,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
                                               clock, random, static_cast<std::size_t>(o.max_event_clients)});
   HttpServer server;
   StormExperiment storm(app->events());
-  register_lab_routes(server, *app, StaticRoots{public_dir, o.chart_js}, carrier_url, storm);
+  register_lab_routes(server, *app, StaticRoots{public_dir, o.chart_js}, carrier_url, storm, o.workers);
   // Each open event stream holds a worker for as long as the page is open: they get their
   // own share of the pool so that --workers stays what quote requests can use.
   const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <semaphore>
 #include <set>
 #include <sstream>
 
@@ -150,11 +151,26 @@ std::string route_label(const std::string& path) {
 }
 
 void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
-                         const std::string& carrier_url, StormExperiment& storm) {
+                         const std::string& carrier_url, StormExperiment& storm, int workers) {
   auto& r = server.routes();
+  // Every route but /events runs while holding one of `workers` slots: the pool also has
+  // threads for open event streams, and they must not lend a legacy storm extra workers.
+  const auto slots = std::make_shared<std::counting_semaphore<kMaxWorkers>>(std::clamp(workers, 1, kMaxWorkers));
+  const auto limited = [slots](auto handler) {
+    return [slots, handler](auto&... args) {
+      slots->acquire();
+      struct Release {
+        std::counting_semaphore<kMaxWorkers>& s;
+        ~Release() { s.release(); }
+      } release{*slots};
+      handler(args...);
+    };
+  };
+  const auto get = [&r, &limited](const std::string& pattern, httplib::Server::Handler h) { r.Get(pattern, limited(std::move(h))); };
+  const auto post = [&r, &limited](const std::string& pattern, BodyHandler h) { on_post_or_put(r, pattern, limited(std::move(h))); };
 
-  r.Get(prefixed("/experiments/storm"), [&storm](const Request&, Response& res) { send_json(res, 200, storm.status()); });
-  on_post_or_put(r, prefixed("/experiments/storm"), [&app, &storm](const Request& req, const std::string& raw, Response& res) {
+  get(prefixed("/experiments/storm"), [&storm](const Request&, Response& res) { send_json(res, 200, storm.status()); });
+  post(prefixed("/experiments/storm"), [&app, &storm](const Request& req, const std::string& raw, Response& res) {
     // Parameters from the query string or a JSON body ({"mode": "legacy", "clients": 20, ...}).
     std::map<std::string, std::string> given;
     for (const auto& [k, v] : req.params) given.emplace(k, v);
@@ -201,17 +217,17 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     }
   });
 
-  r.Get("/|/04/?", [&app, dashboard, carrier_url](const Request& req, Response& res) {
+  get("/|/04/?", [&app, dashboard, carrier_url](const Request& req, Response& res) {
     if (prefers_html(req.get_header_value("Accept")) &&
         serve_file(res, dashboard.public_dir / "index.html", "text/html; charset=utf-8"))
       return;
     send_json(res, 200, index_json(app, carrier_url, req.get_header_value("Host")));
   });
 
-  r.Get("(/04)?/ui", [](const Request& req, Response& res) {
+  get("(/04)?/ui", [](const Request& req, Response& res) {
     res.set_redirect(req.path + "/", 301);
   });
-  r.Get("(?:/04)?/ui/(.*)", [dashboard](const Request& req, Response& res) {
+  get("(?:/04)?/ui/(.*)", [dashboard](const Request& req, Response& res) {
     const StaticFile f = resolve_static(dashboard, req.matches[1].str());
     if (f.status != 200)
       return send_error(res, f.status, f.status == 400 ? "invalid_path" : "not_found", f.error);
@@ -220,6 +236,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     res.set_header("Cache-Control", "no-cache");
   });
 
+  // No worker slot: each stream has a thread of its own (--max-event-clients).
   r.Get(prefixed("/events"), [&app](const Request&, Response& res) {
     auto& hub = app.events();
     auto sub = hub.subscribe();
@@ -251,13 +268,13 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
         [&hub, sub](bool) { hub.unsubscribe(sub); });
   });
 
-  r.Get(prefixed("/health"), [&app, carrier_url](const Request&, Response& res) {
+  get(prefixed("/health"), [&app, carrier_url](const Request&, Response& res) {
     send_json(res, 200, {{"status", "ok"}, {"service", "quote-lab"}, {"carrier_url", carrier_url},
                          {"carrier_mode", app.carrier_mode()}});
   });
 
   for (const std::string mode : {"legacy", "resilient"}) {
-    r.Get(prefixed("/quote-" + mode), [&app, mode](const Request& req, Response& res) {
+    get(prefixed("/quote-" + mode), [&app, mode](const Request& req, Response& res) {
       static const std::set<std::string> known{"scenario", "customer_id", "items", "timeout_ms",
                                                "max_attempts", "backoff_base_ms", "jitter"};
       if (auto e = check_known_params(req, known))
@@ -286,11 +303,11 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     });
   }
 
-  r.Get(prefixed("/dependency/state"), [&app](const Request&, Response& res) {
+  get(prefixed("/dependency/state"), [&app](const Request&, Response& res) {
     send_json(res, 200, app.dependency_state());
   });
 
-  r.Get(prefixed("/incidents"), [&app](const Request& req, Response& res) {
+  get(prefixed("/incidents"), [&app](const Request& req, Response& res) {
     static const std::set<std::string> known{"limit"};
     if (auto e = check_known_params(req, known)) return send_api_error(res, *e);
     int limit = 0;
@@ -301,7 +318,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     send_json(res, 200, {{"limit", limit}, {"incidents", list}});
   });
 
-  r.Get(prefixed("/diagnostics/summary"), [&app](const Request&, Response& res) {
+  get(prefixed("/diagnostics/summary"), [&app](const Request&, Response& res) {
     send_json(res, 200, app.diagnostics());
   });
 
@@ -309,13 +326,13 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     res.status = 200;
     res.set_content(Metrics::to_text(app.metric_families()), "text/plain; version=0.0.4; charset=utf-8");
   };
-  r.Get(prefixed("/metrics"), [&app, prometheus_text](const Request& req, Response& res) {
+  get(prefixed("/metrics"), [&app, prometheus_text](const Request& req, Response& res) {
     if (prefers_prometheus_text(req.get_header_value("Accept"))) return prometheus_text(res);
     send_json(res, 200, {{"metrics", Metrics::to_json(app.metric_families())},
                          {"dependency", app.dependency_state()},
                          {"carrier", app.carrier_stats() ? to_json(*app.carrier_stats()) : nlohmann::ordered_json(nullptr)}});
   });
-  r.Get(prefixed("/metrics-prometheus"), [prometheus_text](const Request&, Response& res) {
+  get(prefixed("/metrics-prometheus"), [prometheus_text](const Request&, Response& res) {
     prometheus_text(res);
   });
 
@@ -325,8 +342,8 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
                          {"message", "telemetry, metrics, breaker, fallback cache and carrier mode are back to their seeds"},
                          {"dependency", app.dependency_state()}});
   };
-  r.Get(prefixed("/reset-lab"), [reset](const Request& req, Response& res) { reset(req, "", res); });
-  on_post_or_put(r, prefixed("/reset-lab"), reset);
+  get(prefixed("/reset-lab"), [reset](const Request& req, Response& res) { reset(req, "", res); });
+  post(prefixed("/reset-lab"), reset);
 
   const auto carrier_view = [&app, carrier_url] {
     return nlohmann::ordered_json{{"url", carrier_url},
@@ -335,7 +352,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
                           {"stats", carrier_stats_json(app)},
                           {"scenarios", app.scenarios().accepted_names()}};
   };
-  r.Get(prefixed("/carrier"), [carrier_view](const Request&, Response& res) {
+  get(prefixed("/carrier"), [carrier_view](const Request&, Response& res) {
     send_json(res, 200, carrier_view());
   });
   const auto set_mode = [&app, carrier_view](const Request& req, const std::string& raw, Response& res) {
@@ -351,7 +368,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
                         app.scenarios().accepted_names());
     send_json(res, 200, carrier_view());
   };
-  on_post_or_put(r, prefixed("/carrier/mode"), set_mode);
+  post(prefixed("/carrier/mode"), set_mode);
 
   // A known route asked with a method it does not answer gets 405 and the methods it does.
   r.set_pre_routing_handler([](const Request& req, Response& res) {

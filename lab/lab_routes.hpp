@@ -15,8 +15,13 @@ namespace quote_lab {
 /// Registers every route of the lab on `server`: the API, the dashboard under /ui/ (and
 /// at / for browsers) and the live event stream /events. `carrier_url` is shown by / and
 /// /health.
+/// At most `workers` requests are served at once (a legacy storm exhausts them); event
+/// streams are not counted, the server gives them threads of their own.
 void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
-                         const std::string& carrier_url, StormExperiment& storm);
+                         const std::string& carrier_url, StormExperiment& storm, int workers);
+
+/// The largest --workers the lab accepts.
+inline constexpr int kMaxWorkers = 1024;
 
 /// Seconds between heartbeats on an idle event stream: how soon a closed tab is noticed.
 inline constexpr int kEventHeartbeatS = 5;

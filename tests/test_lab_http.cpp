@@ -459,3 +459,26 @@ TEST_CASE("provider_down holds the carrier only until the caller gives up") {
   CHECK(c.json["stats"]["wasted_calls"] == 4);
   CHECK(c.json["stats"]["wasted_seconds"].get<double>() < 4 * 0.5);
 }
+
+TEST_CASE("--workers bounds the requests served at once: a legacy storm starves /health, an open dashboard does not") {
+  LabProcess lab({"--workers", "2"});
+  // Two open event streams hold threads of their own, not the two workers.
+  httplib::Client s1("127.0.0.1", lab.port()), s2("127.0.0.1", lab.port());
+  std::thread t1([&] { s1.Get("/events", [](const char*, std::size_t) { return true; }); });
+  std::thread t2([&] { s2.Get("/events", [](const char*, std::size_t) { return true; }); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(lab.get("/health").elapsed_ms < 100);
+  // Two legacy provider_down requests take both workers for ~1.44 s.
+  std::thread a([&] { lab.get("/quote-legacy?scenario=down"); });
+  std::thread b([&] { lab.get("/quote-legacy?scenario=down"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const Reply health = lab.get("/health");
+  CHECK(health.status == 200);
+  CHECK(health.elapsed_ms > 700);                                        // waited for a worker
+  a.join();
+  b.join();
+  s1.stop();
+  s2.stop();
+  t1.join();
+  t2.join();
+}
