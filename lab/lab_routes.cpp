@@ -336,7 +336,8 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     prometheus_text(res);
   });
 
-  const auto reset = [&app](const Request&, const std::string&, Response& res) {
+  const auto reset = [&app, &storm](const Request&, const std::string&, Response& res) {
+    storm.forget_result();
     app.reset();
     send_json(res, 200, {{"status", "reset"},
                          {"message", "telemetry, metrics, breaker, fallback cache and carrier mode are back to their seeds"},

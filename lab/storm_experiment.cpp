@@ -68,6 +68,12 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
   return Start::started;
 }
 
+void StormExperiment::forget_result() {
+  std::lock_guard lock(mutex_);
+  last_result_ = nullptr;
+  if (!running_) current_.reset();
+}
+
 nlohmann::ordered_json StormExperiment::status() const {
   std::lock_guard lock(mutex_);
   nlohmann::ordered_json options = nullptr;

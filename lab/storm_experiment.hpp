@@ -33,6 +33,9 @@ class StormExperiment {
   /// On `invalid`, `errors` says why.
   Start start(StormOptions options, std::vector<std::string>& errors);
 
+  /// Forgets the last result (the lab's reset); a running storm goes on.
+  void forget_result();
+
   /// {"running", "options", "progress", "last_result"} for GET /experiments/storm.
   nlohmann::ordered_json status() const;
 

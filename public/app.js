@@ -25,13 +25,14 @@ const TEXT = {
     ev: {
       attempt_success: n => `intento ${n}: respuesta`, attempt_failed: (n, r) => `intento ${n}: falló (${r})`,
       backoff: () => 'espera (backoff)', circuit_opened: () => 'circuito abierto', short_circuit: () => 'cortocircuito: no se llamó',
-      half_open_probe: n => `intento ${n}: sonda medio abierto`, fallback_used: () => 'respaldo usado',
+      half_open_probe: n => `intento ${n}: sonda (semiabierto)`, fallback_used: () => 'respaldo usado',
       retry_skipped: (n, r) => `reintento omitido (${r})`,
     },
     counters: { requests: 'requests', successes: 'completadas', degraded: 'degradadas', failures: 'fallidas',
       attempts: 'llamadas', retries: 'reintentos', fallbacks: 'respaldos', short_circuits: 'cortocircuitos' },
     chartLabel: 'latencia (ms) de cada request', chartMissing: 'Falta la librería de gráficos (paquete libjs-chart.js).',
-    seconds: 's',
+    seconds: 's', carrierModeOption: '— modo del proveedor —',
+    state: { closed: 'cerrado', open: 'abierto', half_open: 'semiabierto' },
     stormTitle: 'Experimento: tormenta de reintentos', clients: 'Clientes', durationS: 'Duración (s)', stormStart: 'Lanzar tormenta',
     stormHelp: 'Muchos clientes a la vez contra el lab: compará amplificación, latencia de /health y trabajo desperdiciado.',
     stormRunning: 'Ya hay una tormenta en curso.',
@@ -60,7 +61,8 @@ const TEXT = {
     counters: { requests: 'requests', successes: 'completed', degraded: 'degraded', failures: 'failed',
       attempts: 'carrier calls', retries: 'retries', fallbacks: 'fallbacks', short_circuits: 'short-circuits' },
     chartLabel: 'latency (ms) of each request', chartMissing: 'The chart library is missing (package libjs-chart.js).',
-    seconds: 's',
+    seconds: 's', carrierModeOption: '— carrier mode —',
+    state: { closed: 'closed', open: 'open', half_open: 'half-open' },
     stormTitle: 'Experiment: retry storm', clients: 'Clients', durationS: 'Duration (s)', stormStart: 'Start storm',
     stormHelp: 'Many clients at once against the lab: compare amplification, /health latency and wasted work.',
     stormRunning: 'A storm is already running.',
@@ -74,6 +76,11 @@ const state = {
   charts: {}, seen: new Set(), live: false, pollTimer: null, t0: Date.now(),
 };
 const t = () => TEXT[state.lang];
+// Numbers in the reader's convention: 1,44 s in Spanish, 1.44 s in English.
+const fmt = (n, digits = 0) => n == null ? '—'
+  : new Intl.NumberFormat(state.lang === 'es' ? 'es-AR' : 'en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }).format(n);
+// Form fields left empty (the "carrier mode" scenario) are not sent at all.
+const query = form => new URLSearchParams([...new FormData(form)].filter(([, v]) => v !== ''));
 const $ = (sel, root = document) => root.querySelector(sel);
 
 async function api(path, options = {}) {
@@ -99,6 +106,7 @@ function buildPanels() {
     $('.mode-title', section).id = `${mode}-title`;
     const select = $('select[name=scenario]', section);
     select.id = `${mode}-scenario`;
+    select.append(el('option', { value: '', class: 'carrier-mode-option', text: t().carrierModeOption }));
     for (const s of state.index.scenarios) select.append(el('option', { value: s.name, text: s.name }));
     select.value = 'provider_down';
     select.addEventListener('change', () => renderDescription(mode));
@@ -114,11 +122,13 @@ function buildPanels() {
     await api(`/carrier/mode?mode=${encodeURIComponent(modeSelect.value)}`, { method: 'PUT' });
   });
   const stormScenario = $('#storm-scenario');
+  stormScenario.append(el('option', { value: '', class: 'carrier-mode-option', text: t().carrierModeOption }));
   for (const s of state.index.scenarios) stormScenario.append(el('option', { value: s.name, text: s.name }));
   stormScenario.value = 'provider_down';
   $('#storm-form').addEventListener('submit', async ev => {
     ev.preventDefault();
-    const params = new URLSearchParams(new FormData(ev.target));
+    const params = query(ev.target);
+    if (!params.has('scenario')) params.set('scenario', $('#carrier-mode').value);  // the storm names its scenario
     const { status, body } = await api(`/experiments/storm?${params}`, { method: 'POST' });
     if (status === 409) $('#storm-result').textContent = t().stormRunning;
     else if (status >= 400) $('#storm-result').textContent = body.message;
@@ -131,7 +141,7 @@ function buildPanels() {
 
 function renderDescription(mode) {
   const section = $(`#mode-${mode}`);
-  const name = $('select[name=scenario]', section).value;
+  const name = $('select[name=scenario]', section).value || $('#carrier-mode').value;
   const s = state.index.scenarios.find(x => x.name === name);
   $('.scenario-description', section).textContent = s ? s.description[state.lang] : '';
 }
@@ -139,7 +149,7 @@ function renderDescription(mode) {
 async function runQuote(mode) {
   const section = $(`#mode-${mode}`);
   const form = $('form', section);
-  const params = new URLSearchParams(new FormData(form));
+  const params = query(form);
   $('button[type=submit]', form).disabled = true;
   $('.totals', section).textContent = t().running;
   try {
@@ -162,8 +172,8 @@ function renderAnswer(mode) {
   totals.replaceChildren(
     el('span', { class: `badge ${a.status}`, 'data-status': a.status, text: t().status[a.status] }),
     el('span', { text: `${a.attempts} ${t().attempts}` }),
-    el('span', { text: `${t().elapsed} ${Math.round(a.elapsed_ms)} ms` }),
-    el('span', { text: a.quote ? `${t().quote} ${a.quote.amount} ${a.quote.currency} (${t().source[a.quote.source]}${a.quote.source === 'fallback' ? ', ' + t().age(a.quote.age_s) : ''})` : `${t().quote} ${t().none}` }));
+    el('span', { text: `${t().elapsed} ${fmt(a.elapsed_ms)} ms` }),
+    el('span', { text: a.quote ? `${t().quote} ${fmt(a.quote.amount, 2)} ${a.quote.currency} (${t().source[a.quote.source]}${a.quote.source === 'fallback' ? ', ' + t().age(fmt(a.quote.age_s, 1)) : ''})` : `${t().quote} ${t().none}` }));
   const scale = Math.max(400, ...a.events.map(e => e.elapsed_ms || e.wait_ms || 0));
   const rows = a.events.map(e => {
     const ms = e.elapsed_ms ?? e.wait_ms;
@@ -171,7 +181,7 @@ function renderAnswer(mode) {
     const bar = el('div', { class: `bar ${e.event}`, title: ms != null ? `${ms} ms` : e.event });
     bar.style.width = ms != null ? `${Math.max(1, (100 * ms) / scale)}%` : '3px';
     return el('li', { 'data-event': e.event, 'data-reason': e.reason || '' },
-      el('span', { text: ms != null ? `${label} · ${Math.round(ms)} ms` : label }), bar);
+      el('span', { text: ms != null ? `${label} · ${fmt(ms)} ms` : label, title: label }), bar);
   });
   $('.timeline', section).replaceChildren(...rows);
   $('.explanation', section).textContent = a.explanation ? a.explanation[state.lang] : '';
@@ -191,14 +201,14 @@ function renderBreaker() {
   const badge = $('#breaker-state');
   badge.className = `state ${b.circuit_status}`;
   badge.dataset.state = b.circuit_status;
-  badge.textContent = b.circuit_status.replace('_', '-');
+  badge.textContent = t().state[b.circuit_status] || b.circuit_status;
   const left = b.circuit_status === 'open' ? Math.max(0, b.cooldown_left_ms - (performance.now() - state.breakerAt)) : 0;
-  $('#breaker-cooldown').textContent = b.circuit_status === 'open' ? `${(left / 1000).toFixed(1)} ${t().seconds}` : t().none;
+  $('#breaker-cooldown').textContent = b.circuit_status === 'open' ? `${fmt(left / 1000, 1)} ${t().seconds}` : t().none;
   $('#breaker-failures').textContent = b.consecutive_failures;
   $('#breaker-shorts').textContent = b.short_circuit_count;
   $('#breaker-opens').textContent = b.open_events;
   const q = b.fallback_quote;
-  $('#breaker-fallback').textContent = q ? `${q.amount} ${q.currency} · ${q.quote_id} · ${t().age(q.age_s)}` : t().none;
+  $('#breaker-fallback').textContent = q ? `${fmt(q.amount, 2)} ${q.currency} · ${q.quote_id} · ${t().age(fmt(q.age_s, 1))}` : t().none;
 }
 
 setInterval(() => {
@@ -239,7 +249,7 @@ function renderIncidents() {
   $('#incidents-body').replaceChildren(...state.incidents.map(i => el('tr', { 'data-request-id': i.request_id },
     el('td', { text: new Date(i.timestamp_utc).toLocaleTimeString(state.lang) }), el('td', { text: i.mode }),
     el('td', { text: i.scenario }), el('td', {}, el('span', { class: `badge ${i.status}`, text: t().status[i.status] })),
-    el('td', { text: i.attempts }), el('td', { text: `${Math.round(i.elapsed_ms)} ms` }),
+    el('td', { text: i.attempts }), el('td', { text: `${fmt(i.elapsed_ms)} ms` }),
     el('td', { class: 'mono', text: i.request_id }))));
 }
 
@@ -254,7 +264,10 @@ function makeChart(mode, section) {
     data: { datasets: [{ label: t().chartLabel, data: [], pointRadius: 3,
       pointBackgroundColor: ctx => color(ctx.raw && ctx.raw.status) }] },
     options: { locale: state.lang, animation: false, maintainAspectRatio: false, plugins: { legend: { display: false } },
-      scales: { x: { title: { display: true, text: 's' } }, y: { beginAtZero: true, suggestedMax: 1600, title: { display: true, text: 'ms' } } } },
+      layout: { padding: { right: 12, top: 6 } },
+      scales: {
+        x: { type: 'linear', ticks: { maxTicksLimit: 6, callback: v => new Date(v).toLocaleTimeString(state.lang) } },
+        y: { beginAtZero: true, suggestedMax: 1600, title: { display: true, text: 'ms' } } } },
   });
 }
 
@@ -265,9 +278,8 @@ function addPoint(q) {
   box.dataset.points = String(Number(box.dataset.points) + 1);
   const chart = state.charts[q.mode];
   if (!chart) return;
-  const x = (new Date(q.timestamp_utc).getTime() - state.t0) / 1000;
   const data = chart.data.datasets[0].data;
-  data.push({ x: Math.round(x * 10) / 10, y: q.elapsed_ms, status: q.status });
+  data.push({ x: new Date(q.timestamp_utc).getTime(), y: q.elapsed_ms, status: q.status });
   if (data.length > MAX_POINTS) data.shift();
   scheduleChartUpdate(q.mode);
 }
@@ -277,9 +289,15 @@ function addPoint(q) {
 const pendingCharts = new Set();
 function scheduleChartUpdate(mode) {
   if (pendingCharts.size === 0) requestAnimationFrame(() => {
-    for (const m of pendingCharts) {
+    // Both charts share one time axis, so side by side means at the same time.
+    const all = MODES.flatMap(m => state.charts[m] ? state.charts[m].data.datasets[0].data : []);
+    const min = Math.min(...all.map(p => p.x)), max = Math.max(...all.map(p => p.x));
+    const pad = Math.max(1000, (max - min) * 0.05);
+    for (const m of MODES) {
       const chart = state.charts[m];
+      if (!chart) continue;
       chart.data.datasets[0].data.sort((a, b) => a.x - b.x);
+      if (all.length) { chart.options.scales.x.min = min - pad; chart.options.scales.x.max = max + pad; }
       chart.update('none');
     }
     pendingCharts.clear();
@@ -327,7 +345,7 @@ function connect() {
   source.addEventListener('quote', e => { const q = JSON.parse(e.data); addPoint(q); applyBreaker(q.dependency); queueRefresh(); });
   source.addEventListener('breaker', () => refreshBreaker());
   source.addEventListener('carrier_mode', e => { $('#carrier-mode').value = JSON.parse(e.data).mode; });
-  source.addEventListener('reset', () => { clearCharts(); state.last = {}; for (const m of MODES) clearAnswer(m); refreshAll(); });
+  source.addEventListener('reset', () => { clearCharts(); renderStorm({ running: false, last_result: null }); state.last = {}; for (const m of MODES) clearAnswer(m); refreshAll(); });
   source.addEventListener('resync', () => refreshAll());
   source.addEventListener('storm_progress', e => renderStorm({ ...(state.storm || {}), running: true, progress: JSON.parse(e.data) }));
   source.addEventListener('storm_result', e => renderStorm({ running: false, last_result: JSON.parse(e.data) }));
@@ -350,6 +368,7 @@ function applyLanguage() {
   document.documentElement.lang = state.lang;
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t()[node.dataset.i18n];
   for (const b of document.querySelectorAll('.lang button')) b.setAttribute('aria-pressed', String(b.dataset.lang === state.lang));
+  for (const o of document.querySelectorAll('.carrier-mode-option')) o.textContent = t().carrierModeOption;
   const p = state.index.policies;
   for (const mode of MODES) {
     const section = $(`#mode-${mode}`);

@@ -79,7 +79,7 @@ test('the class sequence on the dashboard: breaker opens, legacy storm timeline,
     assert.equal(await page.locator('h1').textContent(), 'Laboratorio de cotizaciones: legacy vs resiliente');
     assert.equal(await page.locator('#breaker-state').getAttribute('data-state'), 'closed');
     // Both panels list the five scenarios with their descriptions.
-    assert.equal(await page.locator('#resilient-scenario option').count(), 5);
+    assert.equal(await page.locator('#resilient-scenario option').count(), 6);  // five + "carrier mode"
     assert.match(await page.locator('#mode-resilient .scenario-description').textContent(), /Proveedor caído/);
 
     // resilient + provider_down until the page shows the breaker open
@@ -90,7 +90,7 @@ test('the class sequence on the dashboard: breaker opens, legacy storm timeline,
       await page.waitForTimeout(200);
     }
     await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 3000 });
-    assert.match(await page.locator('#breaker-cooldown').textContent(), /^(2\d|30)\.\d s$/);
+    assert.match(await page.locator('#breaker-cooldown').textContent(), /^(2\d|30)[.,]\d s$/);
     assert.equal(await page.locator('#mode-resilient .badge').getAttribute('data-status'), 'degraded');
 
     // legacy + provider_down: a timeline of 4 timeouts
@@ -177,6 +177,27 @@ test('the storm experiment can be started from the page and reports its result',
       null, { timeout: 10000 });
     assert.match(await page.locator('#storm-result').textContent(), /resilient · ok · 4 clients: \d+ requests/);
     assert.equal(await page.locator('#storm-start').isDisabled(), false);
+    // a reset clears the storm panel with the rest
+    await page.locator('#reset').click();
+    await page.waitForFunction(() => document.querySelector('#storm-result').textContent === '');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('the carrier mode switch is an outage for panels that follow it', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.selectOption('#carrier-mode', 'flaky_provider');
+    await page.selectOption('#legacy-scenario', '');               // "carrier mode"
+    await page.locator('#mode-legacy button[type=submit]').click();
+    await page.locator('#mode-legacy .badge[data-status=completed]').waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('#mode-legacy .timeline li').count(), 2);   // flaky: the retry helps
+    assert.equal((await lab.get('/incidents?limit=1')).body.incidents[0].scenario, 'flaky_provider');
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
