@@ -51,7 +51,6 @@ class EventHub {
   /// Wakes every stream and makes it end (shutdown).
   void close_all();
   std::size_t clients() const;
-  std::size_t max_clients() const { return max_clients_; }
 
  private:
   const std::size_t max_clients_;

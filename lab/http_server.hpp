@@ -31,7 +31,6 @@ class HttpServer {
   int start(const std::string& host, int port, int workers);
   /// Stops accepting, lets running handlers finish, joins. Safe to call twice.
   void stop();
-  bool running() const { return server_.is_running(); }
 
  private:
   // The listening socket is a protected member of httplib::Server: this subclass is the

@@ -90,8 +90,6 @@ class LabApp {
 
   const Policies& policies() const { return policies_; }
   const ScenarioCatalog& scenarios() const { return scenarios_; }
-  const std::string& state_file() const { return state_file_; }
-  const std::optional<std::string>& state_file_set_aside() const { return set_aside_; }
   /// Writes the state file now if it changed (shutdown).
   void flush_state();
 

@@ -73,7 +73,7 @@ const TEXT = {
 const state = {
   lang: (localStorage.getItem('quote-lab-lang') || navigator.language || 'en').toLowerCase().startsWith('es') ? 'es' : 'en',
   index: null, breaker: null, breakerAt: 0, last: {}, summary: null, incidents: [],
-  charts: {}, seen: new Set(), live: false, pollTimer: null, t0: Date.now(),
+  charts: {}, seen: new Set(), live: false, pollTimer: null,
 };
 const t = () => TEXT[state.lang];
 // Numbers in the reader's convention: 1,44 s in Spanish, 1.44 s in English.
