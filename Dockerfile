@@ -5,7 +5,8 @@ WORKDIR /opt/quote-lab
 COPY .ci/install-deps .ci/install-deps
 RUN bash .ci/install-deps && rm -rf /var/lib/apt/lists/*
 COPY . .
-RUN BUILD_TARGET=quote-lab bash .ci/build build
+# Only the binary, with only the run packages: the tests are off (BUILD_TESTING=OFF).
+RUN BUILD_TARGET=quote-lab bash .ci/build build -DBUILD_TESTING=OFF
 # The persisted breaker and fallback quotes (a named volume in compose.yml).
 VOLUME /var/lib/quote-lab
 EXPOSE 8080

@@ -80,6 +80,7 @@ def by(data, **labels):
 
 tmp = tempfile.mkdtemp(prefix="quote-lab-prom-")
 procs = []
+finished = False  # a wait_until timeout ends the script early: show the logs then too
 try:
     # --- static checks: promtool on the config, dashboard structure, the image's commands
     r = subprocess.run(["promtool", "check", "config", os.path.join(OBS, "prometheus.yml")], capture_output=True, text=True)
@@ -217,6 +218,7 @@ scrape_configs:
     check("a 400 appears by route template", by(http, route="/quote-legacy", code="400"), values(http))
     transitions = answer("quote_lab_breaker_transitions_total")
     check("closed -> open transition counted", by(transitions, **{"from": "closed", "to": "open"}), values(transitions))
+    finished = True
 finally:
     for p in reversed(procs):
         p.send_signal(signal.SIGTERM)
@@ -224,11 +226,11 @@ finally:
             p.wait(timeout=15)
         except subprocess.TimeoutExpired:
             p.kill()
-    if failures:
+    if failures or not finished:
         for name in ("lab.log", "prometheus.log"):
             path = os.path.join(tmp, name)
             if os.path.exists(path):
-                print(f"--- {name} (tail)\n" + open(path, errors="replace").read()[-1500:])
+                print(f"--- {name} (tail)\n" + open(path, errors="replace").read()[-6000:])
     shutil.rmtree(tmp, ignore_errors=True)
 
 print(f"{checks - len(failures)} passed, {len(failures)} failed")
