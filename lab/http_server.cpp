@@ -2,8 +2,9 @@
 
 #include <sys/socket.h>
 
-#include <algorithm>
 #include <stdexcept>
+
+#include "lab/httplib_statics.hpp"
 
 namespace quote_lab {
 
@@ -17,44 +18,9 @@ bool HttpServer::Server::raise_backlog(int backlog) {
   return ::listen(svr_sock_, backlog) == 0;
 }
 
-namespace {
-/// A connection that sends `request` and swallows the answer.
-class CannedStream : public httplib::Stream {
- public:
-  explicit CannedStream(std::string request) : request_(std::move(request)) {}
-  bool is_readable() const override { return true; }
-  bool is_writable() const override { return true; }
-  ssize_t read(char* ptr, size_t size) override {
-    const size_t n = std::min(size, request_.size() - read_);
-    request_.copy(ptr, n, read_);
-    read_ += n;
-    return static_cast<ssize_t>(n);
-  }
-  ssize_t write(const char*, size_t size) override { return static_cast<ssize_t>(size); }
-  void get_remote_ip_and_port(std::string& ip, int& port) const override { ip = "127.0.0.1", port = 0; }
-  void get_local_ip_and_port(std::string& ip, int& port) const override { ip = "127.0.0.1", port = 0; }
-  socket_t socket() const override { return INVALID_SOCKET; }
-
- private:
-  std::string request_;
-  size_t read_ = 0;
-};
-}  // namespace
-
-void HttpServer::Server::prime_request_parser() {
-  CannedStream stream("BREW / HTTP/1.1\r\n\r\n");  // an unknown method: refused with a 400, no handler runs
-  bool connection_closed = false;
-  process_request(stream, true, connection_closed, nullptr);
-}
-
 HttpServer::HttpServer() {
-  // httplib's request parser builds a function-local static (the set of known methods) on
-  // the first request. The prebuilt library is not instrumented, so ThreadSanitizer never
-  // sees the other workers' inline check of that static's guard and reports their reads
-  // as a race with its construction (a false positive; seen in the TSan suite). Building
-  // it here, on the thread that later starts the workers, orders it before all of them.
-  server_.prime_request_parser();
-
+  // Before any worker exists, so ThreadSanitizer sees every worker's use ordered after it.
+  prime_httplib_statics();
   // cpp-httplib's default also sets SO_REUSEPORT, which lets a second lab bind the same
   // port and silently share its traffic; SO_REUSEADDR alone still allows quick restarts.
   server_.set_socket_options([](socket_t sock) {

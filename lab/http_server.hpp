@@ -38,9 +38,6 @@ class HttpServer {
   class Server : public httplib::Server {
    public:
     bool raise_backlog(int backlog);
-    /// Runs one request line through httplib's parser on the calling thread, before any
-    /// handler is registered and before any worker exists; the answer is discarded.
-    void prime_request_parser();
   };
   Server server_;
   std::thread thread_;

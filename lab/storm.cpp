@@ -1,5 +1,7 @@
 #include "lab/storm.hpp"
 
+#include "lab/httplib_statics.hpp"
+
 #include <httplib.h>
 
 #include <chrono>
@@ -105,6 +107,7 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
     std::map<std::string, long> statuses;
   };
   std::vector<ClientLog> logs(static_cast<std::size_t>(o.clients));
+  prime_httplib_statics();  // before the client threads (lab/httplib_statics.hpp)
   std::vector<std::thread> clients;
   for (int i = 0; i < o.clients; ++i) {
     clients.emplace_back([&, i] {
