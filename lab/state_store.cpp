@@ -188,10 +188,24 @@ std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, s
   return s;
 }
 
+void check_state_path(const std::filesystem::path& path) {
+  std::string problem;
+  const auto target = follow_symlinks(path, problem);
+  if (!target) throw StateFileError("state file " + problem + ": choose another --state-file");
+  std::error_code ec;
+  if (const char* kind = special_kind(fs::symlink_status(*target, ec).type()))
+    // Renaming /dev/null (as root) or a FIFO another program reads would break the machine
+    // or that program: refuse, and leave it exactly as it is.
+    throw StateFileError("state file " + describe(path, *target) + " is " + kind +
+                         ", not a file the lab can keep its state in; it was left untouched: "
+                         "choose another --state-file");
+}
+
 StateStore::StateStore(std::filesystem::path path) : path_(std::move(path)) {}
 
 StateStore::Loaded StateStore::load(WallTime now) {
   Loaded out;
+  check_state_path(path_);
   std::string problem;
   const auto resolved = follow_symlinks(path_, problem);
   if (!resolved) throw StateFileError("state file " + problem + ": choose another --state-file");
@@ -199,12 +213,6 @@ StateStore::Loaded StateStore::load(WallTime now) {
   std::error_code ec;
   const auto type = fs::symlink_status(target, ec).type();
   if (type == fs::file_type::not_found) return out;
-  if (const char* kind = special_kind(type))
-    // Renaming /dev/null (as root) or a FIFO another program reads would break the machine
-    // or that program: refuse, and leave it exactly as it is.
-    throw StateFileError("state file " + describe(path_, target) + " is " + kind +
-                         ", not a file the lab can keep its state in; it was left untouched: "
-                         "choose another --state-file");
   if (type != fs::file_type::regular) {
     out.problem = "is not a regular file";
   } else if (std::ifstream in(target, std::ios::binary); !in) {

@@ -60,6 +60,11 @@ class StateFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Throws StateFileError if `path` (its symlinks followed) is a device, FIFO or socket,
+/// or a symlink loop: checked before any listener starts, so start-up stops at once and
+/// `--check` reports it too. Touches nothing.
+void check_state_path(const std::filesystem::path& path);
+
 /// Reads and writes the state file at one path (following symlinks, see above).
 class StateStore {
  public:

@@ -159,10 +159,13 @@ TEST_CASE("a device or FIFO at the state path stops start-up with a message, and
     kind = "a FIFO";
   }
   const auto type = std::filesystem::symlink_status(path).type();
-  const auto [code, out] =
-      LabProcess::run({"serve", "--port", "0", "--carrier-port", "0", "--state-file", path.string()});
-  CHECK(code == 1);
-  CHECK_MESSAGE(out.find("state file " + path.string() + " is " + kind) != std::string::npos, out);
+  for (const char* mode : {"--check", "--log-level=info"}) {  // `serve --check` says so as well
+    CAPTURE(mode);
+    const auto [code, out] =
+        LabProcess::run({"serve", mode, "--port", "0", "--carrier-port", "0", "--state-file", path.string()});
+    CHECK(code == 1);
+    CHECK_MESSAGE(out.find("state file " + path.string() + " is " + kind) != std::string::npos, out);
+  }
   CHECK(std::filesystem::symlink_status(path).type() == type);
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
