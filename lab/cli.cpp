@@ -112,6 +112,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
 
   const ScenarioCatalog catalog = ScenarioCatalog::load_dir(scenarios_dir);
   const Policies policies = load_policies(o);
+  check_state_path(state_file);  // before any listener starts: a device or FIFO stops start-up here
   if (o.check_only) {
     spdlog::info("configuration is valid: {} scenarios from {}, policies {}, would listen on {}:{}",
                  catalog.all().size(), scenarios_dir.string(),

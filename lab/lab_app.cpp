@@ -42,7 +42,10 @@ LabApp::LabApp(LabDeps deps)
       metrics_(canonical_names(deps.scenarios), route_templates()),
       events_(deps.max_event_clients),
       store_(deps.state_file) {
+  // Throws StateFileError for a device, FIFO or socket at the path: start-up stops.
   auto loaded = store_.load(clock_.wall_now());
+  if (const std::size_t removed = store_.remove_stale_temp_files(); removed > 0)
+    spdlog::info("removed {} temp file(s) left beside {} by a save that a crash interrupted", removed, state_file_);
   if (loaded.set_aside) {
     set_aside_ = loaded.set_aside;
     spdlog::error("state file {} is unusable ({}); set aside as {}; starting from the seed state",
@@ -79,9 +82,17 @@ LabApp::LabApp(LabDeps deps)
     mark_state_dirty();
   });
   if (loaded.keep_unchanged) return;  // no saver: the unreadable file stays as it is
+  // Logged once per episode: a full disk retried every 500 ms must not flood the log.
   saver_ = std::make_unique<StateSaver>(
       store_, [this] { return persisted_state(); },
-      [this](const std::string& err) { spdlog::error("cannot save state to {}: {}", state_file_, err); });
+      [this](const std::optional<std::string>& error, int failed_saves) {
+        if (error)
+          spdlog::error("cannot save state to {}: {}; retrying until it works (shown in /dependency/state "
+                        "as state_file_error)",
+                        state_file_, *error);
+        else
+          spdlog::info("state saved to {} again after {} failed attempt(s)", state_file_, failed_saves);
+      });
   saver_->mark_dirty();
 }
 
@@ -141,7 +152,10 @@ nlohmann::ordered_json LabApp::dependency_state(const BreakerSnapshot& breaker) 
   j["fallback_quote"] = cached_quote_json(latest ? *latest : cache_.lookup(42, 3), now);
   j["state_file"] = state_file_;
   j["state_file_set_aside"] = set_aside_ ? nlohmann::ordered_json(*set_aside_) : nlohmann::ordered_json(nullptr);
-  if (!state_file_error_.empty()) j["state_file_error"] = state_file_error_;
+  // SPEC: null, or why the last save failed; a file the lab may not overwrite says so for good.
+  std::optional<std::string> error = saver_ ? saver_->last_error() : std::nullopt;
+  if (!state_file_error_.empty()) error = state_file_error_;
+  j["state_file_error"] = error ? nlohmann::ordered_json(*error) : nlohmann::ordered_json(nullptr);
   return j;
 }
 

@@ -45,7 +45,9 @@ const std::vector<std::string>& route_templates();
 
 class LabApp {
  public:
-  /// Loads the state file (a corrupt one is set aside and logged) and starts the saver.
+  /// Loads the state file (a corrupt one is set aside and logged), removes temp files a
+  /// crash left beside it, and starts the saver. Throws StateFileError when the state path
+  /// is a device, FIFO or socket (start-up stops; the path is left untouched).
   explicit LabApp(LabDeps deps);
   ~LabApp();  // flushes the state file
 
@@ -63,7 +65,8 @@ class LabApp {
   QuoteResult quote(const std::string& mode, const std::string& scenario, int customer_id, int items,
                     const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {});
 
-  /// The breaker as /dependency/state shows it (SPEC fields + state_file_set_aside).
+  /// The breaker as /dependency/state shows it (SPEC fields + state_file_set_aside and
+  /// state_file_error: null, or the OS reason the last save failed, until one succeeds).
   nlohmann::ordered_json dependency_state();
   /// The same view for a breaker snapshot already taken (saves a second snapshot per quote).
   nlohmann::ordered_json dependency_state(const BreakerSnapshot& breaker);

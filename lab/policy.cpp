@@ -4,6 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "lab/json_int.hpp"
+
 namespace quote_lab {
 namespace {
 
@@ -15,7 +17,42 @@ constexpr std::array<std::pair<Jitter, std::string_view>, 5> kJitterNames{{
     {Jitter::decorrelated, "decorrelated"},
 }};
 
-// Reads one integer/number/bool field if present, recording a type error otherwise.
+// The integer fields of a retry policy and their ranges, in one table so that reading a
+// file and validating flags can never disagree about them.
+struct IntField {
+  const char* key;
+  int RetryPolicy::*member;
+  int lo;
+  int hi;
+};
+constexpr IntField kRetryIntFields[] = {
+    {"timeout_ms", &RetryPolicy::timeout_ms, 10, 10000},
+    {"max_attempts", &RetryPolicy::max_attempts, 1, 10},
+    {"backoff_base_ms", &RetryPolicy::backoff_base_ms, 0, 10000},
+    {"backoff_max_ms", &RetryPolicy::backoff_max_ms, 0, 60000},
+    {"jitter_min_ms", &RetryPolicy::jitter_min_ms, 0, 10000},
+    {"jitter_max_ms", &RetryPolicy::jitter_max_ms, 0, 10000},
+};
+constexpr int kFailureThresholdMin = 1;
+constexpr int kFailureThresholdMax = 100;
+
+std::string range_text(const std::string& name, long long lo, long long hi) {
+  return name + " must be between " + std::to_string(lo) + " and " + std::to_string(hi);
+}
+
+// Reads an integer field if present. The value is compared with [lo, hi] at full width
+// before it becomes an int, so 4294967298 is refused rather than read as 2.
+void read_int_field(const nlohmann::ordered_json& obj, const std::string& prefix, const char* key, int lo, int hi,
+                    int& out, std::vector<std::string>& errors) {
+  if (!obj.contains(key)) return;
+  const auto& v = obj.at(key);
+  if (!v.is_number_integer()) return errors.push_back(prefix + key + " must be an integer");
+  const auto value = json_int_in_range(v, lo, hi);
+  if (!value) return errors.push_back(range_text(prefix + key, lo, hi) + " (got " + v.dump() + ")");
+  out = static_cast<int>(*value);
+}
+
+// Reads one number or bool field if present, recording a type error otherwise.
 template <class T>
 void read_field(const nlohmann::ordered_json& obj, const std::string& prefix, const char* key, T& out,
                 std::vector<std::string>& errors) {
@@ -24,10 +61,8 @@ void read_field(const nlohmann::ordered_json& obj, const std::string& prefix, co
   if constexpr (std::is_same_v<T, bool>) {
     if (!v.is_boolean()) return errors.push_back(prefix + key + " must be true or false");
     out = v.get<bool>();
-  } else if constexpr (std::is_same_v<T, int>) {
-    if (!v.is_number_integer()) return errors.push_back(prefix + key + " must be an integer");
-    out = v.get<int>();
   } else {
+    static_assert(std::is_floating_point_v<T>, "integers go through read_int_field");
     if (!v.is_number()) return errors.push_back(prefix + key + " must be a number");
     out = v.get<T>();
   }
@@ -50,12 +85,7 @@ void read_retry(const nlohmann::ordered_json& j, const std::string& name, RetryP
              {"timeout_ms", "max_attempts", "backoff_base_ms", "backoff_max_ms", "jitter",
               "jitter_min_ms", "jitter_max_ms", "circuit_breaker", "fallback"},
              errors);
-  read_field(j, prefix, "timeout_ms", p.timeout_ms, errors);
-  read_field(j, prefix, "max_attempts", p.max_attempts, errors);
-  read_field(j, prefix, "backoff_base_ms", p.backoff_base_ms, errors);
-  read_field(j, prefix, "backoff_max_ms", p.backoff_max_ms, errors);
-  read_field(j, prefix, "jitter_min_ms", p.jitter_min_ms, errors);
-  read_field(j, prefix, "jitter_max_ms", p.jitter_max_ms, errors);
+  for (const auto& f : kRetryIntFields) read_int_field(j, prefix, f.key, f.lo, f.hi, p.*f.member, errors);
   read_field(j, prefix, "circuit_breaker", p.circuit_breaker, errors);
   read_field(j, prefix, "fallback", p.fallback, errors);
   if (j.contains("jitter")) {
@@ -81,12 +111,7 @@ void check_range(std::vector<std::string>& errors, const std::string& name, doub
 
 void validate_retry(const RetryPolicy& p, std::vector<std::string>& errors) {
   const std::string n = p.mode + ".";
-  check_range(errors, n + "timeout_ms", p.timeout_ms, 10, 10000);
-  check_range(errors, n + "max_attempts", p.max_attempts, 1, 10);
-  check_range(errors, n + "backoff_base_ms", p.backoff_base_ms, 0, 10000);
-  check_range(errors, n + "backoff_max_ms", p.backoff_max_ms, 0, 60000);
-  check_range(errors, n + "jitter_min_ms", p.jitter_min_ms, 0, 10000);
-  check_range(errors, n + "jitter_max_ms", p.jitter_max_ms, 0, 10000);
+  for (const auto& f : kRetryIntFields) check_range(errors, n + f.key, p.*f.member, f.lo, f.hi);
   if (p.jitter_min_ms > p.jitter_max_ms)
     errors.push_back(n + "jitter_min_ms must not exceed jitter_max_ms");
 }
@@ -143,7 +168,8 @@ Policies policies_from_json(const nlohmann::ordered_json& j, const Policies& bas
       errors.push_back("breaker must be an object");
     } else {
       check_keys(b, "breaker", {"failure_threshold", "open_duration_s"}, errors);
-      read_field(b, "breaker.", "failure_threshold", p.breaker.failure_threshold, errors);
+      read_int_field(b, "breaker.", "failure_threshold", kFailureThresholdMin, kFailureThresholdMax,
+                     p.breaker.failure_threshold, errors);
       read_field(b, "breaker.", "open_duration_s", p.breaker.open_duration_s, errors);
     }
   }
@@ -160,7 +186,8 @@ std::vector<std::string> validate(const Policies& p) {
   std::vector<std::string> errors;
   validate_retry(p.legacy, errors);
   validate_retry(p.resilient, errors);
-  check_range(errors, "breaker.failure_threshold", p.breaker.failure_threshold, 1, 100);
+  check_range(errors, "breaker.failure_threshold", p.breaker.failure_threshold, kFailureThresholdMin,
+              kFailureThresholdMax);
   check_range(errors, "breaker.open_duration_s", p.breaker.open_duration_s, 0.1, 3600);
   return errors;
 }

@@ -7,8 +7,17 @@
 #include <sstream>
 #include <tuple>
 
+#include "lab/json_int.hpp"
+
 namespace quote_lab {
 namespace {
+
+// Bounds of the numbers a scenario file holds: a simulated latency or hang of at most ten
+// minutes, an HTTP status, a listing position.
+constexpr int kMaxLatencyMs = 600000;
+constexpr int kMinStatus = 200;
+constexpr int kMaxStatus = 599;
+constexpr int kMaxOrder = 1000000;
 
 AttemptBehaviour parse_behaviour(const nlohmann::ordered_json& j, const std::string& where,
                                  std::vector<std::string>& errors) {
@@ -31,10 +40,17 @@ AttemptBehaviour parse_behaviour(const nlohmann::ordered_json& j, const std::str
              !(*lat)[1].is_number_integer()) {
     errors.push_back(where + ".latency_ms must be [min, max], two integers in ms");
   } else {
-    b.latency_min_ms = (*lat)[0].get<int>();
-    b.latency_max_ms = (*lat)[1].get<int>();
-    if (b.latency_min_ms < 0 || b.latency_max_ms > 600000 || b.latency_min_ms > b.latency_max_ms)
-      errors.push_back(where + ".latency_ms must satisfy 0 <= min <= max <= 600000");
+    // Each bound is range-checked before it becomes an int (no silent wrap of 4294967396 to 100).
+    const auto lo = json_int_in_range((*lat)[0], 0, kMaxLatencyMs);
+    const auto hi = json_int_in_range((*lat)[1], 0, kMaxLatencyMs);
+    if (!lo) errors.push_back(int_range_problem(where + ".latency_ms[0]", (*lat)[0], 0, kMaxLatencyMs));
+    if (!hi) errors.push_back(int_range_problem(where + ".latency_ms[1]", (*lat)[1], 0, kMaxLatencyMs));
+    if (lo && hi) {
+      b.latency_min_ms = static_cast<int>(*lo);
+      b.latency_max_ms = static_cast<int>(*hi);
+      if (b.latency_min_ms > b.latency_max_ms)
+        errors.push_back(where + ".latency_ms must satisfy 0 <= min <= max <= " + std::to_string(kMaxLatencyMs));
+    }
   }
   const auto resp = j.find("response");
   if (resp == j.end()) {
@@ -45,9 +61,9 @@ AttemptBehaviour parse_behaviour(const nlohmann::ordered_json& j, const std::str
   } else if (resp->is_string() && *resp == "hang") {
     b.kind = AttemptBehaviour::Kind::hang;
     b.status = 504;
-  } else if (resp->is_number_integer() && resp->get<int>() >= 200 && resp->get<int>() <= 599) {
+  } else if (const auto status = json_int_in_range(*resp, kMinStatus, kMaxStatus)) {
     b.kind = AttemptBehaviour::Kind::answer;
-    b.status = resp->get<int>();
+    b.status = static_cast<int>(*status);
   } else {
     errors.push_back(where + ".response must be \"ok\", \"hang\" or an HTTP status 200-599");
   }
@@ -129,15 +145,13 @@ Scenario scenario_from_json(const nlohmann::ordered_json& j, const std::string& 
   else s.then = parse_behaviour(j.at("then"), "then", errors);
   if (j.contains("hang_ms")) {
     const auto& h = j.at("hang_ms");
-    if (!h.is_number_integer() || h.get<int>() < 1 || h.get<int>() > 600000)
-      errors.push_back("hang_ms must be an integer between 1 and 600000");
-    else
-      s.hang_ms = h.get<int>();
+    if (const auto ms = json_int_in_range(h, 1, kMaxLatencyMs)) s.hang_ms = static_cast<int>(*ms);
+    else errors.push_back(int_range_problem("hang_ms", h, 1, kMaxLatencyMs));
   }
   if (j.contains("order")) {
     const auto& o = j.at("order");
-    if (!o.is_number_integer()) errors.push_back("order must be an integer (listing position)");
-    else s.order = o.get<int>();
+    if (const auto order = json_int_in_range(o, -kMaxOrder, kMaxOrder)) s.order = static_cast<int>(*order);
+    else errors.push_back(int_range_problem("order", o, -kMaxOrder, kMaxOrder) + " (listing position)");
   }
   if (!errors.empty()) {
     std::string msg = source + ": invalid scenario:";

@@ -176,6 +176,14 @@ TEST_CASE("every bad input is a 400 JSON error that says what is allowed") {
            Row{"/incidents?limit=201", "invalid_parameter", "between 1 and 200"},
            Row{"/incidents?limit=ten", "invalid_parameter", "between 1 and 200"},
            Row{"/04/quote-legacy?items=-3", "invalid_parameter", "items"},
+           // Too large for any integer type, or written as a float: refused, never wrapped or truncated.
+           Row{"/quote-legacy?customer_id=99999999999999999999", "invalid_parameter", "between 1 and 5000"},
+           Row{"/quote-legacy?customer_id=4294967338", "invalid_parameter", "between 1 and 5000"},
+           Row{"/quote-resilient?items=1e3", "invalid_parameter", "items must be an integer between 1 and 50"},
+           Row{"/quote-legacy?max_attempts=4294967298", "invalid_parameter", "max_attempts must be an integer between 1 and 10"},
+           Row{"/quote-legacy?timeout_ms=4294967516", "invalid_parameter", "timeout_ms must be an integer between 10 and 5000"},
+           Row{"/quote-legacy?backoff_base_ms=-4294967216", "invalid_parameter", "backoff_base_ms must be an integer between 0 and 5000"},
+           Row{"/incidents?limit=4294967306", "invalid_parameter", "between 1 and 200"},
        }) {
     CAPTURE(r.path);
     const Reply reply = lab.get(r.path);

@@ -64,3 +64,29 @@ TEST_CASE("every problem in a policy file is reported together") {
     CHECK(msg.find("breaker.open_duration_s must be between") != std::string::npos);
   }
 }
+
+TEST_CASE("integers beyond an int in a policy file are refused with the field and range, never wrapped") {
+  struct Row {
+    const char* file;
+    const char* says;
+  };
+  for (const Row& r : {
+           Row{R"({"resilient": {"max_attempts": 4294967298}})",  // int32 wrap: 2
+               "resilient.max_attempts must be between 1 and 10 (got 4294967298)"},
+           Row{R"({"legacy": {"timeout_ms": -4294966936}})",  // int32 wrap: 360
+               "legacy.timeout_ms must be between 10 and 10000 (got -4294966936)"},
+           Row{R"({"resilient": {"backoff_max_ms": 18446744073709551615}})",
+               "resilient.backoff_max_ms must be between 0 and 60000 (got 18446744073709551615)"},
+           Row{R"({"breaker": {"failure_threshold": 4294967298}})",
+               "breaker.failure_threshold must be between 1 and 100 (got 4294967298)"},
+           Row{R"({"resilient": {"max_attempts": 1e3}})", "resilient.max_attempts must be an integer"},
+       }) {
+    CAPTURE(r.file);
+    try {
+      policies_from_json(nlohmann::ordered_json::parse(r.file), default_policies());
+      FAIL("expected a PolicyError");
+    } catch (const PolicyError& e) {
+      CHECK_MESSAGE(std::string(e.what()).find(r.says) != std::string::npos, e.what());
+    }
+  }
+}

@@ -145,3 +145,30 @@ TEST_CASE("scenarios are listed in the course's order, canonical names before al
   CHECK(names == std::vector<std::string>{"ok", "slow_provider", "flaky_provider", "provider_down", "burst_then_recover",
                                           "stable", "slow", "flaky", "down", "burst"});
 }
+
+TEST_CASE("integers beyond an int in a scenario file are refused with the file, field and range, never wrapped") {
+  TempDir dir;
+  struct Row {
+    const char* then;      // the "then" behaviour, or a whole key/value when `extra`
+    const char* extra;
+    const char* says;
+  };
+  for (const Row& r : {
+           Row{R"({"latency_ms": [4294967396, 4294967396], "response": "ok"})", "",  // int32 wrap: [100, 100]
+               "then.latency_ms[0] must be an integer between 0 and 600000 (got 4294967396)"},
+           Row{R"({"latency_ms": [1, 18446744073709551615], "response": "ok"})", "",
+               "then.latency_ms[1] must be an integer between 0 and 600000"},
+           Row{R"({"latency_ms": [1, 2], "response": 4294967496})", "",  // int32 wrap: 200
+               "then.response must be \"ok\", \"hang\" or an HTTP status 200-599"},
+           Row{R"({"response": "hang"})", R"("hang_ms": 4294967297)",  // int32 wrap: 1
+               "hang_ms must be an integer between 1 and 600000 (got 4294967297)"},
+           Row{R"({"response": "hang"})", R"("order": 4294967297)", "order must be an integer between -1000000 and 1000000"},
+       }) {
+    CAPTURE(r.says);
+    write_file(dir / "huge.json", std::string(R"({"name": "x", "description": {"es": "a", "en": "b"}, "then": )") + r.then +
+                                      (*r.extra ? std::string(", ") + r.extra : "") + "}");
+    const std::string msg = load_error(dir);
+    CHECK(msg.find("huge.json") != std::string::npos);
+    CHECK_MESSAGE(msg.find(r.says) != std::string::npos, msg);
+  }
+}

@@ -1,6 +1,9 @@
 // The lab as a process: persistence across restarts and crashes, clean stops, start-up errors.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include <thread>
 
 #include "support/lab_process.hpp"
@@ -37,7 +40,11 @@ TEST_CASE("kill -9 right after the breaker opens loses nothing already written")
   }
   for (const auto& e : std::filesystem::directory_iterator(dir.path()))
     CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+  // What a kill -9 in the middle of a save leaves: a temp file that nothing else removes.
+  write_file(dir / "state.json.tmp-99999", R"({"breaker": {"st)");
   LabProcess again({}, dir.path());
+  CHECK_FALSE(std::filesystem::exists(dir / "state.json.tmp-99999"));
+  CHECK(again.log().find("removed 1 temp file(s)") != std::string::npos);
   CHECK(again.get("/dependency/state").json["circuit_status"] == "open");
   const Reply fb = again.get("/quote-resilient?scenario=ok&customer_id=5&items=5");
   CHECK(fb.json["quote"]["source"] == "fallback");
@@ -75,6 +82,15 @@ TEST_CASE("start-up errors stop the lab with a message that says what to fix") {
     CHECK(out.find("resilient.max_attempts") != std::string::npos);
     CHECK(out.find("resilient.jitter") != std::string::npos);
   }
+  SUBCASE("a policy file with an integer beyond an int names the file, the field and the range") {
+    TempDir dir;
+    write_file(dir / "p.json", R"({"resilient": {"max_attempts": 4294967298}})");  // int32 wrap: 2
+    const auto [code, out] = LabProcess::run({"serve", "--port", "0", "--carrier-port", "0", "--policies",
+                                              (dir / "p.json").string(), "--state-file", (dir / "s.json").string()});
+    CHECK(code == 1);
+    CHECK(out.find("p.json") != std::string::npos);
+    CHECK(out.find("resilient.max_attempts must be between 1 and 10 (got 4294967298)") != std::string::npos);
+  }
   SUBCASE("a port in use") {
     LabProcess first;
     TempDir dir;
@@ -110,4 +126,94 @@ TEST_CASE("a folder where the state file should be is set aside, not fatal") {
   REQUIRE(state.json["state_file_set_aside"].is_string());
   CHECK(read_file(std::filesystem::path(state.json["state_file_set_aside"].get<std::string>()) / "inside") == "kept");
   CHECK(lab.log().find("is not a regular file") != std::string::npos);
+}
+
+TEST_CASE("a state file with an integer beyond its range is set aside, the field and range named, never wrapped") {
+  TempDir dir;
+  write_file(dir / "state.json", R"({"version": 1, "breaker": {"state": "closed", "consecutive_failures": 4294967298,
+      "opened_until": null, "open_events": 0}, "fallback": {"seeded_at": "2026-11-29T15:00:00.000Z", "quotes": []}})");
+  LabProcess lab({}, dir.path());
+  const Reply state = lab.get("/dependency/state");
+  CHECK(state.json["consecutive_failures"] == 0);
+  CHECK(state.json["state_file_set_aside"].is_string());
+  const std::string log = lab.log();
+  CHECK(log.find((dir / "state.json").string()) != std::string::npos);
+  CHECK(log.find("breaker.consecutive_failures must be an integer between 0 and 1000000 (got 4294967298)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a device or FIFO at the state path stops start-up with a message, and is left untouched") {
+  TempDir dir;
+  const auto path = dir / "state.json";
+  std::string kind;
+  // A device node of our own, never /dev/null itself: a lab without this fix would rename it.
+  SUBCASE("a character device, as --state-file /dev/null is") {
+    if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+      MESSAGE("skipped: mknod needs root");
+      return;
+    }
+    kind = "a character device";
+  }
+  SUBCASE("a FIFO") {
+    REQUIRE(::mkfifo(path.c_str(), 0644) == 0);
+    kind = "a FIFO";
+  }
+  const auto type = std::filesystem::symlink_status(path).type();
+  for (const char* mode : {"--check", "--log-level=info"}) {  // `serve --check` says so as well
+    CAPTURE(mode);
+    const auto [code, out] =
+        LabProcess::run({"serve", mode, "--port", "0", "--carrier-port", "0", "--state-file", path.string()});
+    CHECK(code == 1);
+    CHECK_MESSAGE(out.find("state file " + path.string() + " is " + kind) != std::string::npos, out);
+  }
+  CHECK(std::filesystem::symlink_status(path).type() == type);
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  CHECK(entries == 1);  // not renamed, nothing written beside it
+}
+
+TEST_CASE("a full disk: /dependency/state says why nothing is saved, and the file catches up within a second of space returning") {
+  SmallDisk disk;  // declared first: unmounted after the labs have stopped
+  if (!disk.mounted()) {
+    MESSAGE("skipped: mounting a small tmpfs needs root");
+    return;
+  }
+  const auto file = disk / "state.json";
+  auto file_says = [&](const char* status) {
+    const auto j = nlohmann::ordered_json::parse(read_file(file), nullptr, false);
+    return !j.is_discarded() && j["breaker"]["state"] == status;
+  };
+  auto wait_until = [](const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return done();
+  };
+  TempDir logs;
+  {
+    LabProcess lab({"--state-file", file.string()}, logs.path());  // its log stays off the small disk
+    REQUIRE(wait_until([&] { return file_says("closed"); }));
+    CHECK(lab.get("/dependency/state").json["state_file_error"].is_null());
+
+    disk.fill();
+    CHECK(lab.get("/quote-resilient?scenario=provider_down").json["dependency"]["circuit_status"] == "open");
+    REQUIRE(wait_until([&] { return lab.get("/dependency/state").json["state_file_error"].is_string(); }));
+    const std::string error = lab.get("/dependency/state").json["state_file_error"];
+    CHECK_MESSAGE(error.find("No space left on device") != std::string::npos, error);
+    CHECK(file_says("closed"));  // the previous state, whole
+
+    disk.free_space();
+    const auto freed = std::chrono::steady_clock::now();
+    CHECK(wait_until([&] { return file_says("open"); }));
+    CHECK(std::chrono::steady_clock::now() - freed < std::chrono::seconds(1));
+    CHECK(lab.get("/dependency/state").json["state_file_error"].is_null());
+    const std::string log = lab.log();
+    std::size_t reports = 0;
+    for (auto at = log.find("cannot save state"); at != std::string::npos; at = log.find("cannot save state", at + 1))
+      ++reports;
+    CHECK(reports == 1);  // once per episode, not per retry
+    CHECK(log.find("saved to " + file.string() + " again") != std::string::npos);
+    lab.kill(SIGKILL);  // what used to lose the open breaker
+  }
+  LabProcess again({"--state-file", file.string()}, logs.path());
+  CHECK(again.get("/dependency/state").json["circuit_status"] == "open");
 }

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -41,13 +42,18 @@ struct Reply {
 class LabProcess {
  public:
   /// Starts the binary with `extra` arguments; the state file lives in `state_dir`
-  /// (a fresh folder when empty). Throws if the lab does not answer /health in 10 s.
+  /// (a fresh folder when empty), unless `extra` names a `--state-file` of its own (the
+  /// log stays in `state_dir`, e.g. off a disk that a test fills up).
+  /// Throws if the lab does not answer /health in 10 s.
   explicit LabProcess(std::vector<std::string> extra = {}, std::filesystem::path state_dir = {})
       : owned_dir_(state_dir.empty() ? std::make_unique<TempDir>() : nullptr),
         state_dir_(state_dir.empty() ? owned_dir_->path() : state_dir),
+        state_file_(state_dir_ / "state.json"),
         log_(state_dir_ / ("lab-" + std::to_string(++instances()) + ".log")) {
-    std::vector<std::string> args{QUOTE_LAB_BINARY, "serve", "--port", "0", "--carrier-port", "0",
-                                  "--state-file", state_file().string()};
+    std::vector<std::string> args{QUOTE_LAB_BINARY, "serve", "--port", "0", "--carrier-port", "0"};
+    const auto own = std::find(extra.begin(), extra.end(), "--state-file");
+    if (own != extra.end() && own + 1 != extra.end()) state_file_ = *(own + 1);
+    else args.insert(args.end(), {"--state-file", state_file_.string()});
     args.insert(args.end(), extra.begin(), extra.end());
     pid_ = spawn(args, log_);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -130,7 +136,7 @@ class LabProcess {
   }
 
   int port() const { return port_; }
-  std::filesystem::path state_file() const { return state_dir_ / "state.json"; }
+  const std::filesystem::path& state_file() const { return state_file_; }
   const std::filesystem::path& state_dir() const { return state_dir_; }
   std::string log() const { return read_file(log_); }
 
@@ -185,6 +191,7 @@ class LabProcess {
 
   std::unique_ptr<TempDir> owned_dir_;
   std::filesystem::path state_dir_;
+  std::filesystem::path state_file_;
   std::filesystem::path log_;
   pid_t pid_ = -1;
   int port_ = 0;

@@ -1,5 +1,9 @@
 #pragma once
-// A fresh temporary folder per test, removed at the end.
+// A fresh temporary folder per test, removed at the end; a tiny disk of its own on demand.
+
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +30,49 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
+};
+
+/// A TempDir with its own small tmpfs mounted on it, to make a disk full or read-only on
+/// demand (the tests run as root). Always unmounted on scope exit, whatever the test did.
+/// `mounted()` is false where mounting is not allowed: the test then says it skipped.
+class SmallDisk {
+ public:
+  explicit SmallDisk(std::size_t kib = 64) : options_("size=" + std::to_string(kib) + "k") {
+    mounted_ = ::geteuid() == 0 && ::mount("tmpfs", dir_.path().c_str(), "tmpfs", 0, options_.c_str()) == 0;
+  }
+  ~SmallDisk() {
+    // MNT_DETACH: a file a crashed lab left open must not keep the mount (and the test) alive.
+    if (mounted_) ::umount2(dir_.path().c_str(), MNT_DETACH);
+  }
+  SmallDisk(const SmallDisk&) = delete;
+  SmallDisk& operator=(const SmallDisk&) = delete;
+
+  bool mounted() const { return mounted_; }
+  const std::filesystem::path& path() const { return dir_.path(); }
+  std::filesystem::path operator/(const std::string& name) const { return dir_ / name; }
+
+  /// Takes every free byte with a file named "filler": the next write gets ENOSPC.
+  void fill() {
+    const int fd = ::open((dir_ / "filler").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const std::string block(4096, 'x');
+    while (fd >= 0 && ::write(fd, block.data(), block.size()) > 0) {
+    }
+    while (fd >= 0 && ::write(fd, block.data(), 1) > 0) {
+    }
+    if (fd >= 0) ::close(fd);
+  }
+  /// Gives the space back.
+  void free_space() { std::filesystem::remove(dir_ / "filler"); }
+  /// Remounts the disk read-only (writes get EROFS) or writable again.
+  bool set_read_only(bool read_only) {
+    return ::mount(nullptr, dir_.path().c_str(), nullptr, MS_REMOUNT | (read_only ? MS_RDONLY : 0),
+                   options_.c_str()) == 0;
+  }
+
+ private:
+  TempDir dir_;
+  std::string options_;
+  bool mounted_ = false;
 };
 
 inline void write_file(const std::filesystem::path& p, const std::string& content) {
