@@ -1,10 +1,11 @@
 #include "lab/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <pthread.h>
+#include <mutex>
 #include <random>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "lab/lab_app.hpp"
 #include "lab/lab_routes.hpp"
 #include "lab/herd.hpp"
+#include "lab/stop_signals.hpp"
 #include "lab/storm.hpp"
 
 namespace quote_lab {
@@ -61,24 +63,6 @@ fs::path project_dir() {
   return QUOTE_LAB_SOURCE_DIR;
 }
 
-// SIGINT/SIGTERM are blocked in every thread (set before any thread starts) and taken
-// synchronously by the main thread with sigwait: no code runs in a signal handler.
-sigset_t block_stop_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the lab
-  return set;
-}
-
-int wait_for_stop_signal(const sigset_t& set) {
-  int sig = 0;
-  sigwait(&set, &sig);
-  return sig;
-}
-
 std::uint64_t seed_of(const CommonOptions& o) {
   return o.seed >= 0 ? static_cast<std::uint64_t>(o.seed) : std::random_device{}();
 }
@@ -104,7 +88,7 @@ Policies load_policies(const ServeOptions& o) {
 }
 
 int run_serve(const ServeOptions& o, const CommonOptions& common) {
-  const sigset_t signals = block_stop_signals();
+  const StopSignals signals;
   const fs::path root = project_dir();
   const fs::path scenarios_dir = common.scenarios_dir.empty() ? root / "scenarios" : fs::path(common.scenarios_dir);
   const fs::path public_dir = o.public_dir.empty() ? root / "public" : fs::path(o.public_dir);
@@ -163,20 +147,48 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   else
     spdlog::info("try: curl 'http://{}:{}/quote-legacy?scenario=provider_down'", shown_host, port);
 
-  const int sig = wait_for_stop_signal(signals);
-  spdlog::info("signal {} received: finishing requests in flight, then saving state", sig);
-  app->events().close_all();  // ends open event streams, which would otherwise hold workers
-  storm.cancel_and_wait();
-  server.stop();  // lets running quote flows finish, so shutdown cannot open the breaker
-  if (carrier_server) carrier_server->stop();
-  app->flush_state();
+  const int sig = signals.wait();
+  const auto stop_started = std::chrono::steady_clock::now();
+  auto since_signal_ms = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - stop_started).count();
+  };
+  spdlog::info("{} received: stopping; a second Ctrl-C or SIGTERM exits at once", signal_name(sig));
+  std::mutex save_mutex;  // the final save happens once, from the graceful stop or the urgent exit
+  bool saved = false;
+  auto save_state = [&] {
+    std::lock_guard lock(save_mutex);
+    if (saved) return;
+    // A failed write is logged by the lab's error sink ("cannot save state ...").
+    spdlog::info("saving the state to {}", state_file.string());
+    app->flush_state();
+    saved = true;
+  };
+  signals.run_graceful(
+      [&] {
+        // The order matters: the listener closes first, so that connections whose request
+        // ends now (event streams, refused waiters) close instead of waiting for another one.
+        server.stop_accepting();
+        app->begin_shutdown();      // no new attempt, backoff waits end, waiting requests get a 503
+        app->events().close_all();  // open event streams end
+        storm.cancel();
+        spdlog::info("no longer accepting connections; waiting for the requests in flight (each ends by its deadline)");
+        server.stop();  // in-flight flows finish against a live carrier, so shutdown cannot open the breaker
+        storm.cancel_and_wait();
+        spdlog::info("requests in flight finished after {} ms", since_signal_ms());
+        if (carrier_server) carrier_server->stop();
+        save_state();
+      },
+      [&](int second) {
+        spdlog::warn("{} received again: exiting now without waiting for the requests in flight", signal_name(second));
+        save_state();
+      });
   app.reset();
-  spdlog::info("stopped cleanly");
+  spdlog::info("stopped cleanly in {} ms", since_signal_ms());
   return 0;
 }
 
 int run_carrier(const std::string& host, int port, int workers, const CommonOptions& common) {
-  const sigset_t signals = block_stop_signals();
+  const StopSignals signals;
   const fs::path scenarios_dir = common.scenarios_dir.empty() ? project_dir() / "scenarios" : fs::path(common.scenarios_dir);
   const ScenarioCatalog catalog = ScenarioCatalog::load_dir(scenarios_dir);
   SystemClock clock;
@@ -186,8 +198,11 @@ int run_carrier(const std::string& host, int port, int workers, const CommonOpti
   const int bound = server.start(host, port, workers);
   spdlog::info("carrier simulator listening on http://{}:{} with {} workers, {} scenarios", host, bound,
                workers, catalog.all().size());
-  wait_for_stop_signal(signals);
-  server.stop();
+  const int sig = signals.wait();
+  spdlog::info("{} received: stopping; simulated waits end now with a 503; a second Ctrl-C or SIGTERM exits at once",
+               signal_name(sig));
+  signals.run_graceful([&] { server.stop(); },
+                       [](int second) { spdlog::warn("{} received again: exiting now", signal_name(second)); });
   spdlog::info("carrier stopped");
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <stop_token>
 
 namespace quote_lab {
 
@@ -24,6 +25,14 @@ class Clock {
   virtual WallTime wall_now() const = 0;
   /// Blocks for `d` (a fake clock advances its time instead and returns at once).
   virtual void sleep_for(Millis d) = 0;
+  /// Like sleep_for, but returns as soon as `stop` is requested (shutdown must not wait
+  /// out a backoff). Returns false if it was cut short or `stop` was already requested.
+  /// The default sleeps the whole `d` (right for a fake clock, whose sleeps are instant).
+  virtual bool sleep_unless_stopped(Millis d, std::stop_token stop) {
+    if (stop.stop_requested()) return false;
+    sleep_for(d);
+    return !stop.stop_requested();
+  }
 };
 
 /// The machine's clocks: std::chrono::steady_clock and system_clock.
@@ -32,6 +41,7 @@ class SystemClock final : public Clock {
   SteadyTime now() const override;
   WallTime wall_now() const override;
   void sleep_for(Millis d) override;
+  bool sleep_unless_stopped(Millis d, std::stop_token stop) override;
 };
 
 /// A real-time sleep that another thread can cut short, so a server that is simulating a

@@ -45,12 +45,24 @@ int HttpServer::start(const std::string& host, int port, int workers) {
                              " (in use, or not an address of this machine?)");
   }
   server_.raise_backlog(kListenBacklog);
-  thread_ = std::thread([this] { server_.listen_after_bind(); });
+  listen_returned_ = false;
+  thread_ = std::thread([this] {
+    server_.listen_after_bind();
+    listen_returned_ = true;
+  });
+  // is_running() turns true as the listen loop's first step, microseconds from now; from
+  // then on httplib's stop() shuts the socket. (Newer cpp-httplib has wait_until_ready().)
+  while (!server_.is_running() && !listen_returned_) std::this_thread::yield();
   return bound;
 }
 
-void HttpServer::stop() {
+void HttpServer::stop_accepting() {
+  // A no-op before start() and after the listener has stopped.
   server_.stop();
+}
+
+void HttpServer::stop() {
+  stop_accepting();
   if (thread_.joinable()) thread_.join();
 }
 

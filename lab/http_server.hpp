@@ -7,6 +7,7 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -27,9 +28,14 @@ class HttpServer {
   httplib::Server& routes() { return server_; }
 
   /// Binds `host:port` (port 0 picks a free one), serves with `workers` threads and
-  /// returns the bound port. Throws std::runtime_error naming the address if it cannot bind.
+  /// returns the bound port once the listener runs, so that a stop() right after start()
+  /// is never lost (cpp-httplib 0.11.4 ignores a stop that comes before its listen loop has
+  /// begun). Throws std::runtime_error naming the address if it cannot bind.
   int start(const std::string& host, int port, int workers);
-  /// Stops accepting, lets running handlers finish, joins. Safe to call twice.
+  /// Closes the listening socket and returns at once: new connections are refused, and
+  /// connections already open end after the request they are serving.
+  void stop_accepting();
+  /// stop_accepting(), then waits for running handlers to finish and joins. Safe to call twice.
   void stop();
 
  private:
@@ -40,6 +46,7 @@ class HttpServer {
     bool raise_backlog(int backlog);
   };
   Server server_;
+  std::atomic<bool> listen_returned_{false};
   std::thread thread_;
 };
 

@@ -38,7 +38,7 @@ LabApp::LabApp(LabDeps deps)
       state_file_(deps.state_file.string()),
       breaker_("carrier", deps.policies.breaker, deps.clock),
       cache_(deps.clock),
-      executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random),
+      executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random, shutdown_.get_token()),
       metrics_(canonical_names(deps.scenarios), route_templates()),
       events_(deps.max_event_clients),
       store_(deps.state_file) {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,13 @@ class LabApp {
   /// Writes the state file now if it changed (shutdown).
   void flush_state();
 
+  /// Shutdown has begun: quote flows in progress make no further attempt and end their
+  /// backoff waits at once; requests not yet started are refused (see shutdown_token()).
+  /// Nothing is closed: call flush_state() once the requests in flight are over.
+  void begin_shutdown() { shutdown_.request_stop(); }
+  /// Requested once begin_shutdown() was called; what waits on the request path watch.
+  std::stop_token shutdown_token() const { return shutdown_.get_token(); }
+
  private:
   PersistedState persisted_state();
   void mark_state_dirty();  // no-op when the state file must be left alone
@@ -109,6 +117,7 @@ class LabApp {
   Clock& clock_;
   RandomSource& random_;
   const std::string state_file_;
+  std::stop_source shutdown_;  // before executor_, which watches it
 
   CircuitBreaker breaker_;
   FallbackCache cache_;

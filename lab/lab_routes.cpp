@@ -5,13 +5,14 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <semaphore>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "lab/accept.hpp"
 #include "lab/json_views.hpp"
 #include "lab/params.hpp"
+#include "lab/worker_slots.hpp"
 
 namespace quote_lab {
 namespace {
@@ -155,12 +156,15 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
   auto& r = server.routes();
   // Every route but /events runs while holding one of `workers` slots: the pool also has
   // threads for open event streams, and they must not lend a legacy storm extra workers.
-  const auto slots = std::make_shared<std::counting_semaphore<kMaxWorkers>>(std::clamp(workers, 1, kMaxWorkers));
-  const auto limited = [slots](auto handler) {
-    return [slots, handler](auto&... args) {
-      slots->acquire();
+  const auto slots = std::make_shared<WorkerSlots>(std::clamp(workers, 1, kMaxWorkers));
+  const auto limited = [slots, &app](auto handler) {
+    return [slots, &app, handler](auto&... args) {
+      if (!slots->acquire(app.shutdown_token())) {
+        Response& res = std::get<sizeof...(args) - 1>(std::tie(args...));  // every handler ends with it
+        return send_error(res, 503, "shutting_down", "the lab is shutting down; try again once it is back");
+      }
       struct Release {
-        std::counting_semaphore<kMaxWorkers>& s;
+        WorkerSlots& s;
         ~Release() { s.release(); }
       } release{*slots};
       handler(args...);

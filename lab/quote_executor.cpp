@@ -24,8 +24,9 @@ std::string_view to_string(AttemptOutcome o) {
 }
 
 QuoteExecutor::QuoteExecutor(CarrierCaller& carrier, CircuitBreaker& breaker, FallbackCache& cache,
-                             Clock& clock, RandomSource& random)
-    : carrier_(carrier), breaker_(breaker), cache_(cache), clock_(clock), random_(random) {}
+                             Clock& clock, RandomSource& random, std::stop_token shutdown)
+    : carrier_(carrier), breaker_(breaker), cache_(cache), clock_(clock), random_(random),
+      shutdown_(std::move(shutdown)) {}
 
 QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& policy) {
   const SteadyTime started = clock_.now();
@@ -89,11 +90,20 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
       trace.events.push_back({"retry_skipped", attempt + 1, {}, "circuit_open", {}});
       break;
     }
+    // Once the lab is stopping, a retry would only delay the stop (and could open the breaker).
+    const auto skip_for_shutdown = [&] { trace.events.push_back({"retry_skipped", attempt + 1, {}, "shutting_down", {}}); };
+    if (shutdown_.stop_requested()) {
+      skip_for_shutdown();
+      break;
+    }
     const Millis wait = backoff_delay(policy, attempt, random_.uniform(), previous_wait);
     previous_wait = wait;
     if (wait > Millis::zero()) {
       trace.events.push_back({"backoff", attempt, {}, {}, wait.count()});
-      clock_.sleep_for(wait);
+      if (!clock_.sleep_unless_stopped(wait, shutdown_)) {
+        skip_for_shutdown();
+        break;
+      }
     }
   }
 

@@ -7,6 +7,7 @@
 // no breaker, no backoff, no fallback).
 
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -77,8 +78,11 @@ struct QuoteTrace {
 /// cache guard their own.
 class QuoteExecutor {
  public:
+  /// `shutdown`: once requested, flows in progress make no further attempt (the attempt
+  /// running ends at its own deadline) and a backoff wait ends at once; the skipped retry
+  /// is a `retry_skipped` event with reason `shutting_down`, then the usual fallback.
   QuoteExecutor(CarrierCaller& carrier, CircuitBreaker& breaker, FallbackCache& cache,
-                Clock& clock, RandomSource& random);
+                Clock& clock, RandomSource& random, std::stop_token shutdown = {});
 
   /// Runs `request` under `policy` and reports what happened. Never throws for carrier
   /// problems: they are outcomes in the trace.
@@ -90,6 +94,7 @@ class QuoteExecutor {
   FallbackCache& cache_;
   Clock& clock_;
   RandomSource& random_;
+  std::stop_token shutdown_;
 };
 
 }  // namespace quote_lab

@@ -1,6 +1,7 @@
 // The only file that reads the machine's clocks (see clock.hpp).
 #include "lab/clock.hpp"
 
+#include <condition_variable>
 #include <thread>
 
 namespace quote_lab {
@@ -11,6 +12,16 @@ WallTime SystemClock::wall_now() const { return std::chrono::system_clock::now()
 
 void SystemClock::sleep_for(Millis d) {
   if (d > Millis::zero()) std::this_thread::sleep_for(d);
+}
+
+bool SystemClock::sleep_unless_stopped(Millis d, std::stop_token stop) {
+  if (d <= Millis::zero()) return !stop.stop_requested();
+  // Nothing ever notifies this condition: only the stop token (or the timeout) wakes it.
+  std::mutex mutex;
+  std::condition_variable_any never_notified;
+  std::unique_lock lock(mutex);
+  never_notified.wait_for(lock, stop, d, [] { return false; });
+  return !stop.stop_requested();
 }
 
 bool InterruptibleSleep::sleep_for(Millis d) {

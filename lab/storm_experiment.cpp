@@ -13,8 +13,10 @@ void StormExperiment::set_self_url(std::string url) {
 
 StormExperiment::~StormExperiment() { cancel_and_wait(); }
 
+void StormExperiment::cancel() { cancel_ = true; }
+
 void StormExperiment::cancel_and_wait() {
-  cancel_ = true;
+  cancel();
   std::thread t;
   {
     std::lock_guard lock(mutex_);
@@ -62,8 +64,11 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
       running_ = false;
     }
     events_.publish("storm_result", j);
-    spdlog::info("storm experiment done: {} requests, amplification {}", result.requests,
-                 result.amplification.value_or(0));
+    if (cancel_)
+      spdlog::info("storm experiment cancelled after {} requests ({:.1f} s)", result.requests, result.elapsed_s);
+    else
+      spdlog::info("storm experiment done: {} requests, amplification {}", result.requests,
+                   result.amplification.value_or(0));
   });
   return Start::started;
 }

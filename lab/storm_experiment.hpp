@@ -25,7 +25,10 @@ class StormExperiment {
   /// The lab's own address, e.g. "http://127.0.0.1:8080" (known once it listens).
   void set_self_url(std::string url);
   ~StormExperiment();  // cancel_and_wait()
-  /// Stops a running storm early and waits for it (shutdown).
+  /// Tells a running storm to stop (shutdown) and returns at once: its clients send no
+  /// new request; each ends when its request in flight is answered or refused.
+  void cancel();
+  /// cancel(), then waits for the storm's thread.
   void cancel_and_wait();
 
   enum class Start { started, busy, invalid };

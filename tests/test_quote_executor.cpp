@@ -178,3 +178,28 @@ TEST_CASE("legacy keeps no fallback cache: its live quotes are not served by res
   REQUIRE(fb.answer);
   CHECK(fb.answer->seed);
 }
+
+TEST_CASE("once the lab is stopping, a flow makes no further attempt: it cannot open the breaker") {
+  Rig rig;
+  std::stop_source shutdown;
+  QuoteExecutor executor{rig.carrier, rig.breaker, rig.cache, rig.clock, rig.random, shutdown.get_token()};
+  shutdown.request_stop();  // the attempt in flight when the signal came still ends normally
+
+  SUBCASE("resilient: one attempt, no backoff wait, the fallback") {
+    const QuoteTrace t = executor.run({"resilient", "provider_down", 42, 3, "req-1", "trace-1"}, rig.policies.resilient);
+    CHECK(t.attempts == 1);
+    CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "retry_skipped", "fallback_used"});
+    CHECK(t.events[1].attempt == 2);
+    CHECK(t.events[1].reason == "shutting_down");
+    CHECK(t.status == QuoteStatus::degraded);
+    CHECK(rig.clock.sleeps().empty());
+    CHECK(rig.breaker.snapshot().state == BreakerState::closed);  // 1 failure of the 2 that open it
+  }
+  SUBCASE("legacy: one attempt instead of four, then failed") {
+    const QuoteTrace t = executor.run({"legacy", "provider_down", 42, 3, "req-1", "trace-1"}, rig.policies.legacy);
+    CHECK(t.attempts == 1);
+    CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "retry_skipped"});
+    CHECK(t.status == QuoteStatus::failed);
+    CHECK(t.elapsed_ms == doctest::Approx(360));
+  }
+}

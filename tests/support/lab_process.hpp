@@ -115,6 +115,40 @@ class LabProcess {
   }
   void kill(int sig) { stop(sig); }
 
+  /// Sends `sig` and returns at once (stop() also waits for the exit).
+  void signal(int sig) const {
+    if (pid_ > 0) ::kill(pid_, sig);
+  }
+  /// Waits up to `limit` for the lab to exit: its exit status (or -signal), or nullopt
+  /// while it still runs.
+  std::optional<int> wait_exit(std::chrono::milliseconds limit) {
+    if (pid_ <= 0) return exit_code_;
+    const auto code = wait_pid(pid_, limit);
+    if (code) {
+      pid_ = -1;
+      exit_code_ = *code;
+    }
+    return code;
+  }
+
+  /// Starts the binary with `args` and returns at once, its output in `log`: for tests
+  /// of a process's first milliseconds, before it answers anything.
+  static pid_t launch(std::vector<std::string> args, const std::filesystem::path& log) {
+    args.insert(args.begin(), QUOTE_LAB_BINARY);
+    return spawn(args, log);
+  }
+  /// Waits up to `limit` for `pid` to exit: its exit status (or -signal), or nullopt
+  /// while it still runs.
+  static std::optional<int> wait_pid(pid_t pid, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  }
+
   /// Sends `raw` bytes as they are (e.g. a request without Content-Length, as
   /// `curl -X POST URL` sends it) and returns the status line's code, or 0 after `wait`.
   int raw_status(const std::string& raw, std::chrono::milliseconds wait = std::chrono::milliseconds(2000)) const {
