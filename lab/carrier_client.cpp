@@ -6,20 +6,6 @@
 
 namespace quote_lab {
 
-std::string_view to_string(CallError e) {
-  switch (e) {
-    case CallError::none: return "success";
-    case CallError::timeout: return "timeout";
-    case CallError::connect_error: return "connect_error";
-    case CallError::http_5xx: return "http_5xx";
-    case CallError::http_429: return "http_429";
-    // SPEC's reasons have no http_4xx: for the caller it is an answer it cannot use.
-    case CallError::http_4xx: return "bad_response";
-    case CallError::bad_response: return "bad_response";
-  }
-  return "bad_response";
-}
-
 HttpCarrierClient::HttpCarrierClient(std::string base_url, const Clock& clock)
     : base_url_(std::move(base_url)), clock_(clock) {}
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "lab/domain.hpp"
 #include "lab/pricing.hpp"
 
 namespace quote_lab {
@@ -91,7 +92,8 @@ CarrierStats CarrierSimulator::stats() const {
 
 void CarrierSimulator::reset() {
   std::lock_guard lock(mutex_);
-  mode_ = catalog_.find("ok") ? "ok" : (catalog_.all().empty() ? "" : catalog_.all().front().name);
+  mode_ = catalog_.find(kDefaultScenario) ? std::string(kDefaultScenario)
+                                          : (catalog_.all().empty() ? "" : catalog_.all().front().name);
   attempts_.clear();
   attempt_order_.clear();
   calls_by_scenario_.clear();

@@ -1,16 +1,17 @@
 #include "lab/circuit_breaker.hpp"
 
 #include <algorithm>
-#include <array>
+
+#include "lab/name_table.hpp"
 
 namespace quote_lab {
 namespace {
 
-constexpr std::array<std::pair<BreakerState, std::string_view>, 3> kStateNames{{
+constexpr NameTable<BreakerState, 3> kStateNames{{{
     {BreakerState::closed, "closed"},
     {BreakerState::open, "open"},
     {BreakerState::half_open, "half_open"},
-}};
+}}};
 
 // The legal transitions, in one place (as resilience4j lists them).
 bool legal(BreakerState from, BreakerState to) {
@@ -21,19 +22,12 @@ bool legal(BreakerState from, BreakerState to) {
 
 }  // namespace
 
-std::string_view to_string(BreakerState s) {
-  for (const auto& [value, name] : kStateNames)
-    if (value == s) return name;
-  return "closed";
-}
+std::string_view to_string(BreakerState s) { return kStateNames.name(s); }
 
 bool parse_breaker_state(std::string_view text, BreakerState& out) {
-  for (const auto& [value, name] : kStateNames)
-    if (name == text) {
-      out = value;
-      return true;
-    }
-  return false;
+  const auto parsed = kStateNames.parse(text);
+  if (parsed) out = *parsed;
+  return parsed.has_value();
 }
 
 CircuitBreaker::CircuitBreaker(std::string name, BreakerPolicy policy, const Clock& clock)
@@ -50,9 +44,10 @@ void CircuitBreaker::transition_locked(BreakerState to, SteadyTime now) {
   // moment the cooldown ended, not to that read.
   const SteadyTime happened = (state_ == BreakerState::open && to == BreakerState::half_open) ? open_until_ : now;
   const WallTime at = clock_.wall_now() - std::chrono::duration_cast<WallTime::duration>(clock_.now() - happened);
-  pending_.push_back({name_, state_, to, consecutive_failures_, at});
+  const BreakerState from = state_;
   state_ = to;
   ++generation_;
+  pending_.push_back({name_, from, to, consecutive_failures_, at, generation_});
   probe_in_flight_ = false;
   if (to == BreakerState::open) {
     ++open_events_;
@@ -75,54 +70,66 @@ void CircuitBreaker::refresh_locked(SteadyTime now) {
   }
 }
 
-void CircuitBreaker::notify(std::vector<BreakerTransition>& transitions) {
-  Listener listener;
-  {
-    std::lock_guard lock(mutex_);
-    listener = listener_;
+void CircuitBreaker::notify() {
+  std::unique_lock lock(mutex_);
+  // Only one caller delivers at a time, and it delivers in the order the transitions were
+  // queued under the lock; two callers each delivering their own batch could swap them.
+  if (delivering_ || pending_.empty()) return;
+  delivering_ = true;
+  std::vector<BreakerTransition> batch;
+  while (!pending_.empty()) {
+    batch.clear();
+    batch.swap(pending_);
+    const Listener listener = listener_;
+    lock.unlock();  // the listener logs, counts and persists: never under the state lock
+    if (listener)
+      for (const auto& t : batch) listener(t);
+    lock.lock();
   }
-  if (listener)
-    for (const auto& t : transitions) listener(t);
+  delivering_ = false;
 }
 
-std::optional<BreakerPermit> CircuitBreaker::try_acquire() {
+Admission CircuitBreaker::try_acquire() {
   const SteadyTime now = clock_.now();
-  std::optional<BreakerPermit> permit;
-  std::vector<BreakerTransition> changed;
+  Admission admission;
   {
     std::lock_guard lock(mutex_);
     refresh_locked(now);
     switch (state_) {
       case BreakerState::closed:
-        permit = BreakerPermit{generation_, false};
+        admission.permit = BreakerPermit{generation_, false};
         break;
       case BreakerState::half_open:
         if (!probe_in_flight_) {
           probe_in_flight_ = true;
           probe_started_ = now;
-          permit = BreakerPermit{generation_, true};
+          admission.permit = BreakerPermit{generation_, true};
+        } else {
+          admission.refusal = Reason::probe_in_flight;
         }
         break;
       case BreakerState::open:
+        admission.refusal = Reason::circuit_open;
         break;
     }
-    if (!permit) ++short_circuit_count_;
-    changed.swap(pending_);
+    admission.refused = !admission.permit;
+    if (admission.refused) ++short_circuit_count_;
   }
-  notify(changed);
-  return permit;
+  notify();
+  return admission;
 }
 
 BreakerRecord CircuitBreaker::record(const BreakerPermit& permit, bool failure,
                                     std::string_view outcome, double latency_ms) {
   const SteadyTime now = clock_.now();
   BreakerRecord result{};
-  std::vector<BreakerTransition> changed;
   {
     std::lock_guard lock(mutex_);
     last_outcome_ = std::string(outcome);
     last_latency_ms_ = latency_ms;
     refresh_locked(now);
+    // pending_ may still hold other callers' transitions, queued behind a delivery.
+    const std::size_t queued_before = pending_.size();
     if (permit.generation == generation_) {
       if (state_ == BreakerState::half_open && permit.probe) {
         if (failure) {
@@ -140,10 +147,10 @@ BreakerRecord CircuitBreaker::record(const BreakerPermit& permit, bool failure,
       }
     }
     result.state = state_;
-    for (const auto& t : pending_) result.opened_now |= t.to == BreakerState::open;
-    changed.swap(pending_);
+    for (std::size_t i = queued_before; i < pending_.size(); ++i)
+      result.opened_now |= pending_[i].to == BreakerState::open;
   }
-  notify(changed);
+  notify();
   return result;
 }
 
@@ -151,7 +158,6 @@ BreakerSnapshot CircuitBreaker::snapshot() {
   const SteadyTime now = clock_.now();
   const WallTime wall = clock_.wall_now();
   BreakerSnapshot s;
-  std::vector<BreakerTransition> changed;
   {
     std::lock_guard lock(mutex_);
     refresh_locked(now);
@@ -168,9 +174,8 @@ BreakerSnapshot CircuitBreaker::snapshot() {
     s.short_circuit_count = short_circuit_count_;
     s.last_outcome = last_outcome_;
     s.last_latency_ms = last_latency_ms_;
-    changed.swap(pending_);
   }
-  notify(changed);
+  notify();
   return s;
 }
 

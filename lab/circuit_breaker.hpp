@@ -11,6 +11,7 @@
 // generation; a permit from an older generation is stale and its result is ignored, so a
 // slow call that started before the breaker opened cannot close it again.
 // Time is read once per public call from the injected Clock.
+// Standard library, clock and vocabulary only: no HTTP, no JSON, no threads.
 
 #include <cstdint>
 #include <functional>
@@ -22,6 +23,7 @@
 
 #include "lab/clock.hpp"
 #include "lab/policy.hpp"
+#include "lab/vocabulary.hpp"
 
 namespace quote_lab {
 
@@ -39,12 +41,27 @@ struct BreakerTransition {
   BreakerState to;
   int consecutive_failures;  ///< at the moment of the change
   WallTime at;               ///< when it happened: for open → half_open, when the cooldown ended
+  std::uint64_t generation;  ///< the generation this change started; grows with every change
 };
 
 /// Leave to make one call to the upstream. `probe` is true for the single half-open probe.
 struct BreakerPermit {
   std::uint64_t generation;
   bool probe;
+};
+
+/// The breaker's answer to "may I call?": a permit, or why not, decided under one lock
+/// (as gobreaker's beforeRequest returns the generation or ErrOpenState /
+/// ErrTooManyRequests), so the reason given always matches the decision taken.
+struct Admission {
+  std::optional<BreakerPermit> permit;    ///< the breaker's leave: record the call's outcome with it
+  bool refused = false;                   ///< no call may be made
+  Reason refusal = Reason::circuit_open;  ///< when refused: circuit_open, or probe_in_flight
+                                          ///< (half-open and another caller holds the probe)
+
+  bool admitted() const { return !refused; }
+  /// A call that no breaker guards (a policy without one): admitted, with no permit to record.
+  static Admission unguarded() { return {}; }
 };
 
 /// What recording one call did.
@@ -78,7 +95,9 @@ struct BreakerRestore {
 };
 
 /// A thread-safe circuit breaker. One mutex guards all state; the transition listener is
-/// called after the mutex is released, in the order the transitions happened.
+/// called after the mutex is released, one transition at a time, in the order the
+/// transitions happened (a caller whose transitions queue behind another caller's
+/// delivery returns at once; that caller delivers them, as Polly's ScheduledTaskExecutor does).
 class CircuitBreaker {
  public:
   using Listener = std::function<void(const BreakerTransition&)>;
@@ -89,9 +108,10 @@ class CircuitBreaker {
   void set_listener(Listener listener);
 
   /// A permit if a call may go to the upstream now: always when closed, only the first
-  /// caller when half-open (others are refused until the probe is recorded), never when
-  /// open. A refusal counts as a short circuit and does not extend the cooldown.
-  std::optional<BreakerPermit> try_acquire();
+  /// caller when half-open (others are refused with probe_in_flight until the probe is
+  /// recorded), never when open (refused with circuit_open). A refusal counts as a short
+  /// circuit and does not extend the cooldown.
+  Admission try_acquire();
 
   /// Records how a permitted call went. `failure` is true for a carrier failure (timeout,
   /// connection error, 5xx, 429); a 4xx or a cancelled call should not be recorded at
@@ -114,7 +134,9 @@ class CircuitBreaker {
  private:
   void transition_locked(BreakerState to, SteadyTime now);
   void refresh_locked(SteadyTime now);  // open → half_open once the cooldown has passed
-  void notify(std::vector<BreakerTransition>& transitions);
+  // Delivers pending_ to the listener in order, outside the lock, unless another caller
+  // is already delivering (it then delivers ours too). Call without holding mutex_.
+  void notify();
 
   const std::string name_;
   const BreakerPolicy policy_;
@@ -132,7 +154,8 @@ class CircuitBreaker {
   std::uint64_t short_circuit_count_ = 0;
   std::string last_outcome_;
   std::optional<double> last_latency_ms_;
-  std::vector<BreakerTransition> pending_;  // filled under the lock, drained by notify()
+  std::vector<BreakerTransition> pending_;  // filled under the lock in order, drained by notify()
+  bool delivering_ = false;                 // a caller is running the listener on pending_
 };
 
 }  // namespace quote_lab

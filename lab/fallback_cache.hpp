@@ -10,14 +10,15 @@
 #include <vector>
 
 #include "lab/clock.hpp"
+#include "lab/domain.hpp"
 #include "lab/quote.hpp"
 
 namespace quote_lab {
 
 /// A quote as the cache hands it out.
 struct CachedQuote {
-  int customer_id = 42;
-  int items = 3;
+  int customer_id = kCustomerId.fallback;
+  int items = kItems.fallback;
   Quote quote;
   WallTime cached_at{};  ///< when the lab stored it (the seed time for a seed quote)
   bool seed = false;     ///< true: no live quote was ever seen for this key

@@ -12,20 +12,20 @@ namespace {
 double round2(double v) { return std::round(v * 100) / 100; }
 
 nlohmann::ordered_json event_json(const TraceEvent& e) {
-  nlohmann::ordered_json j = {{"event", e.event}, {"attempt", e.attempt}};
+  nlohmann::ordered_json j = {{"event", to_string(e.step)}, {"attempt", e.attempt}};
   if (e.elapsed_ms) j["elapsed_ms"] = round2(*e.elapsed_ms);
-  if (e.reason) j["reason"] = *e.reason;
+  if (e.reason) j["reason"] = to_string(*e.reason);
   if (e.wait_ms) j["wait_ms"] = *e.wait_ms;
   return j;
 }
 
 // One plain sentence per outcome, in both of the course's languages.
 nlohmann::ordered_json explanation(const QuoteTrace& t) {
-  const int n = t.attempts;
+  const int n = t.attempts();
   const std::string times_es = n == 1 ? "1 vez" : std::to_string(n) + " veces";
   const std::string times_en = n == 1 ? "once" : std::to_string(n) + " times";
-  const bool short_circuited = !t.outcomes.empty() && t.outcomes.front() == AttemptOutcome::short_circuit;
-  const bool probed = std::any_of(t.events.begin(), t.events.end(), [](const TraceEvent& e) { return e.event == "half_open_probe"; });
+  const bool short_circuited = t.short_circuited();
+  const bool probed = t.probed();
   if (t.status == QuoteStatus::completed && probed)
     return {{"es", "El circuito estaba medio abierto: esta llamada fue la sonda, el proveedor respondió y el circuito se cerró."},
             {"en", "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed."}};
@@ -87,7 +87,7 @@ nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_j
   }
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   for (const auto& e : t.events) events.push_back(event_json(e));
-  return {{"mode", t.request.mode},
+  return {{"mode", to_string(t.request.mode)},
           {"scenario", t.request.scenario},
           {"status", std::string(to_string(t.status))},
           {"request_id", t.request.request_id},
@@ -95,9 +95,9 @@ nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_j
           {"customer_id", t.request.customer_id},
           {"items", t.request.items},
           {"quote", quote},
-          {"attempts", t.attempts},
-          {"retries", t.retries},
-          {"timeout_count", t.timeout_count},
+          {"attempts", t.attempts()},
+          {"retries", t.retries()},
+          {"timeout_count", t.timeouts()},
           {"events", events},
           {"dependency", dependency},
           {"elapsed_ms", round2(t.elapsed_ms)},
@@ -107,7 +107,7 @@ nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_j
 
 nlohmann::ordered_json incident_json(const Incident& i) {
   return {{"request_id", i.request_id},
-          {"mode", i.mode},
+          {"mode", to_string(i.mode)},
           {"scenario", i.scenario},
           {"status", std::string(to_string(i.status))},
           {"attempts", i.attempts},

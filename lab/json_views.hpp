@@ -7,7 +7,7 @@
 
 #include "lab/circuit_breaker.hpp"
 #include "lab/fallback_cache.hpp"
-#include "lab/quote_executor.hpp"
+#include "lab/quote_trace.hpp"
 #include "lab/telemetry.hpp"
 
 namespace quote_lab {

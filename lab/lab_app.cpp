@@ -110,22 +110,36 @@ std::string LabApp::new_id(int hex_digits) {
   return id.substr(0, static_cast<std::size_t>(hex_digits));
 }
 
-LabApp::QuoteResult LabApp::quote(const std::string& mode, const std::string& scenario, int customer_id,
-                                  int items, const RetryPolicy* override_policy,
+const RetryPolicy& LabApp::policy(Mode mode) const {
+  switch (mode) {
+    case Mode::legacy: return policies_.legacy;
+    case Mode::resilient: return policies_.resilient;
+  }
+  return policies_.resilient;
+}
+
+const nlohmann::ordered_json& LabApp::policy_json(Mode mode) const {
+  switch (mode) {
+    case Mode::legacy: return legacy_policy_json_;
+    case Mode::resilient: return resilient_policy_json_;
+  }
+  return resilient_policy_json_;
+}
+
+LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int customer_id, int items,
+                                  const RetryPolicy* override_policy,
                                   const std::vector<std::string>& overrides) {
   QuoteRequest request{mode, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
                        new_id(16), new_id(32)};
-  const RetryPolicy& policy =
-      override_policy ? *override_policy : (mode == "legacy" ? policies_.legacy : policies_.resilient);
-  QuoteTrace trace = executor_.run(request, policy);
+  const RetryPolicy& chosen = override_policy ? *override_policy : policy(mode);
+  QuoteTrace trace = executor_.run(request, chosen);
   telemetry_.record(trace);
   metrics_.record(trace);
   // Only a call that reached the carrier can change what the file holds (the failure
   // count, a cached quote); transitions mark it from the breaker's listener.
-  if (trace.attempts > 0) mark_state_dirty();
+  if (trace.attempts() > 0) mark_state_dirty();
   auto body = quote_json(trace, dependency_state(trace.dependency));
-  body["policy"] = !overrides.empty() ? to_json(policy)
-                                       : (mode == "legacy" ? legacy_policy_json_ : resilient_policy_json_);
+  body["policy"] = !overrides.empty() ? to_json(chosen) : policy_json(mode);
   body["policy_overrides"] = overrides;
   events_.publish("quote", body);
   return {std::move(trace), std::move(body)};
@@ -149,7 +163,7 @@ nlohmann::ordered_json LabApp::dependency_state(const BreakerSnapshot& breaker) 
   nlohmann::ordered_json j = breaker_json(breaker);
   const auto now = clock_.wall_now();
   const auto latest = cache_.latest();
-  j["fallback_quote"] = cached_quote_json(latest ? *latest : cache_.lookup(42, 3), now);
+  j["fallback_quote"] = cached_quote_json(latest ? *latest : cache_.lookup(kCustomerId.fallback, kItems.fallback), now);
   j["state_file"] = state_file_;
   j["state_file_set_aside"] = set_aside_ ? nlohmann::ordered_json(*set_aside_) : nlohmann::ordered_json(nullptr);
   // SPEC: null, or why the last save failed; a file the lab may not overwrite says so for good.
@@ -178,7 +192,7 @@ void LabApp::reset() {
   if (embedded_carrier_) embedded_carrier_->reset();
   {
     std::lock_guard lock(mode_mutex_);
-    external_mode_ = "ok";
+    external_mode_ = kDefaultScenario;
   }
   mark_state_dirty();
   events_.publish("reset", {{"at", format_iso8601(clock_.wall_now())}});

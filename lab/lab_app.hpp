@@ -16,6 +16,7 @@
 #include "lab/carrier_simulator.hpp"
 #include "lab/circuit_breaker.hpp"
 #include "lab/clock.hpp"
+#include "lab/domain.hpp"
 #include "lab/event_hub.hpp"
 #include "lab/fallback_cache.hpp"
 #include "lab/metrics.hpp"
@@ -25,6 +26,7 @@
 #include "lab/scenario.hpp"
 #include "lab/state_store.hpp"
 #include "lab/telemetry.hpp"
+#include "lab/vocabulary.hpp"
 
 namespace quote_lab {
 
@@ -59,12 +61,15 @@ class LabApp {
     nlohmann::ordered_json body;
   };
 
-  /// Runs one quote flow. `scenario` must be a canonical name or empty (the carrier's
-  /// current mode); `mode` is "legacy" or "resilient". Records it everywhere.
+  /// Runs one quote flow under `mode`'s policy. `scenario` must be a canonical name or
+  /// empty (the carrier's current mode). Records it everywhere.
   /// `policy` replaces the mode's policy for this request only (per-request overrides;
   /// `overrides` names what was changed, shown in the answer).
-  QuoteResult quote(const std::string& mode, const std::string& scenario, int customer_id, int items,
+  QuoteResult quote(Mode mode, const std::string& scenario, int customer_id, int items,
                     const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {});
+
+  /// The configured policy of `mode`.
+  const RetryPolicy& policy(Mode mode) const;
 
   /// The breaker as /dependency/state shows it (SPEC fields + state_file_set_aside and
   /// state_file_error: null, or the OS reason the last save failed, until one succeeds).
@@ -111,6 +116,8 @@ class LabApp {
 
   const ScenarioCatalog& scenarios_;
   const Policies policies_;
+  const nlohmann::ordered_json& policy_json(Mode mode) const;
+
   const nlohmann::ordered_json legacy_policy_json_;     // rendered once: the same on every answer
   const nlohmann::ordered_json resilient_policy_json_;
   CarrierSimulator* embedded_carrier_;
@@ -130,7 +137,7 @@ class LabApp {
   std::string state_file_error_;  // set when the state file can be neither used nor moved
 
   mutable std::mutex mode_mutex_;  // guards external_mode_
-  std::string external_mode_ = "ok";
+  std::string external_mode_{kDefaultScenario};
 
   std::unique_ptr<StateSaver> saver_;  // last: it reads the members above from its thread; null = do not save
 };

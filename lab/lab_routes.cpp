@@ -10,8 +10,10 @@
 #include <tuple>
 
 #include "lab/accept.hpp"
+#include "lab/domain.hpp"
 #include "lab/json_views.hpp"
 #include "lab/params.hpp"
+#include "lab/vocabulary.hpp"
 #include "lab/worker_slots.hpp"
 
 namespace quote_lab {
@@ -26,6 +28,11 @@ std::string prefixed(const std::string& path) { return "(?:/04)?" + path; }
 const std::string* param(const Request& req, const char* name) {
   const auto it = req.params.find(name);
   return it == req.params.end() ? nullptr : &it->second;
+}
+
+// An integer parameter with the range and default domain.hpp gives it.
+std::optional<ApiError> parse_domain_param(const Request& req, const IntParam& p, int& out) {
+  return parse_int_param(p.name, param(req, std::string(p.name).c_str()), p.min, p.max, p.fallback, out);
 }
 
 void send_api_error(Response& res, const ApiError& e) { send_error(res, e.status, e.error, e.message, e.allowed); }
@@ -61,6 +68,8 @@ std::optional<ApiError> check_known_params(const Request& req, const std::set<st
 
 nlohmann::ordered_json index_json(LabApp& app, const std::string& carrier_url, const std::string& host) {
   const std::string base = "http://" + (host.empty() ? std::string("127.0.0.1:8080") : host.substr(0, 100));
+  const std::string example = "?scenario=provider_down&customer_id=" + std::to_string(kCustomerId.fallback) +
+                              "&items=" + std::to_string(kItems.fallback);
   nlohmann::ordered_json scenarios = nlohmann::ordered_json::array();
   for (const auto& s : app.scenarios().all()) scenarios.push_back(to_json(s));
   const nlohmann::ordered_json routes = nlohmann::ordered_json::array({
@@ -70,7 +79,9 @@ nlohmann::ordered_json index_json(LabApp& app, const std::string& carrier_url, c
       {{"method", "GET"}, {"path", "/quote-resilient?scenario=&customer_id=&items="},
        {"description", "one quote with the resilient policy: short timeout, backoff with jitter, circuit breaker, fallback"}},
       {{"method", "GET"}, {"path", "/dependency/state"}, {"description", "the carrier's circuit breaker and the fallback quote"}},
-      {{"method", "GET"}, {"path", "/incidents?limit=10"}, {"description", "the last quote flows, newest first (limit 1-200)"}},
+      {{"method", "GET"}, {"path", "/incidents?limit=" + std::to_string(kIncidentsLimit.fallback)},
+       {"description", "the last quote flows, newest first (limit " + std::to_string(kIncidentsLimit.min) + "-" +
+                           std::to_string(kIncidentsLimit.max) + ")"}},
       {{"method", "GET"}, {"path", "/diagnostics/summary"}, {"description", "per mode and scenario counters and latency percentiles"}},
       {{"method", "GET"}, {"path", "/metrics"}, {"description", "telemetry as JSON, or Prometheus text when Accept asks for it"}},
       {{"method", "GET"}, {"path", "/metrics-prometheus"}, {"description", "Prometheus text exposition format 0.0.4"}},
@@ -87,8 +98,8 @@ nlohmann::ordered_json index_json(LabApp& app, const std::string& carrier_url, c
           {"also_under_prefix", "/04"},
           {"parameters",
            {{"scenario", app.scenarios().accepted_names()},
-            {"customer_id", "integer 1-5000, default 42"},
-            {"items", "integer 1-50, default 3"},
+            {kCustomerId.name, kCustomerId.describe()},
+            {kItems.name, kItems.describe()},
             {"timeout_ms", "per-request override, integer 10-5000"},
             {"max_attempts", "per-request override, integer 1-10"},
             {"backoff_base_ms", "per-request override, integer 0-5000"},
@@ -98,8 +109,8 @@ nlohmann::ordered_json index_json(LabApp& app, const std::string& carrier_url, c
           {"carrier_url", carrier_url},
           {"policies", to_json(app.policies())},
           {"try",
-           {"curl '" + base + "/quote-legacy?scenario=provider_down&customer_id=42&items=3'",
-            "curl '" + base + "/quote-resilient?scenario=provider_down&customer_id=42&items=3'",
+           {"curl '" + base + "/quote-legacy" + example + "'",
+            "curl '" + base + "/quote-resilient" + example + "'",
             "curl " + base + "/dependency/state"}}};
 }
 
@@ -194,8 +205,8 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     };
     StormOptions o;
     if (const auto* m = lookup("mode")) o.mode = *m;
-    if (o.mode != "legacy" && o.mode != "resilient")
-      return send_error(res, 400, "invalid_parameter", "mode must be legacy or resilient", {"legacy", "resilient"});
+    if (!parse_mode(o.mode))
+      return send_error(res, 400, "invalid_parameter", "mode must be legacy or resilient", mode_names());
     if (const auto* sc = lookup("scenario")) {
       const Scenario* s = app.scenarios().find(*sc);
       if (!s) return send_error(res, 400, "unknown_scenario", "scenario '" + sc->substr(0, 40) + "' does not exist",
@@ -277,8 +288,8 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
                          {"carrier_mode", app.carrier_mode()}});
   });
 
-  for (const std::string mode : {"legacy", "resilient"}) {
-    get(prefixed("/quote-" + mode), [&app, mode](const Request& req, Response& res) {
+  for (const Mode mode : kModes) {
+    get(prefixed("/quote-" + std::string(to_string(mode))), [&app, mode](const Request& req, Response& res) {
       static const std::set<std::string> known{"scenario", "customer_id", "items", "timeout_ms",
                                                "max_attempts", "backoff_base_ms", "jitter"};
       if (auto e = check_known_params(req, known))
@@ -294,11 +305,9 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
       }
       int customer_id = 0;
       int items = 0;
-      if (auto e = parse_int_param("customer_id", param(req, "customer_id"), 1, 5000, 42, customer_id))
-        return send_api_error(res, *e);
-      if (auto e = parse_int_param("items", param(req, "items"), 1, 50, 3, items))
-        return send_api_error(res, *e);
-      RetryPolicy policy = mode == "legacy" ? app.policies().legacy : app.policies().resilient;
+      if (auto e = parse_domain_param(req, kCustomerId, customer_id)) return send_api_error(res, *e);
+      if (auto e = parse_domain_param(req, kItems, items)) return send_api_error(res, *e);
+      RetryPolicy policy = app.policy(mode);
       std::vector<std::string> overrides;
       if (auto e = apply_policy_overrides([&req](const char* name) { return param(req, name); }, policy, overrides))
         return send_api_error(res, *e);
@@ -315,8 +324,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     static const std::set<std::string> known{"limit"};
     if (auto e = check_known_params(req, known)) return send_api_error(res, *e);
     int limit = 0;
-    if (auto e = parse_int_param("limit", param(req, "limit"), 1, 200, 10, limit))
-      return send_api_error(res, *e);
+    if (auto e = parse_domain_param(req, kIncidentsLimit, limit)) return send_api_error(res, *e);
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& i : app.incidents(static_cast<std::size_t>(limit))) list.push_back(incident_json(i));
     send_json(res, 200, {{"limit", limit}, {"incidents", list}});

@@ -10,7 +10,6 @@
 namespace quote_lab {
 namespace {
 
-constexpr const char* kModes[] = {"legacy", "resilient"};
 constexpr QuoteStatus kStatuses[] = {QuoteStatus::completed, QuoteStatus::degraded, QuoteStatus::failed};
 constexpr AttemptOutcome kOutcomes[] = {AttemptOutcome::success, AttemptOutcome::timeout,
                                         AttemptOutcome::error, AttemptOutcome::short_circuit};
@@ -36,11 +35,11 @@ const std::vector<double>& quote_duration_buckets_s() {
 
 struct Metrics::Series {
   prometheus::Registry registry;
-  std::map<std::tuple<std::string, std::string, QuoteStatus>, prometheus::Counter*> requests;
-  std::map<std::pair<std::string, std::string>, prometheus::Histogram*> duration;
-  std::map<std::pair<std::string, AttemptOutcome>, prometheus::Counter*> attempts;
-  std::map<std::string, prometheus::Counter*> retries;
-  std::map<std::string, prometheus::Counter*> fallbacks;
+  std::map<std::tuple<Mode, std::string, QuoteStatus>, prometheus::Counter*> requests;
+  std::map<std::pair<Mode, std::string>, prometheus::Histogram*> duration;
+  std::map<std::pair<Mode, AttemptOutcome>, prometheus::Counter*> attempts;
+  std::map<Mode, prometheus::Counter*> retries;
+  std::map<Mode, prometheus::Counter*> fallbacks;
   std::map<std::pair<BreakerState, BreakerState>, prometheus::Counter*> transitions;
   prometheus::Family<prometheus::Counter>* http = nullptr;
   std::map<std::pair<std::string, int>, prometheus::Counter*> http_series;
@@ -78,18 +77,19 @@ struct Metrics::Series {
                 .Name("quote_lab_http_requests_total")
                 .Help("HTTP requests the lab answered, by route template and status code.")
                 .Register(registry);
-    for (const char* mode : kModes) {
+    for (const Mode m : kModes) {
+      const std::string mode(to_string(m));
       for (const auto& s : scenarios) {
         for (auto st : kStatuses)
-          requests[{mode, s, st}] =
+          requests[{m, s, st}] =
               &req.Add({{"mode", mode}, {"scenario", s}, {"status", std::string(to_string(st))}});
-        duration[{mode, s}] =
+        duration[{m, s}] =
             &dur.Add({{"mode", mode}, {"scenario", s}}, quote_duration_buckets_s());
       }
       for (auto o : kOutcomes)
-        attempts[{mode, o}] = &att.Add({{"mode", mode}, {"outcome", std::string(to_string(o))}});
-      retries[mode] = &ret.Add({{"mode", mode}});
-      fallbacks[mode] = &fb.Add({{"mode", mode}});
+        attempts[{m, o}] = &att.Add({{"mode", mode}, {"outcome", std::string(to_string(o))}});
+      retries[m] = &ret.Add({{"mode", mode}});
+      fallbacks[m] = &fb.Add({{"mode", mode}});
     }
     for (auto from : kStates)
       for (auto to : kStates)
@@ -111,15 +111,15 @@ Metrics::~Metrics() = default;
 void Metrics::record(const QuoteTrace& t) {
   std::shared_lock lock(mutex_);
   auto& s = *series_;
-  const auto& mode = t.request.mode;
+  const Mode mode = t.request.mode;
   if (auto it = s.requests.find({mode, t.request.scenario, t.status}); it != s.requests.end())
     it->second->Increment();
   if (auto it = s.duration.find({mode, t.request.scenario}); it != s.duration.end())
     it->second->Observe(t.elapsed_ms / 1000.0);
-  for (auto o : t.outcomes)
+  for (auto o : t.outcomes())
     if (auto it = s.attempts.find({mode, o}); it != s.attempts.end()) it->second->Increment();
-  if (auto it = s.retries.find(mode); it != s.retries.end()) it->second->Increment(t.retries);
-  if (t.fallback_used)
+  if (auto it = s.retries.find(mode); it != s.retries.end()) it->second->Increment(t.retries());
+  if (t.fallback_used())
     if (auto it = s.fallbacks.find(mode); it != s.fallbacks.end()) it->second->Increment();
 }
 

@@ -22,7 +22,7 @@
 
 #include "lab/carrier_simulator.hpp"
 #include "lab/circuit_breaker.hpp"
-#include "lab/quote_executor.hpp"
+#include "lab/quote_trace.hpp"
 
 namespace quote_lab {
 

@@ -12,13 +12,12 @@ void add(FlowCounters& c, const QuoteTrace& t) {
   c.completed += t.status == QuoteStatus::completed;
   c.degraded += t.status == QuoteStatus::degraded;
   c.failed += t.status == QuoteStatus::failed;
-  c.attempts += static_cast<std::uint64_t>(t.attempts);
-  c.retries += static_cast<std::uint64_t>(t.retries);
-  c.timeouts += static_cast<std::uint64_t>(t.timeout_count);
-  c.fallbacks += t.fallback_used;
-  c.circuit_opens += t.circuit_opened;
-  c.short_circuits += static_cast<std::uint64_t>(
-      std::count(t.outcomes.begin(), t.outcomes.end(), AttemptOutcome::short_circuit));
+  c.attempts += static_cast<std::uint64_t>(t.attempts());
+  c.retries += static_cast<std::uint64_t>(t.retries());
+  c.timeouts += static_cast<std::uint64_t>(t.timeouts());
+  c.fallbacks += t.fallback_used();
+  c.circuit_opens += t.circuit_opened();
+  c.short_circuits += static_cast<std::uint64_t>(t.short_circuits());
   c.latency_window_ms.push_back(t.elapsed_ms);
   if (c.latency_window_ms.size() > Telemetry::kLatencyWindow) c.latency_window_ms.pop_front();
   c.max_ms = std::max(c.max_ms, t.elapsed_ms);
@@ -70,10 +69,8 @@ LatencySummary summarize_latency(std::vector<double> samples) {
 }
 
 void Telemetry::record(const QuoteTrace& t) {
-  const bool short_circuited =
-      !t.outcomes.empty() && t.outcomes.front() == AttemptOutcome::short_circuit;
   Incident incident{t.request.request_id, t.request.mode, t.request.scenario, t.status,
-                    t.attempts, t.retries, t.timeout_count, t.fallback_used, short_circuited,
+                    t.attempts(), t.retries(), t.timeouts(), t.fallback_used(), t.short_circuited(),
                     t.elapsed_ms, t.timestamp};
   std::lock_guard lock(mutex_);
   incidents_.push_back(std::move(incident));
@@ -93,14 +90,14 @@ std::vector<Incident> Telemetry::incidents(std::size_t limit) const {
 nlohmann::ordered_json Telemetry::summary_json() const {
   std::lock_guard lock(mutex_);
   nlohmann::ordered_json modes = nlohmann::ordered_json::object();
-  for (const char* mode : {"legacy", "resilient"}) {
+  for (const Mode mode : kModes) {
     const auto m = by_mode_.find(mode);
     nlohmann::ordered_json j = to_json(m == by_mode_.end() ? FlowCounters{} : m->second);
     nlohmann::ordered_json scenarios = nlohmann::ordered_json::object();
     if (const auto s = by_mode_scenario_.find(mode); s != by_mode_scenario_.end())
       for (const auto& [name, counters] : s->second) scenarios[name] = to_json(counters);
     j["scenarios"] = scenarios;
-    modes[mode] = j;
+    modes[std::string(to_string(mode))] = j;
   }
   return modes;
 }

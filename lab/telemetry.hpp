@@ -12,14 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "lab/quote_executor.hpp"
+#include "lab/domain.hpp"
+#include "lab/quote_trace.hpp"
 
 namespace quote_lab {
 
 /// One quote flow as listed by /incidents.
 struct Incident {
   std::string request_id;
-  std::string mode;
+  Mode mode;
   std::string scenario;
   QuoteStatus status;
   int attempts;
@@ -58,7 +59,7 @@ struct FlowCounters {
 
 class Telemetry {
  public:
-  static constexpr std::size_t kMaxIncidents = 200;
+  static constexpr std::size_t kMaxIncidents = kIncidentsLimit.max;
   static constexpr std::size_t kLatencyWindow = 2048;
 
   /// Adds one finished flow.
@@ -72,8 +73,8 @@ class Telemetry {
  private:
   mutable std::mutex mutex_;  // guards incidents_ and counters_
   std::deque<Incident> incidents_;
-  std::map<std::string, FlowCounters> by_mode_;
-  std::map<std::string, std::map<std::string, FlowCounters>> by_mode_scenario_;
+  std::map<Mode, FlowCounters> by_mode_;
+  std::map<Mode, std::map<std::string, FlowCounters>> by_mode_scenario_;
 };
 
 }  // namespace quote_lab

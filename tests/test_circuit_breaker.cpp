@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -18,7 +19,7 @@ BreakerPolicy course() { return default_policies().breaker; }  // 2 failures, 30
 
 // One attempt through the breaker: true if it was allowed.
 bool attempt(CircuitBreaker& b, bool fails) {
-  auto permit = b.try_acquire();
+  auto permit = b.try_acquire().permit;
   if (!permit) return false;
   b.record(*permit, fails, fails ? "timeout" : "success", fails ? 220 : 130);
   return true;
@@ -59,7 +60,7 @@ TEST_CASE("while open, calls are short-circuited and do not extend the cooldown"
   attempt(b, true);
   attempt(b, true);
   clock.advance(seconds(10));
-  for (int i = 0; i < 5; ++i) CHECK_FALSE(b.try_acquire().has_value());
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(b.try_acquire().permit.has_value());
   const auto s = b.snapshot();
   CHECK(s.short_circuit_count == 5);
   CHECK(s.cooldown_left_ms == 20000);                       // still 30 s from opening
@@ -96,7 +97,7 @@ TEST_CASE("half-open admits exactly one probe, concurrent callers are short-circ
   for (int i = 0; i < 64; ++i)
     callers.emplace_back([&] {
       while (!go) std::this_thread::yield();
-      if (auto p = b.try_acquire()) {
+      if (auto p = b.try_acquire().permit) {
         ++permits;
         probes += p->probe;
       }
@@ -116,17 +117,17 @@ TEST_CASE("probe success closes the breaker, probe failure reopens it for a fres
   clock.advance(seconds(30));
 
   SUBCASE("success") {
-    auto probe = b.try_acquire();
+    auto probe = b.try_acquire().permit;
     REQUIRE(probe);
     CHECK(probe->probe);
     const auto r = b.record(*probe, false, "success", 130);
     CHECK(r.state == BreakerState::closed);
     CHECK_FALSE(r.opened_now);
     CHECK(b.snapshot().consecutive_failures == 0);
-    CHECK(b.try_acquire().has_value());                    // closed: everyone may call
+    CHECK(b.try_acquire().permit.has_value());             // closed: everyone may call
   }
   SUBCASE("failure") {
-    auto probe = b.try_acquire();
+    auto probe = b.try_acquire().permit;
     REQUIRE(probe);
     clock.advance(milliseconds(220));
     const auto r = b.record(*probe, true, "timeout", 220);
@@ -141,7 +142,7 @@ TEST_CASE("probe success closes the breaker, probe failure reopens it for a fres
 TEST_CASE("a stale permit from before the breaker opened cannot close it") {
   FakeClock clock;
   CircuitBreaker b("carrier", course(), clock);
-  auto slow = b.try_acquire();                             // a slow call starts while closed
+  auto slow = b.try_acquire().permit;                      // a slow call starts while closed
   REQUIRE(slow);
   attempt(b, true);
   attempt(b, true);                                        // others open the breaker
@@ -155,10 +156,10 @@ TEST_CASE("a probe that never reports back does not wedge half-open") {
   attempt(b, true);
   attempt(b, true);
   clock.advance(seconds(30));
-  REQUIRE(b.try_acquire());                                // the probe's caller vanishes
-  CHECK_FALSE(b.try_acquire());
+  REQUIRE(b.try_acquire().permit);                         // the probe's caller vanishes
+  CHECK_FALSE(b.try_acquire().permit);
   clock.advance(seconds(30));
-  auto next = b.try_acquire();
+  auto next = b.try_acquire().permit;
   REQUIRE(next);
   CHECK(next->probe);
 }
@@ -188,7 +189,7 @@ TEST_CASE("restore after a restart") {
     saved.opened_until = clock.wall_now() - seconds(1);
     b.restore(saved);
     CHECK(b.snapshot().state == BreakerState::half_open);
-    auto probe = b.try_acquire();
+    auto probe = b.try_acquire().permit;
     REQUIRE(probe);
     CHECK(probe->probe);
   }
@@ -204,7 +205,7 @@ TEST_CASE("restore after a restart") {
 TEST_CASE("reset: closed, counters at zero, in-flight permits stale") {
   FakeClock clock;
   CircuitBreaker b("carrier", course(), clock);
-  auto before = b.try_acquire();
+  auto before = b.try_acquire().permit;
   attempt(b, true);
   attempt(b, true);
   b.reset();
@@ -224,4 +225,80 @@ TEST_CASE("state names are the field's standard terms") {
   CHECK(parse_breaker_state("half_open", s));
   CHECK(s == BreakerState::half_open);
   CHECK_FALSE(parse_breaker_state("half-open", s));
+}
+
+TEST_CASE("a refusal says why, in the same answer: circuit_open while open, probe_in_flight while the probe is out") {
+  FakeClock clock;
+  CircuitBreaker b("carrier", course(), clock);
+  CHECK(b.try_acquire().admitted());                       // closed: admitted
+  attempt(b, true);
+  attempt(b, true);                                        // open
+  const Admission while_open = b.try_acquire();
+  CHECK_FALSE(while_open.admitted());
+  CHECK(while_open.refusal == Reason::circuit_open);
+  clock.advance(seconds(30));                              // half-open
+  const Admission probe = b.try_acquire();
+  REQUIRE(probe.permit);
+  CHECK(probe.permit->probe);
+  const Admission second = b.try_acquire();                // the probe is still out
+  CHECK_FALSE(second.admitted());
+  CHECK(second.refusal == Reason::probe_in_flight);
+  b.record(*probe.permit, true, "timeout", 220);          // the probe fails: open again
+  CHECK(b.try_acquire().refusal == Reason::circuit_open);
+  CHECK(b.snapshot().short_circuit_count == 3);
+}
+
+TEST_CASE("transitions reach the listener one at a time and in order, however many threads race") {
+  // 8 threads x 20,000 calls against a breaker that opens on 1 failure and cools down in
+  // 1 ms of fake time, which some calls advance: thousands of transitions, each delivered
+  // outside the breaker's lock. The delivered sequence must be one unbroken chain.
+  FakeClock clock;
+  CircuitBreaker b("carrier", BreakerPolicy{1, 0.001}, clock);
+  std::mutex seen_mutex;
+  std::vector<BreakerTransition> seen;
+  std::atomic<int> in_listener{0};
+  std::atomic<int> overlaps{0};
+  b.set_listener([&](const BreakerTransition& t) {
+    if (in_listener.fetch_add(1) != 0) ++overlaps;
+    {
+      std::lock_guard lock(seen_mutex);
+      seen.push_back(t);
+    }
+    in_listener.fetch_sub(1);
+  });
+
+  constexpr int kThreads = 8;
+  constexpr int kCallsPerThread = 20000;
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      while (!go) std::this_thread::yield();
+      std::uint32_t x = 2463534242u + static_cast<std::uint32_t>(i);  // xorshift: a fixed mix per thread
+      for (int n = 0; n < kCallsPerThread; ++n) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        switch (x % 4) {
+          case 0: clock.advance(milliseconds(1)); break;           // lets open become half-open
+          case 1: b.snapshot(); break;                              // notices the cooldown's end
+          default:
+            if (auto p = b.try_acquire().permit) b.record(*p, x % 8 < 4, "timeout", 1);
+        }
+      }
+    });
+  go = true;
+  for (auto& t : threads) t.join();
+
+  const BreakerState final_state = b.snapshot().state;
+  std::lock_guard lock(seen_mutex);
+  INFO("transitions delivered: " << seen.size());
+  REQUIRE(seen.size() > 1000);
+  CHECK(overlaps == 0);
+  CHECK(seen.front().from == BreakerState::closed);
+  int broken = 0;
+  for (std::size_t i = 1; i < seen.size(); ++i)
+    broken += seen[i].from != seen[i - 1].to || seen[i].generation <= seen[i - 1].generation;
+  CHECK(broken == 0);
+  CHECK(seen.back().to == final_state);
 }

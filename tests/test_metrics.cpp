@@ -10,13 +10,12 @@ namespace {
 
 QuoteTrace resilient_down() {
   QuoteTrace t;
-  t.request = {"resilient", "provider_down", 42, 3, "id", "trace"};
+  t.request = {Mode::resilient, "provider_down", 42, 3, "id", "trace"};
   t.status = QuoteStatus::degraded;
-  t.attempts = 2;
-  t.retries = 1;
-  t.timeout_count = 2;
-  t.outcomes = {AttemptOutcome::timeout, AttemptOutcome::timeout};
-  t.fallback_used = true;
+  t.events = {{Step::attempt_failed, 1, 220, Reason::timeout},
+              {Step::backoff, 1, {}, {}, 105},
+              {Step::attempt_failed, 2, 220, Reason::timeout},
+              {Step::fallback_used, 2, {}, Reason::seed_quote}};
   t.elapsed_ms = 545;
   return t;
 }

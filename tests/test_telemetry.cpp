@@ -7,20 +7,22 @@
 using namespace quote_lab;
 
 namespace {
-QuoteTrace flow(const std::string& id, const std::string& mode, QuoteStatus status, double ms, int attempts = 1) {
+QuoteTrace flow(const std::string& id, Mode mode, QuoteStatus status, double ms, int attempts = 1) {
   QuoteTrace t;
   t.request = {mode, "ok", 42, 3, id, "t"};
   t.status = status;
   t.elapsed_ms = ms;
-  t.attempts = attempts;
-  t.retries = attempts > 0 ? attempts - 1 : 0;
+  for (int n = 1; n <= attempts; ++n)
+    t.events.push_back(n == attempts && status == QuoteStatus::completed
+                           ? TraceEvent{Step::attempt_success, n, 130}
+                           : TraceEvent{Step::attempt_failed, n, 360, Reason::timeout});
   return t;
 }
 }  // namespace
 
 TEST_CASE("incidents: newest first, limited, bounded to the last 200") {
   Telemetry telemetry;
-  for (int i = 0; i < 250; ++i) telemetry.record(flow("r" + std::to_string(i), "legacy", QuoteStatus::completed, 120));
+  for (int i = 0; i < 250; ++i) telemetry.record(flow("r" + std::to_string(i), Mode::legacy, QuoteStatus::completed, 120));
   const auto last2 = telemetry.incidents(2);
   REQUIRE(last2.size() == 2);
   CHECK(last2[0].request_id == "r249");
@@ -48,8 +50,8 @@ TEST_CASE("latency percentiles are nearest-rank, and null over no data") {
 
 TEST_CASE("the summary counts per mode and per scenario, and empty modes show nulls") {
   Telemetry telemetry;
-  telemetry.record(flow("a", "legacy", QuoteStatus::failed, 1440, 4));
-  telemetry.record(flow("b", "legacy", QuoteStatus::completed, 130, 1));
+  telemetry.record(flow("a", Mode::legacy, QuoteStatus::failed, 1440, 4));
+  telemetry.record(flow("b", Mode::legacy, QuoteStatus::completed, 130, 1));
   const auto j = telemetry.summary_json();
   CHECK(j["legacy"]["requests"] == 2);
   CHECK(j["legacy"]["failures"] == 1);

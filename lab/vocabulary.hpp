@@ -1,0 +1,70 @@
+#pragma once
+// The words of the lesson, typed: the two modes, the steps of a quote flow and the reasons
+// a step gives (SPEC.md, "Routes": `mode`, `events[].event`, `events[].reason`). Each enum
+// has one name table (vocabulary.cpp); the names are the JSON strings of the public
+// contract, so they must never change. A `switch` over these enums is checked by -Wswitch
+// when a value is added. Standard library only.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quote_lab {
+
+/// Which policy a quote flow runs under (the routes /quote-legacy and /quote-resilient).
+enum class Mode { legacy, resilient };
+
+/// Every mode, in the order the lab lists them (metrics labels, /diagnostics/summary).
+inline constexpr Mode kModes[] = {Mode::legacy, Mode::resilient};
+
+/// "legacy" or "resilient".
+std::string_view to_string(Mode m);
+/// The mode named `text`; nullopt for anything else (never a silent default).
+std::optional<Mode> parse_mode(std::string_view text);
+/// {"legacy", "resilient"}: the `allowed` list of a 400.
+std::vector<std::string> mode_names();
+
+/// One step of a quote flow, in the order it happened (`events[].event`).
+enum class Step {
+  attempt_success,  ///< a call reached the carrier and brought a quote
+  attempt_failed,   ///< a call reached the carrier and failed (with a failure reason)
+  backoff,          ///< the flow waited before the next attempt (with wait_ms)
+  circuit_opened,   ///< this flow's failure opened the breaker
+  short_circuit,    ///< the breaker refused the first attempt: the carrier was not called
+  half_open_probe,  ///< this attempt was the half-open breaker's one probe
+  fallback_used,    ///< the answer is the cached (or seed) quote
+  retry_skipped,    ///< a retry was not made (with the reason)
+};
+
+std::string_view to_string(Step s);
+/// The step named `text`; nullopt if unknown.
+std::optional<Step> parse_step(std::string_view text);
+/// Every step name, in declaration order.
+std::vector<std::string> step_names();
+
+/// Why a step happened (`events[].reason`).
+enum class Reason {
+  // Why an attempt failed (attempt_failed).
+  timeout,          ///< no complete answer within the attempt's timeout
+  connect_error,    ///< refused or reset before the deadline
+  http_5xx,         ///< the carrier answered 5xx
+  http_429,         ///< the carrier answered 429 (too many requests)
+  bad_response,     ///< an answer the lab cannot use (a 4xx other than 429, a malformed body)
+  // Why a call or a retry was not made (short_circuit, retry_skipped).
+  circuit_open,     ///< the breaker is open
+  probe_in_flight,  ///< the breaker is half-open and another caller holds its one probe
+  not_retryable,    ///< the failure was the request's own fault: a retry fails the same way
+  shutting_down,    ///< the lab is stopping: a retry would only delay the stop
+  // Which fallback quote was served (fallback_used).
+  seed_quote,       ///< no live quote was ever cached for this key: the seed quote
+  cached_quote,     ///< the last live quote for this key
+};
+
+std::string_view to_string(Reason r);
+/// The reason named `text`; nullopt if unknown.
+std::optional<Reason> parse_reason(std::string_view text);
+/// Every reason name, in declaration order.
+std::vector<std::string> reason_names();
+
+}  // namespace quote_lab
