@@ -1,3 +1,3 @@
-#include "lab/cli.hpp"
+#include "lab/app/cli.hpp"
 
 int main(int argc, char** argv) { return quote_lab::run_cli(argc, argv); }

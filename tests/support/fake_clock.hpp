@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "lab/clock.hpp"
+#include "lab/base/clock.hpp"
 
 namespace quote_lab::testing {
 

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "lab/carrier_client.hpp"
+#include "lab/carrier/carrier_client.hpp"
 #include "support/fake_clock.hpp"
 
 namespace quote_lab::testing {

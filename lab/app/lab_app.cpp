@@ -1,0 +1,236 @@
+#include "lab/app/lab_app.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "lab/app/json_views.hpp"
+#include "lab/base/time_format.hpp"
+#include "lab/formats/quote_json.hpp"
+#include "lab/formats/policy_json.hpp"
+
+namespace quote_lab {
+
+const std::vector<std::string>& route_templates() {
+  static const std::vector<std::string> routes{
+      "/",          "/health",          "/quote-legacy", "/quote-resilient", "/dependency/state",
+      "/incidents", "/diagnostics/summary", "/metrics",  "/metrics-prometheus", "/reset-lab",
+      "/carrier",   "/carrier/mode",    "/ui",           "/events",
+      "/experiments/storm"};
+  return routes;
+}
+
+namespace {
+std::vector<std::string> canonical_names(const ScenarioCatalog& c) {
+  std::vector<std::string> names;
+  for (const auto& s : c.all()) names.push_back(s.name);
+  return names;
+}
+}  // namespace
+
+LabApp::LabApp(LabDeps deps)
+    : scenarios_(deps.scenarios),
+      policies_(deps.policies),
+      legacy_policy_json_(to_json(deps.policies.legacy)),
+      resilient_policy_json_(to_json(deps.policies.resilient)),
+      embedded_carrier_(deps.embedded_carrier),
+      clock_(deps.clock),
+      random_(deps.random),
+      state_file_(deps.state_file.string()),
+      breaker_("carrier", deps.policies.breaker, deps.clock),
+      cache_(deps.clock),
+      executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random, shutdown_.get_token()),
+      metrics_(canonical_names(deps.scenarios), route_templates()),
+      events_(deps.max_event_clients),
+      store_(deps.state_file) {
+  // Throws StateFileError for a device, FIFO or socket at the path: start-up stops.
+  auto loaded = store_.load(clock_.wall_now());
+  if (const std::size_t removed = store_.remove_stale_temp_files(); removed > 0)
+    spdlog::info("removed {} temp file(s) left beside {} by a save that a crash interrupted", removed, state_file_);
+  if (loaded.set_aside) {
+    set_aside_ = loaded.set_aside;
+    spdlog::error("state file {} is unusable ({}); set aside as {}; starting from the seed state",
+                  state_file_, loaded.problem, *loaded.set_aside);
+  } else if (!loaded.problem.empty()) {
+    spdlog::error("state file {}: {}; starting from the seed state", state_file_, loaded.problem);
+  }
+  if (loaded.keep_unchanged) {
+    state_file_error_ = "the state file " + loaded.problem + "; the lab will not overwrite it, so nothing is saved";
+    spdlog::error("{}", state_file_error_);
+  }
+  if (loaded.state) {
+    breaker_.restore(loaded.state->breaker);
+    cache_.restore(loaded.state->fallback_seeded_at, loaded.state->fallback_quotes);
+    const auto snap = breaker_.snapshot();
+    spdlog::info("resumed state from {}: breaker {}, cooldown left {} ms, {} cached quote(s)",
+                 state_file_, to_string(snap.state), snap.cooldown_left_ms,
+                 loaded.state->fallback_quotes.size());
+  }
+  // Transitions are logged, counted and persisted; the listener runs outside the
+  // breaker's lock.
+  breaker_.set_listener([this](const BreakerTransition& t) {
+    if (t.to == BreakerState::open)
+      spdlog::warn("breaker {}: {} -> open after {} consecutive failed attempt(s); cooldown {} s",
+                   t.upstream, to_string(t.from), t.consecutive_failures,
+                   policies_.breaker.open_duration_s);
+    else
+      spdlog::info("breaker {}: {} -> {} at {}", t.upstream, to_string(t.from), to_string(t.to),
+                   format_iso8601(t.at));
+    metrics_.record_transition(t);
+    events_.publish("breaker", {{"from", std::string(to_string(t.from))},
+                                {"to", std::string(to_string(t.to))},
+                                {"at", format_iso8601(t.at)}});
+    mark_state_dirty();
+  });
+  if (loaded.keep_unchanged) return;  // no saver: the unreadable file stays as it is
+  // Logged once per episode: a full disk retried every 500 ms must not flood the log.
+  saver_ = std::make_unique<StateSaver>(
+      store_, [this] { return persisted_state(); },
+      [this](const std::optional<std::string>& error, int failed_saves) {
+        if (error)
+          spdlog::error("cannot save state to {}: {}; retrying until it works (shown in /dependency/state "
+                        "as state_file_error)",
+                        state_file_, *error);
+        else
+          spdlog::info("state saved to {} again after {} failed attempt(s)", state_file_, failed_saves);
+      });
+  saver_->mark_dirty();
+}
+
+LabApp::~LabApp() {
+  saver_.reset();  // joins its thread and writes the last state
+}
+
+std::string LabApp::new_id(int hex_digits) {
+  std::string id;
+  while (static_cast<int>(id.size()) < hex_digits) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(random_.bits()));
+    id += buf;
+  }
+  return id.substr(0, static_cast<std::size_t>(hex_digits));
+}
+
+const RetryPolicy& LabApp::policy(Mode mode) const {
+  switch (mode) {
+    case Mode::legacy: return policies_.legacy;
+    case Mode::resilient: return policies_.resilient;
+  }
+  return policies_.resilient;
+}
+
+const nlohmann::ordered_json& LabApp::policy_json(Mode mode) const {
+  switch (mode) {
+    case Mode::legacy: return legacy_policy_json_;
+    case Mode::resilient: return resilient_policy_json_;
+  }
+  return resilient_policy_json_;
+}
+
+LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int customer_id, int items,
+                                  const RetryPolicy* override_policy,
+                                  const std::vector<std::string>& overrides) {
+  QuoteRequest request{mode, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
+                       new_id(16), new_id(32)};
+  const RetryPolicy& chosen = override_policy ? *override_policy : policy(mode);
+  QuoteTrace trace = executor_.run(request, chosen);
+  telemetry_.record(trace);
+  metrics_.record(trace);
+  // Only a call that reached the carrier can change what the file holds (the failure
+  // count, a cached quote); transitions mark it from the breaker's listener.
+  if (trace.attempts() > 0) mark_state_dirty();
+  auto body = quote_json(trace, dependency_state(trace.dependency));
+  body["policy"] = !overrides.empty() ? to_json(chosen) : policy_json(mode);
+  body["policy_overrides"] = overrides;
+  events_.publish("quote", body);
+  return {std::move(trace), std::move(body)};
+}
+
+PersistedState LabApp::persisted_state() {
+  const auto snap = breaker_.snapshot();
+  PersistedState s;
+  s.breaker.state = snap.state;
+  s.breaker.consecutive_failures = snap.consecutive_failures;
+  s.breaker.opened_until = snap.opened_until;
+  s.breaker.open_events = snap.open_events;
+  s.fallback_seeded_at = cache_.seeded_at();
+  s.fallback_quotes = cache_.entries();
+  return s;
+}
+
+nlohmann::ordered_json LabApp::dependency_state() { return dependency_state(breaker_.snapshot()); }
+
+nlohmann::ordered_json LabApp::dependency_state(const BreakerSnapshot& breaker) {
+  nlohmann::ordered_json j = breaker_json(breaker);
+  const auto now = clock_.wall_now();
+  const auto latest = cache_.latest();
+  j["fallback_quote"] = cached_quote_json(latest ? *latest : cache_.lookup(kCustomerId.fallback, kItems.fallback), now);
+  j["state_file"] = state_file_;
+  j["state_file_set_aside"] = set_aside_ ? nlohmann::ordered_json(*set_aside_) : nlohmann::ordered_json(nullptr);
+  // SPEC: null, or why the last save failed; a file the lab may not overwrite says so for good.
+  std::optional<std::string> error = saver_ ? saver_->last_error() : std::nullopt;
+  if (!state_file_error_.empty()) error = state_file_error_;
+  j["state_file_error"] = error ? nlohmann::ordered_json(*error) : nlohmann::ordered_json(nullptr);
+  return j;
+}
+
+nlohmann::ordered_json LabApp::diagnostics() {
+  return {{"modes", telemetry_.summary_json()},
+          {"policies", to_json(policies_)},
+          {"dependency", dependency_state()},
+          {"carrier_mode", carrier_mode()}};
+}
+
+std::vector<prometheus::MetricFamily> LabApp::metric_families() {
+  return metrics_.collect(breaker_.snapshot(), carrier_stats());
+}
+
+void LabApp::reset() {
+  telemetry_.reset();
+  metrics_.reset();
+  breaker_.reset();
+  cache_.reset();
+  if (embedded_carrier_) embedded_carrier_->reset();
+  {
+    std::lock_guard lock(mode_mutex_);
+    external_mode_ = kDefaultScenario;
+  }
+  mark_state_dirty();
+  events_.publish("reset", {{"at", format_iso8601(clock_.wall_now())}});
+  spdlog::info("lab reset: telemetry, metrics, breaker, fallback cache and carrier mode back to seeds");
+}
+
+std::string LabApp::carrier_mode() const {
+  if (embedded_carrier_) return embedded_carrier_->mode();
+  std::lock_guard lock(mode_mutex_);
+  return external_mode_;
+}
+
+bool LabApp::set_carrier_mode(const std::string& name) {
+  const Scenario* s = scenarios_.find(name);
+  if (s == nullptr) return false;
+  if (embedded_carrier_) embedded_carrier_->set_mode(s->name);
+  {
+    std::lock_guard lock(mode_mutex_);
+    external_mode_ = s->name;
+  }
+  events_.publish("carrier_mode", {{"mode", s->name}});
+  spdlog::info("carrier mode is now {}", s->name);
+  return true;
+}
+
+std::optional<CarrierStats> LabApp::carrier_stats() const {
+  if (!embedded_carrier_) return std::nullopt;
+  return embedded_carrier_->stats();
+}
+
+void LabApp::flush_state() {
+  if (saver_) saver_->flush();
+}
+
+void LabApp::mark_state_dirty() {
+  if (saver_) saver_->mark_dirty();
+}
+
+}  // namespace quote_lab

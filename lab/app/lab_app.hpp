@@ -1,0 +1,145 @@
+#pragma once
+// The lab without its HTTP layer: it owns the breaker, the fallback cache, the telemetry,
+// the metrics and the persisted state, and runs quote flows through the executor.
+// lab_routes.cpp only parses requests, calls this and renders the result.
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "lab/carrier/carrier_client.hpp"
+#include "lab/carrier/carrier_simulator.hpp"
+#include "lab/resilience/circuit_breaker.hpp"
+#include "lab/base/clock.hpp"
+#include "lab/resilience/domain.hpp"
+#include "lab/http/event_hub.hpp"
+#include "lab/resilience/fallback_cache.hpp"
+#include "lab/observability/metrics.hpp"
+#include "lab/resilience/policy.hpp"
+#include "lab/resilience/quote_executor.hpp"
+#include "lab/base/random.hpp"
+#include "lab/carrier/scenario.hpp"
+#include "lab/persistence/state_store.hpp"
+#include "lab/observability/telemetry.hpp"
+#include "lab/resilience/vocabulary.hpp"
+
+namespace quote_lab {
+
+/// Everything the lab core needs; `embedded_carrier` is null when --carrier-url points
+/// to a carrier elsewhere.
+struct LabDeps {
+  const ScenarioCatalog& scenarios;
+  Policies policies;
+  CarrierCaller& carrier;
+  CarrierSimulator* embedded_carrier = nullptr;
+  std::filesystem::path state_file;
+  Clock& clock;
+  RandomSource& random;
+  std::size_t max_event_clients = 32;  ///< open dashboards (SSE streams) at once
+};
+
+/// The route templates that label `quote_lab_http_requests_total`.
+const std::vector<std::string>& route_templates();
+
+class LabApp {
+ public:
+  /// Loads the state file (a corrupt one is set aside and logged), removes temp files a
+  /// crash left beside it, and starts the saver. Throws StateFileError when the state path
+  /// is a device, FIFO or socket (start-up stops; the path is left untouched).
+  explicit LabApp(LabDeps deps);
+  ~LabApp();  // flushes the state file
+
+  /// A finished quote flow as the client gets it: the trace and its one JSON rendering
+  /// (also sent to every open dashboard).
+  struct QuoteResult {
+    QuoteTrace trace;
+    nlohmann::ordered_json body;
+  };
+
+  /// Runs one quote flow under `mode`'s policy. `scenario` must be a canonical name or
+  /// empty (the carrier's current mode). Records it everywhere.
+  /// `policy` replaces the mode's policy for this request only (per-request overrides;
+  /// `overrides` names what was changed, shown in the answer).
+  QuoteResult quote(Mode mode, const std::string& scenario, int customer_id, int items,
+                    const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {});
+
+  /// The configured policy of `mode`.
+  const RetryPolicy& policy(Mode mode) const;
+
+  /// The breaker as /dependency/state shows it (SPEC fields + state_file_set_aside and
+  /// state_file_error: null, or the OS reason the last save failed, until one succeeds).
+  nlohmann::ordered_json dependency_state();
+  /// The same view for a breaker snapshot already taken (saves a second snapshot per quote).
+  nlohmann::ordered_json dependency_state(const BreakerSnapshot& breaker);
+  std::vector<Incident> incidents(std::size_t limit) const { return telemetry_.incidents(limit); }
+  /// /diagnostics/summary: per mode and scenario, the policies and the dependency.
+  nlohmann::ordered_json diagnostics();
+  /// All metric families now.
+  std::vector<prometheus::MetricFamily> metric_families();
+  void count_http(const std::string& route, int code) { metrics_.record_http(route, code); }
+
+  /// Telemetry, metrics, breaker, fallback cache (and the embedded carrier) back to seeds.
+  void reset();
+
+  /// The scenario used for requests that name none.
+  std::string carrier_mode() const;
+  /// Changes it; false if `name` is unknown. The embedded carrier follows; with an
+  /// external carrier the lab keeps the choice and sends it with every call.
+  bool set_carrier_mode(const std::string& name);
+  /// The embedded carrier's stats, if the carrier is embedded.
+  std::optional<CarrierStats> carrier_stats() const;
+
+  /// Live updates for open dashboards: "quote", "breaker", "reset", "carrier_mode".
+  EventHub& events() { return events_; }
+
+  const Policies& policies() const { return policies_; }
+  const ScenarioCatalog& scenarios() const { return scenarios_; }
+  /// Writes the state file now if it changed (shutdown).
+  void flush_state();
+
+  /// Shutdown has begun: quote flows in progress make no further attempt and end their
+  /// backoff waits at once; requests not yet started are refused (see shutdown_token()).
+  /// Nothing is closed: call flush_state() once the requests in flight are over.
+  void begin_shutdown() { shutdown_.request_stop(); }
+  /// Requested once begin_shutdown() was called; what waits on the request path watch.
+  std::stop_token shutdown_token() const { return shutdown_.get_token(); }
+
+ private:
+  PersistedState persisted_state();
+  void mark_state_dirty();  // no-op when the state file must be left alone
+  std::string new_id(int hex_digits);
+
+  const ScenarioCatalog& scenarios_;
+  const Policies policies_;
+  const nlohmann::ordered_json& policy_json(Mode mode) const;
+
+  const nlohmann::ordered_json legacy_policy_json_;     // rendered once: the same on every answer
+  const nlohmann::ordered_json resilient_policy_json_;
+  CarrierSimulator* embedded_carrier_;
+  Clock& clock_;
+  RandomSource& random_;
+  const std::string state_file_;
+  std::stop_source shutdown_;  // before executor_, which watches it
+
+  CircuitBreaker breaker_;
+  FallbackCache cache_;
+  QuoteExecutor executor_;
+  Telemetry telemetry_;
+  Metrics metrics_;
+  EventHub events_;
+  StateStore store_;
+  std::optional<std::string> set_aside_;
+  std::string state_file_error_;  // set when the state file can be neither used nor moved
+
+  mutable std::mutex mode_mutex_;  // guards external_mode_
+  std::string external_mode_{kDefaultScenario};
+
+  std::unique_ptr<StateSaver> saver_;  // last: it reads the members above from its thread; null = do not save
+};
+
+}  // namespace quote_lab

@@ -1,0 +1,33 @@
+#pragma once
+// The lab's HTTP API (SPEC.md, "Routes"): thin handlers that parse, call LabApp and
+// render. Every route also answers under the course hub's prefix /04.
+
+#include <filesystem>
+#include <string>
+
+#include "lab/http/http_server.hpp"
+#include "lab/app/lab_app.hpp"
+#include "lab/http/static_files.hpp"
+#include "lab/experiments/storm_experiment.hpp"
+
+namespace quote_lab {
+
+/// Registers every route of the lab on `server`: the API, the dashboard under /ui/ (and
+/// at / for browsers) and the live event stream /events. `carrier_url` is shown by / and
+/// /health.
+/// At most `workers` requests are served at once (a legacy storm exhausts them); event
+/// streams are not counted, the server gives them threads of their own.
+void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
+                         const std::string& carrier_url, StormExperiment& storm, int workers);
+
+/// The largest --workers the lab accepts.
+inline constexpr int kMaxWorkers = 1024;
+
+/// Seconds between heartbeats on an idle event stream: how soon a closed tab is noticed.
+inline constexpr int kEventHeartbeatS = 5;
+
+/// The route template a request path counts under in metrics: "/04/health" → "/health",
+/// unknown paths → "other".
+std::string route_label(const std::string& path);
+
+}  // namespace quote_lab

@@ -1,0 +1,77 @@
+#include "lab/carrier/carrier_client.hpp"
+#include "lab/formats/quote_json.hpp"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+namespace quote_lab {
+
+HttpCarrierClient::HttpCarrierClient(std::string base_url, const Clock& clock)
+    : base_url_(std::move(base_url)), clock_(clock) {}
+
+CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
+  httplib::Client client(base_url_);
+  client.set_tcp_nodelay(true);
+  client.set_keep_alive(false);
+  client.set_connection_timeout(request.timeout);
+  client.set_read_timeout(request.timeout);
+  client.set_write_timeout(request.timeout);
+
+  httplib::Params params{{"customer_id", std::to_string(request.customer_id)},
+                         {"items", std::to_string(request.items)}};
+  if (!request.scenario.empty()) params.emplace("scenario", request.scenario);
+  // The caller's deadline travels with the call (as gRPC's grpc-timeout does), so the
+  // carrier can count the work it finishes after we gave up: the waste of a retry storm.
+  const auto deadline_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               (clock_.wall_now() + request.timeout).time_since_epoch())
+                               .count();
+  const httplib::Headers headers{
+      {"Idempotency-Key", request.request_id},
+      {"X-Attempt", std::to_string(request.attempt)},
+      {"X-Deadline-Unix-Ms", std::to_string(deadline_ms)},
+      {"traceparent", "00-" + request.trace_id + "-" + request.request_id.substr(0, 16) + "-01"}};
+
+  const SteadyTime started = clock_.now();
+  // The per-recv read timeout is not a deadline; the watchdog is (see deadline_watchdog.hpp).
+  auto guard = watchdog_.arm(started + request.timeout,
+                             [&client] { client.stop(); });
+  // A carrier (or a proxy in its place) could send an endless body: read at most 64 KiB.
+  std::string body;
+  bool too_big = false;
+  const auto result = client.Get("/quote", params, headers, [&](const char* data, std::size_t n) {
+    too_big = body.size() + n > kMaxCarrierBodyBytes;
+    if (!too_big) body.append(data, n);
+    return !too_big;
+  });
+  const bool deadline_fired = guard.fired();
+  CallOutcome out;
+  out.elapsed_ms = elapsed_ms(started, clock_.now());
+
+  if (too_big) {
+    out.error = CallError::bad_response;
+    return out;
+  }
+  if (!result) {
+    const auto err = result.error();
+    const bool spent = out.elapsed_ms >= static_cast<double>(request.timeout.count()) * 0.98;
+    if (err == httplib::Error::ConnectionTimeout || deadline_fired || spent)
+      out.error = CallError::timeout;
+    else
+      out.error = CallError::connect_error;  // refused or reset before the deadline
+    return out;
+  }
+  out.http_status = result->status;
+  if (result->status == 429) out.error = CallError::http_429;
+  else if (result->status >= 500) out.error = CallError::http_5xx;
+  else if (result->status >= 400) out.error = CallError::http_4xx;
+  else if (result->status != 200) out.error = CallError::bad_response;
+  if (!out.ok()) return out;
+
+  const auto json = nlohmann::ordered_json::parse(body, nullptr, /*allow_exceptions=*/false);
+  out.quote = quote_from_json(json);
+  if (!out.quote) out.error = CallError::bad_response;
+  return out;
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,267 @@
+#include "lab/experiments/storm.hpp"
+
+#include "lab/http/httplib_statics.hpp"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace quote_lab {
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+std::unique_ptr<httplib::Client> client_for(const std::string& target, std::chrono::seconds read_timeout) {
+  auto c = std::make_unique<httplib::Client>(target);
+  c->set_tcp_nodelay(true);
+  c->set_keep_alive(true);
+  c->set_connection_timeout(std::chrono::seconds(5));
+  c->set_read_timeout(read_timeout);
+  return c;
+}
+
+// The carrier's counters as the lab shows them at GET /carrier (null when external).
+std::optional<nlohmann::json> carrier_stats(const std::string& target) {
+  auto c = client_for(target, std::chrono::seconds(10));
+  auto res = c->Get("/carrier");
+  if (!res || res->status != 200) return std::nullopt;
+  auto j = nlohmann::json::parse(res->body, nullptr, false);
+  if (j.is_discarded() || !j.contains("stats") || j["stats"].is_null()) return std::nullopt;
+  return j["stats"];
+}
+
+// Carrier calls the lab has made in `mode` (quote_lab_carrier_attempts_total without the
+// short circuits, which never leave the lab), read from its JSON metrics.
+std::optional<double> lab_carrier_calls(const std::string& target, const std::string& mode) {
+  auto c = client_for(target, std::chrono::seconds(10));
+  auto res = c->Get("/metrics", {{"Accept", "application/json"}});
+  if (!res || res->status != 200) return std::nullopt;
+  const auto j = nlohmann::json::parse(res->body, nullptr, false);
+  if (j.is_discarded() || !j.contains("metrics")) return std::nullopt;
+  for (const auto& family : j["metrics"]) {
+    if (family.value("name", "") != "quote_lab_carrier_attempts_total") continue;
+    double total = 0;
+    for (const auto& sample : family["samples"])
+      if (sample["labels"].value("mode", "") == mode && sample["labels"].value("outcome", "") != "short_circuit")
+        total += sample.value("value", 0.0);
+    return total;
+  }
+  return std::nullopt;
+}
+
+nlohmann::ordered_json latency_json(const LatencySummary& s) {
+  auto v = [](const std::optional<double>& x) {
+    return x ? nlohmann::ordered_json(std::round(*x * 100) / 100) : nlohmann::ordered_json(nullptr);
+  };
+  return {{"p50", v(s.p50_ms)}, {"p95", v(s.p95_ms)}, {"p99", v(s.p99_ms)}, {"max", v(s.max_ms)}, {"samples", s.count}};
+}
+
+std::string query(const StormOptions& o) {
+  httplib::Params p{{"scenario", o.scenario}};
+  for (const auto& [k, v] : o.params) p.emplace(k, v);
+  return "/quote-" + o.mode + "?" + httplib::detail::params_to_query_str(p);
+}
+
+}  // namespace
+
+std::vector<std::string> validate(const StormOptions& o) {
+  std::vector<std::string> errors;
+  if (o.target.rfind("http://", 0) != 0) errors.push_back("--target must be an http:// URL of a running lab");
+  if (o.mode != "legacy" && o.mode != "resilient") errors.push_back("--mode must be legacy or resilient");
+  if (o.clients < 1 || o.clients > kStormMaxClients)
+    errors.push_back("--clients must be between 1 and " + std::to_string(kStormMaxClients) +
+                     " (this machine has 2 cores; more clients only measure the client)");
+  if (o.requests) {
+    if (*o.requests < 1 || *o.requests > kStormMaxRequests)
+      errors.push_back("--requests must be between 1 and " + std::to_string(kStormMaxRequests));
+  } else if (!(o.duration_s >= 0.1 && o.duration_s <= kStormMaxDurationS)) {
+    errors.push_back("--duration must be between 0.1 and 600 seconds");
+  }
+  if (o.settle_s < 0 || o.settle_s > 60) errors.push_back("settle time must be between 0 and 60 seconds");
+  return errors;
+}
+
+StormResult run_storm(const StormOptions& o, const std::function<void(const StormProgress&)>& on_progress,
+                      const std::atomic<bool>* cancel) {
+  StormResult result;
+  result.options = o;
+  const auto before = carrier_stats(o.target);
+  const auto calls_before = lab_carrier_calls(o.target, o.mode);
+  const std::string path = query(o);
+  const auto started = Steady::now();
+  const auto deadline = started + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.duration_s));
+  std::atomic<long> issued{0};
+  std::atomic<long> finished{0};
+  std::atomic<bool> stop{false};
+  auto should_stop = [&] {
+    return stop.load() || (cancel && cancel->load()) || (!o.requests && Steady::now() >= deadline);
+  };
+
+  struct ClientLog {
+    std::vector<double> latency_ms, attempt_ms;
+    std::map<std::string, long> statuses;
+  };
+  std::vector<ClientLog> logs(static_cast<std::size_t>(o.clients));
+  prime_httplib_statics();  // before the client threads (lab/httplib_statics.hpp)
+  std::vector<std::thread> clients;
+  for (int i = 0; i < o.clients; ++i) {
+    clients.emplace_back([&, i] {
+      auto& log = logs[static_cast<std::size_t>(i)];
+      auto cli = client_for(o.target, std::chrono::seconds(30));
+      while (!should_stop()) {
+        if (o.requests && issued.fetch_add(1) >= *o.requests) break;
+        const auto t0 = Steady::now();
+        auto res = cli->Get(path);
+        log.latency_ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
+        ++finished;
+        if (!res) {
+          ++log.statuses["error"];
+          cli = client_for(o.target, std::chrono::seconds(30));  // a fresh connection after a failure
+          continue;
+        }
+        const auto body = nlohmann::json::parse(res->body, nullptr, false);
+        if (res->status >= 400 && res->status < 500) {
+          ++log.statuses["http_4xx"];
+          stop = true;  // a bad option fails every request alike: stop instead of hammering
+          continue;
+        }
+        ++log.statuses[body.is_object() && body.contains("status") ? body["status"].get<std::string>() : "error"];
+        if (body.is_object() && body.contains("events"))
+          for (const auto& e : body["events"])
+            if (e.contains("elapsed_ms") && e["elapsed_ms"].is_number()) log.attempt_ms.push_back(e["elapsed_ms"].get<double>());
+      }
+    });
+  }
+
+  // Monitor: /health latency and progress, until the clients are done.
+  std::vector<double> health_ms;
+  std::atomic<bool> clients_done{false};
+  std::thread monitor([&] {
+    auto health = client_for(o.target, std::chrono::seconds(10));
+    auto last_progress = Steady::now();
+    while (!clients_done) {
+      const auto t0 = Steady::now();
+      auto res = health->Get("/health");
+      if (res) health_ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
+      else health = client_for(o.target, std::chrono::seconds(10));
+      if (on_progress && Steady::now() - last_progress >= std::chrono::milliseconds(200)) {
+        last_progress = Steady::now();
+        const double elapsed = std::chrono::duration<double>(Steady::now() - started).count();
+        const double fraction = o.requests ? static_cast<double>(finished) / static_cast<double>(*o.requests)
+                                           : elapsed / o.duration_s;
+        on_progress({finished.load(), elapsed, std::min(1.0, fraction)});
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  for (auto& t : clients) t.join();
+  result.elapsed_s = std::chrono::duration<double>(Steady::now() - started).count();
+  clients_done = true;
+  monitor.join();
+  if (on_progress) on_progress({finished.load(), result.elapsed_s, 1.0});
+
+  std::vector<double> latency, attempts;
+  for (auto& log : logs) {
+    latency.insert(latency.end(), log.latency_ms.begin(), log.latency_ms.end());
+    attempts.insert(attempts.end(), log.attempt_ms.begin(), log.attempt_ms.end());
+    for (const auto& [k, v] : log.statuses) result.status_counts[k] += v;
+  }
+  result.requests = static_cast<long>(latency.size());
+  result.throughput_rps = result.elapsed_s > 0 ? static_cast<double>(result.requests) / result.elapsed_s : 0;
+  result.latency = summarize_latency(std::move(latency));
+  result.attempt_latency = summarize_latency(std::move(attempts));
+  result.health_latency = summarize_latency(std::move(health_ms));
+
+  // Amplification counts the calls the lab sent. A saturated carrier receives them later
+  // (queued behind hung calls), and keeps working on them after their callers left.
+  const auto calls_after = lab_carrier_calls(o.target, o.mode);
+  if (calls_before && calls_after) {
+    result.carrier_calls = static_cast<std::uint64_t>(std::llround(*calls_after - *calls_before));
+    if (result.requests > 0) result.amplification = static_cast<double>(*result.carrier_calls) / static_cast<double>(result.requests);
+  }
+  // The waste of hung calls is only known once they end: give them a moment to finish.
+  auto after = carrier_stats(o.target);
+  if (before && after) {
+    const auto settle_until = Steady::now() + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.settle_s));
+    while (after && (*after)["in_flight"].get<int>() > 0 && Steady::now() < settle_until && !(cancel && cancel->load())) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      after = carrier_stats(o.target);
+    }
+  }
+  if (before && after) {
+    result.carrier_received = (*after)["calls_total"].get<std::uint64_t>() - (*before)["calls_total"].get<std::uint64_t>();
+    result.carrier_in_flight_after = (*after)["in_flight"].get<int>();
+    result.wasted_carrier_calls = (*after)["wasted_calls"].get<std::uint64_t>() - (*before)["wasted_calls"].get<std::uint64_t>();
+    result.wasted_carrier_seconds = (*after)["wasted_seconds"].get<double>() - (*before)["wasted_seconds"].get<double>();
+    result.carrier_peak_in_flight = (*after)["peak_in_flight"].get<int>();
+  }
+  return result;
+}
+
+nlohmann::ordered_json to_json(const StormResult& r) {
+  auto opt = [](const auto& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
+  nlohmann::ordered_json statuses = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : r.status_counts) statuses[k] = v;
+  nlohmann::ordered_json health = latency_json(r.health_latency);
+  return {{"target", r.options.target},
+          {"mode", r.options.mode},
+          {"scenario", r.options.scenario},
+          {"clients", r.options.clients},
+          {"requests", r.requests},
+          {"elapsed_s", std::round(r.elapsed_s * 100) / 100},
+          {"throughput_rps", std::round(r.throughput_rps * 10) / 10},
+          {"latency_ms", latency_json(r.latency)},
+          {"status_counts", statuses},
+          {"attempt_latency_ms", latency_json(r.attempt_latency)},
+          {"carrier_calls", opt(r.carrier_calls)},
+          {"amplification", r.amplification ? nlohmann::ordered_json(std::round(*r.amplification * 1000) / 1000)
+                                            : nlohmann::ordered_json(nullptr)},
+          {"health_latency_ms", health},
+          {"wasted_carrier_calls", opt(r.wasted_carrier_calls)},
+          {"wasted_carrier_seconds", r.wasted_carrier_seconds ? nlohmann::ordered_json(std::round(*r.wasted_carrier_seconds * 1000) / 1000)
+                                                              : nlohmann::ordered_json(nullptr)},
+          {"carrier_received", opt(r.carrier_received)},
+          {"carrier_in_flight_after", opt(r.carrier_in_flight_after)},
+          {"carrier_peak_in_flight", opt(r.carrier_peak_in_flight)}};
+}
+
+std::string format_report(const StormResult& r) {
+  auto ms = [](const std::optional<double>& v) {
+    std::ostringstream s;
+    if (v) s << std::fixed << std::setprecision(1) << *v << " ms";
+    else s << "—";
+    return s.str();
+  };
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1);
+  out << "storm: " << r.options.clients << " clients on /quote-" << r.options.mode << "?scenario=" << r.options.scenario
+      << " against " << r.options.target << "\n";
+  out << "  requests          " << r.requests << " in " << r.elapsed_s << " s (" << r.throughput_rps << " req/s)\n";
+  out << "  latency           p50 " << ms(r.latency.p50_ms) << ", p95 " << ms(r.latency.p95_ms) << ", p99 "
+      << ms(r.latency.p99_ms) << ", max " << ms(r.latency.max_ms) << "\n";
+  out << "  status            ";
+  for (const auto& [k, v] : r.status_counts) out << k << " " << v << "  ";
+  out << "\n";
+  out << "  carrier calls     ";
+  if (r.carrier_calls) out << *r.carrier_calls << " sent by the lab (" << std::setprecision(2) << r.amplification.value_or(0) << " per quote request)\n";
+  else out << "—\n";
+  if (r.carrier_received)
+    out << "  carrier received  " << *r.carrier_received << " so far, " << r.carrier_in_flight_after.value_or(0)
+        << " still being served (a saturated carrier works through abandoned calls long after)\n";
+  out << std::setprecision(1);
+  out << "  /health latency   p50 " << ms(r.health_latency.p50_ms) << ", p99 " << ms(r.health_latency.p99_ms) << ", max "
+      << ms(r.health_latency.max_ms) << "  (measured alongside: worker exhaustion shows here)\n";
+  out << "  wasted carrier    ";
+  if (r.wasted_carrier_calls)
+    out << *r.wasted_carrier_calls << " calls finished after their caller gave up, " << std::setprecision(2)
+        << r.wasted_carrier_seconds.value_or(0) << " s of carrier time\n";
+  else out << "—\n";
+  return out.str();
+}
+
+}  // namespace quote_lab

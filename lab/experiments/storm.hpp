@@ -1,0 +1,77 @@
+#pragma once
+// A retry storm on demand: N concurrent clients hammer one quote route of a running lab
+// for a duration or a request count, while a monitor measures the lab's /health latency
+// (worker exhaustion) and reads the carrier's counters (amplification, wasted work).
+// Used by `quote-lab storm` and by POST /experiments/storm.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/observability/telemetry.hpp"
+
+namespace quote_lab {
+
+/// Limits that keep a storm bounded on a 2-core machine.
+inline constexpr int kStormMaxClients = 500;
+inline constexpr double kStormMaxDurationS = 600;
+inline constexpr long kStormMaxRequests = 2'000'000;
+
+struct StormOptions {
+  std::string target = "http://127.0.0.1:8080";  ///< the lab
+  std::string mode = "legacy";                     ///< legacy | resilient
+  std::string scenario = "provider_down";          ///< any name the lab accepts
+  int clients = 10;                                ///< concurrent clients, each one request at a time
+  double duration_s = 10;                          ///< used when `requests` is unset
+  std::optional<long> requests;                    ///< total requests instead of a duration
+  std::vector<std::pair<std::string, std::string>> params;  ///< extra query parameters (overrides)
+  double settle_s = 6;  ///< at most this long to wait for the carrier's calls in flight before reading waste
+};
+
+/// Checks the options; every problem as one sentence (empty = fine).
+std::vector<std::string> validate(const StormOptions& o);
+
+/// Progress while a storm runs.
+struct StormProgress {
+  long requests = 0;
+  double elapsed_s = 0;
+  double fraction = 0;  ///< 0..1 of the duration or request count
+};
+
+/// What a storm measured. Carrier figures are null when the lab's carrier is external.
+struct StormResult {
+  StormOptions options;
+  long requests = 0;
+  double elapsed_s = 0;
+  double throughput_rps = 0;
+  LatencySummary latency;          ///< of the quote requests, client side
+  std::map<std::string, long> status_counts;  ///< completed, degraded, failed, http_4xx, error
+  LatencySummary attempt_latency;  ///< each carrier attempt, from the answers' events
+  LatencySummary health_latency;   ///< /health measured alongside
+  std::optional<std::uint64_t> carrier_calls;     ///< carrier calls the lab sent (its attempts)
+  std::optional<double> amplification;            ///< carrier calls per quote request
+  std::optional<std::uint64_t> carrier_received;  ///< calls the embedded carrier has processed so far
+  std::optional<int> carrier_in_flight_after;     ///< still being served when the report was made
+  std::optional<std::uint64_t> wasted_carrier_calls;
+  std::optional<double> wasted_carrier_seconds;
+  std::optional<int> carrier_peak_in_flight;
+};
+
+/// Runs a storm (blocking). `on_progress` is called about 5 times a second; `cancel`
+/// (optional) stops it early. Never throws for HTTP problems: they are counted as "error".
+StormResult run_storm(const StormOptions& o, const std::function<void(const StormProgress&)>& on_progress,
+                      const std::atomic<bool>* cancel = nullptr);
+
+/// The --json shape: requests, throughput_rps, latency_ms {p50,p95,p99,max}, status_counts,
+/// carrier_calls, amplification, health_latency_ms {p50,p99,...}, wasted_carrier_calls, ...
+nlohmann::ordered_json to_json(const StormResult& r);
+
+/// A plain-text report for a terminal.
+std::string format_report(const StormResult& r);
+
+}  // namespace quote_lab

@@ -1,0 +1,95 @@
+#include "lab/experiments/storm_experiment.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace quote_lab {
+
+StormExperiment::StormExperiment(EventHub& events) : events_(events) {}
+
+void StormExperiment::set_self_url(std::string url) {
+  std::lock_guard lock(mutex_);
+  self_url_ = std::move(url);
+}
+
+StormExperiment::~StormExperiment() { cancel_and_wait(); }
+
+void StormExperiment::cancel() { cancel_ = true; }
+
+void StormExperiment::cancel_and_wait() {
+  cancel();
+  std::thread t;
+  {
+    std::lock_guard lock(mutex_);
+    t = std::move(thread_);
+  }
+  if (t.joinable()) t.join();
+}
+
+StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<std::string>& errors) {
+  {
+    std::lock_guard lock(mutex_);
+    options.target = self_url_;
+  }
+  options.settle_s = 0;  // report at once; the dashboard shows the carrier catching up
+  errors = validate(options);
+  if (options.clients > kExperimentMaxClients)
+    errors.push_back("clients must be at most " + std::to_string(kExperimentMaxClients) + " for a storm started from the lab");
+  if (!options.requests && options.duration_s > kExperimentMaxDurationS)
+    errors.push_back("duration_s must be at most 60 for a storm started from the lab");
+  if (!errors.empty()) return Start::invalid;
+
+  std::lock_guard lock(mutex_);
+  if (running_) return Start::busy;
+  if (thread_.joinable()) thread_.join();  // the previous one has finished
+  running_ = true;
+  current_ = options;
+  progress_ = {{"requests", 0}, {"elapsed_s", 0}, {"fraction", 0}};
+  thread_ = std::thread([this, options] {
+    spdlog::info("storm experiment: {} clients on /quote-{}?scenario={}", options.clients, options.mode, options.scenario);
+    const StormResult result = run_storm(
+        options,
+        [this](const StormProgress& p) {
+          nlohmann::ordered_json j = {{"requests", p.requests}, {"elapsed_s", p.elapsed_s}, {"fraction", p.fraction}};
+          {
+            std::lock_guard lock(mutex_);
+            progress_ = j;
+          }
+          events_.publish("storm_progress", j);
+        },
+        &cancel_);
+    auto j = to_json(result);
+    {
+      std::lock_guard lock(mutex_);
+      last_result_ = j;
+      running_ = false;
+    }
+    events_.publish("storm_result", j);
+    if (cancel_)
+      spdlog::info("storm experiment cancelled after {} requests ({:.1f} s)", result.requests, result.elapsed_s);
+    else
+      spdlog::info("storm experiment done: {} requests, amplification {}", result.requests,
+                   result.amplification.value_or(0));
+  });
+  return Start::started;
+}
+
+void StormExperiment::forget_result() {
+  std::lock_guard lock(mutex_);
+  last_result_ = nullptr;
+  if (!running_) current_.reset();
+}
+
+nlohmann::ordered_json StormExperiment::status() const {
+  std::lock_guard lock(mutex_);
+  nlohmann::ordered_json options = nullptr;
+  if (current_)
+    options = {{"mode", current_->mode}, {"scenario", current_->scenario}, {"clients", current_->clients},
+               {"duration_s", current_->requests ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(current_->duration_s)},
+               {"requests", current_->requests ? nlohmann::ordered_json(*current_->requests) : nlohmann::ordered_json(nullptr)}};
+  return {{"running", running_},
+          {"options", options},
+          {"progress", running_ ? progress_ : nlohmann::ordered_json(nullptr)},
+          {"last_result", last_result_.is_null() ? nlohmann::ordered_json(nullptr) : last_result_}};
+}
+
+}  // namespace quote_lab

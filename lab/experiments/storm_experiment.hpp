@@ -1,0 +1,57 @@
+#pragma once
+// POST /experiments/storm: the same storm as `quote-lab storm`, started from the lab
+// against itself so the dashboard can offer it. One at a time; progress and the result
+// go out on the event stream; the last result stays readable.
+
+#include <atomic>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "lab/http/event_hub.hpp"
+#include "lab/experiments/storm.hpp"
+
+namespace quote_lab {
+
+/// Limits for storms started over HTTP (smaller than the command line's: the lab storms itself).
+inline constexpr int kExperimentMaxClients = 100;
+inline constexpr double kExperimentMaxDurationS = 60;
+
+class StormExperiment {
+ public:
+  explicit StormExperiment(EventHub& events);
+  /// The lab's own address, e.g. "http://127.0.0.1:8080" (known once it listens).
+  void set_self_url(std::string url);
+  ~StormExperiment();  // cancel_and_wait()
+  /// Tells a running storm to stop (shutdown) and returns at once: its clients send no
+  /// new request; each ends when its request in flight is answered or refused.
+  void cancel();
+  /// cancel(), then waits for the storm's thread.
+  void cancel_and_wait();
+
+  enum class Start { started, busy, invalid };
+  /// Starts `options` (its target is replaced by the lab itself) unless one is running.
+  /// On `invalid`, `errors` says why.
+  Start start(StormOptions options, std::vector<std::string>& errors);
+
+  /// Forgets the last result (the lab's reset); a running storm goes on.
+  void forget_result();
+
+  /// {"running", "options", "progress", "last_result"} for GET /experiments/storm.
+  nlohmann::ordered_json status() const;
+
+ private:
+  EventHub& events_;
+  std::atomic<bool> cancel_{false};
+  mutable std::mutex mutex_;  // guards the fields below and thread_
+  std::string self_url_;
+  bool running_ = false;
+  std::optional<StormOptions> current_;
+  nlohmann::ordered_json progress_;
+  nlohmann::ordered_json last_result_;
+  std::thread thread_;
+};
+
+}  // namespace quote_lab

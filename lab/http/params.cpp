@@ -1,0 +1,57 @@
+#include "lab/http/params.hpp"
+
+#include <charconv>
+
+namespace quote_lab {
+
+std::optional<ApiError> parse_int_param(std::string_view name, const std::string* raw, int lo,
+                                        int hi, int fallback, int& out) {
+  if (raw == nullptr) {
+    out = fallback;
+    return std::nullopt;
+  }
+  const std::string& text = *raw;
+  long long value = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(first, last, value);
+  const bool is_int = !text.empty() && text.size() <= 18 && ec == std::errc() && ptr == last;
+  if (is_int && value >= lo && value <= hi) {
+    out = static_cast<int>(value);
+    return std::nullopt;
+  }
+  // Echo at most a short, printable prefix of what was sent.
+  std::string shown = text.substr(0, 40);
+  for (char& c : shown)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  return ApiError{400, "invalid_parameter",
+                  std::string(name) + " must be an integer between " + std::to_string(lo) +
+                      " and " + std::to_string(hi) + " (got '" + shown + "')",
+                  {}};
+}
+
+std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,
+                                               RetryPolicy& policy, std::vector<std::string>& changed) {
+  RetryPolicy p = policy;
+  if (auto e = parse_int_param("timeout_ms", lookup("timeout_ms"), 10, 5000, p.timeout_ms, p.timeout_ms)) return e;
+  if (auto e = parse_int_param("max_attempts", lookup("max_attempts"), 1, 10, p.max_attempts, p.max_attempts)) return e;
+  if (auto e = parse_int_param("backoff_base_ms", lookup("backoff_base_ms"), 0, 5000, p.backoff_base_ms, p.backoff_base_ms))
+    return e;
+  if (const std::string* raw = lookup("jitter")) {
+    if (!parse_jitter(*raw, p.jitter))
+      return ApiError{400, "invalid_parameter", "jitter must be one of the allowed strategies", jitter_names()};
+    // Legacy's policy has no backoff room at all; a jitter choice should be visible.
+    if (p.backoff_max_ms == 0) p.backoff_max_ms = 2000;
+    if (p.jitter == Jitter::additive && p.jitter_max_ms == 0) {
+      p.jitter_min_ms = 15;
+      p.jitter_max_ms = 45;
+    }
+  }
+  if (lookup("backoff_base_ms") && p.backoff_max_ms == 0) p.backoff_max_ms = 2000;
+  for (const char* name : kPolicyOverrideParams)
+    if (lookup(name)) changed.emplace_back(name);
+  policy = p;
+  return std::nullopt;
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,39 @@
+#pragma once
+// Validation of query parameters into clear 400 errors that name the parameter and the
+// accepted range or values, never a silent default for a bad value.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lab/resilience/policy.hpp"
+
+namespace quote_lab {
+
+/// A client error, rendered as {"error", "message", "allowed"?} with `status`.
+struct ApiError {
+  int status = 400;
+  std::string error;    ///< machine-readable code, e.g. "invalid_parameter"
+  std::string message;  ///< one plain sentence for a student
+  std::vector<std::string> allowed;
+};
+
+/// Reads integer parameter `name` from its raw text (`raw` null when absent → `fallback`).
+/// Accepts only optional '-' and decimal digits, within [lo, hi]. On error returns an
+/// ApiError such as "items must be an integer between 1 and 50 (got '0')".
+std::optional<ApiError> parse_int_param(std::string_view name, const std::string* raw, int lo,
+                                        int hi, int fallback, int& out);
+
+/// Query parameters that vary the policy of one quote request, for teaching.
+inline constexpr const char* kPolicyOverrideParams[] = {"timeout_ms", "max_attempts", "backoff_base_ms", "jitter"};
+
+/// Applies the per-request overrides found by `lookup` (name → raw value or null) to
+/// `policy`: timeout_ms 10–5000, max_attempts 1–10, backoff_base_ms 0–5000, jitter one of
+/// none, additive, full, equal, decorrelated. Returns the first error; `policy` is only
+/// changed when every value is valid. `changed` lists the names that were given.
+std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,
+                                               RetryPolicy& policy, std::vector<std::string>& changed);
+
+}  // namespace quote_lab

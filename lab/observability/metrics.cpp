@@ -1,0 +1,245 @@
+#include "lab/observability/metrics.hpp"
+
+#include <prometheus/gauge.h>
+#include <prometheus/text_serializer.h>
+
+#include <algorithm>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+namespace quote_lab {
+namespace {
+
+constexpr QuoteStatus kStatuses[] = {QuoteStatus::completed, QuoteStatus::degraded, QuoteStatus::failed};
+constexpr AttemptOutcome kOutcomes[] = {AttemptOutcome::success, AttemptOutcome::timeout,
+                                        AttemptOutcome::error, AttemptOutcome::short_circuit};
+constexpr BreakerState kStates[] = {BreakerState::closed, BreakerState::open, BreakerState::half_open};
+constexpr const char* kUpstream = "carrier";
+
+// A family with one unlabelled sample, built at collection time from a snapshot.
+prometheus::MetricFamily single(const char* name, const char* help, prometheus::MetricType type, double value) {
+  prometheus::ClientMetric m;
+  if (type == prometheus::MetricType::Counter) m.counter.value = value;
+  else m.gauge.value = value;
+  return {name, help, type, {m}};
+}
+
+}  // namespace
+
+const std::vector<double>& quote_duration_buckets_s() {
+  static const std::vector<double> buckets{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15,
+                                           0.2,   0.25,   0.3,   0.4,  0.5,   0.75, 1.0, 1.25,
+                                           1.5,   1.75,   2.0,   2.5,  3.0,   5.0,  10.0};
+  return buckets;
+}
+
+struct Metrics::Series {
+  prometheus::Registry registry;
+  std::map<std::tuple<Mode, std::string, QuoteStatus>, prometheus::Counter*> requests;
+  std::map<std::pair<Mode, std::string>, prometheus::Histogram*> duration;
+  std::map<std::pair<Mode, AttemptOutcome>, prometheus::Counter*> attempts;
+  std::map<Mode, prometheus::Counter*> retries;
+  std::map<Mode, prometheus::Counter*> fallbacks;
+  std::map<std::pair<BreakerState, BreakerState>, prometheus::Counter*> transitions;
+  prometheus::Family<prometheus::Counter>* http = nullptr;
+  std::map<std::pair<std::string, int>, prometheus::Counter*> http_series;
+  std::shared_mutex http_mutex;  // guards http_series (codes appear lazily; lookups share it)
+
+  Series(const std::vector<std::string>& scenarios) {
+    auto& req = prometheus::BuildCounter()
+                    .Name("quote_lab_quote_requests_total")
+                    .Help("Quote requests answered by the lab, by mode, scenario and final status "
+                          "(completed = live quote, degraded = fallback quote, failed = 503).")
+                    .Register(registry);
+    auto& dur = prometheus::BuildHistogram()
+                    .Name("quote_lab_quote_duration_seconds")
+                    .Help("Time the lab took to answer one quote request, retries and backoff "
+                          "included, in seconds.")
+                    .Register(registry);
+    auto& att = prometheus::BuildCounter()
+                    .Name("quote_lab_carrier_attempts_total")
+                    .Help("Attempts to call the carrier by mode and outcome; short_circuit = "
+                          "the circuit breaker refused the call, so it never left the lab.")
+                    .Register(registry);
+    auto& ret = prometheus::BuildCounter()
+                    .Name("quote_lab_retries_total")
+                    .Help("Carrier calls that were retries of an earlier failed attempt.")
+                    .Register(registry);
+    auto& fb = prometheus::BuildCounter()
+                   .Name("quote_lab_fallbacks_total")
+                   .Help("Quote requests answered with the cached fallback quote.")
+                   .Register(registry);
+    auto& tr = prometheus::BuildCounter()
+                   .Name("quote_lab_breaker_transitions_total")
+                   .Help("Circuit breaker state changes, from one state to another.")
+                   .Register(registry);
+    http = &prometheus::BuildCounter()
+                .Name("quote_lab_http_requests_total")
+                .Help("HTTP requests the lab answered, by route template and status code.")
+                .Register(registry);
+    for (const Mode m : kModes) {
+      const std::string mode(to_string(m));
+      for (const auto& s : scenarios) {
+        for (auto st : kStatuses)
+          requests[{m, s, st}] =
+              &req.Add({{"mode", mode}, {"scenario", s}, {"status", std::string(to_string(st))}});
+        duration[{m, s}] =
+            &dur.Add({{"mode", mode}, {"scenario", s}}, quote_duration_buckets_s());
+      }
+      for (auto o : kOutcomes)
+        attempts[{m, o}] = &att.Add({{"mode", mode}, {"outcome", std::string(to_string(o))}});
+      retries[m] = &ret.Add({{"mode", mode}});
+      fallbacks[m] = &fb.Add({{"mode", mode}});
+    }
+    for (auto from : kStates)
+      for (auto to : kStates)
+        if (from != to)
+          transitions[{from, to}] = &tr.Add({{"upstream", kUpstream},
+                                             {"from", std::string(to_string(from))},
+                                             {"to", std::string(to_string(to))}});
+  }
+};
+
+Metrics::Metrics(std::vector<std::string> scenarios, std::vector<std::string> routes)
+    : scenarios_(std::move(scenarios)), routes_(std::move(routes)),
+      series_(std::make_unique<Series>(scenarios_)) {
+  routes_.push_back("other");
+}
+
+Metrics::~Metrics() = default;
+
+void Metrics::record(const QuoteTrace& t) {
+  std::shared_lock lock(mutex_);
+  auto& s = *series_;
+  const Mode mode = t.request.mode;
+  if (auto it = s.requests.find({mode, t.request.scenario, t.status}); it != s.requests.end())
+    it->second->Increment();
+  if (auto it = s.duration.find({mode, t.request.scenario}); it != s.duration.end())
+    it->second->Observe(t.elapsed_ms / 1000.0);
+  for (auto o : t.outcomes())
+    if (auto it = s.attempts.find({mode, o}); it != s.attempts.end()) it->second->Increment();
+  if (auto it = s.retries.find(mode); it != s.retries.end()) it->second->Increment(t.retries());
+  if (t.fallback_used())
+    if (auto it = s.fallbacks.find(mode); it != s.fallbacks.end()) it->second->Increment();
+}
+
+void Metrics::record_transition(const BreakerTransition& t) {
+  std::shared_lock lock(mutex_);
+  if (auto it = series_->transitions.find({t.from, t.to}); it != series_->transitions.end())
+    it->second->Increment();
+}
+
+void Metrics::record_http(const std::string& route, int code) {
+  const bool known = std::find(routes_.begin(), routes_.end(), route) != routes_.end();
+  const std::string label = known ? route : "other";
+  // Status codes outside 100–599 never come from httplib; clamp anyway to keep the set bounded.
+  code = std::clamp(code, 100, 599);
+  std::shared_lock lock(mutex_);
+  auto& s = *series_;
+  const std::pair<std::string, int> key{label, code};
+  {
+    std::shared_lock read(s.http_mutex);
+    if (const auto it = s.http_series.find(key); it != s.http_series.end()) {
+      it->second->Increment();
+      return;
+    }
+  }
+  std::unique_lock write(s.http_mutex);
+  auto [it, inserted] = s.http_series.try_emplace(key, nullptr);
+  if (inserted) it->second = &s.http->Add({{"route", label}, {"code", std::to_string(code)}});
+  it->second->Increment();
+}
+
+std::vector<prometheus::MetricFamily> Metrics::collect(
+    const BreakerSnapshot& breaker, const std::optional<CarrierStats>& carrier) const {
+  std::vector<prometheus::MetricFamily> families;
+  {
+    std::shared_lock lock(mutex_);
+    families = series_->registry.Collect();
+  }
+  prometheus::MetricFamily state{"quote_lab_breaker_state",
+                                 "Circuit breaker state of each upstream: 1 for the current "
+                                 "state, 0 for the others.",
+                                 prometheus::MetricType::Gauge,
+                                 {}};
+  for (auto s : kStates) {
+    prometheus::ClientMetric m;
+    m.label = {{"state", std::string(to_string(s))}, {"upstream", kUpstream}};
+    m.gauge.value = breaker.state == s ? 1 : 0;
+    state.metric.push_back(m);
+  }
+  families.push_back(state);
+  if (carrier) {
+    prometheus::MetricFamily calls{"quote_lab_carrier_calls_total",
+                                   "Calls the simulated carrier received, by scenario (retries "
+                                   "included: compare with quote requests to see amplification).",
+                                   prometheus::MetricType::Counter,
+                                   {}};
+    for (const auto& [scenario, n] : carrier->calls_by_scenario) {
+      prometheus::ClientMetric m;
+      m.label = {{"scenario", scenario}};
+      m.counter.value = static_cast<double>(n);
+      calls.metric.push_back(m);
+    }
+    families.push_back(calls);
+    families.push_back(single("quote_lab_carrier_in_flight", "Calls the simulated carrier is serving right now.",
+                              prometheus::MetricType::Gauge, carrier->in_flight));
+    families.push_back(single("quote_lab_carrier_peak_in_flight",
+                              "Most calls the simulated carrier served at once since start or reset.",
+                              prometheus::MetricType::Gauge, carrier->peak_in_flight));
+    families.push_back(single("quote_lab_carrier_wasted_calls_total",
+                              "Calls the carrier finished after the caller had already given up (timed out): wasted work.",
+                              prometheus::MetricType::Counter, static_cast<double>(carrier->wasted_calls)));
+    families.push_back(single("quote_lab_carrier_wasted_seconds_total",
+                              "Carrier time, in seconds, spent on calls whose caller had already given up.",
+                              prometheus::MetricType::Counter, carrier->wasted_seconds));
+  }
+  return families;
+}
+
+std::string Metrics::to_text(const std::vector<prometheus::MetricFamily>& families) {
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+nlohmann::ordered_json Metrics::to_json(const std::vector<prometheus::MetricFamily>& families) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& f : families) {
+    nlohmann::ordered_json samples = nlohmann::ordered_json::array();
+    for (const auto& m : f.metric) {
+      nlohmann::ordered_json labels = nlohmann::ordered_json::object();
+      for (const auto& l : m.label) labels[l.name] = l.value;
+      nlohmann::ordered_json sample = {{"labels", labels}};
+      switch (f.type) {
+        case prometheus::MetricType::Counter: sample["value"] = m.counter.value; break;
+        case prometheus::MetricType::Gauge: sample["value"] = m.gauge.value; break;
+        case prometheus::MetricType::Histogram: {
+          sample["count"] = m.histogram.sample_count;
+          sample["sum"] = m.histogram.sample_sum;
+          nlohmann::ordered_json buckets = nlohmann::ordered_json::array();
+          for (const auto& b : m.histogram.bucket)
+            buckets.push_back({{"le", std::isinf(b.upper_bound) ? nlohmann::ordered_json("+Inf")
+                                                                 : nlohmann::ordered_json(b.upper_bound)},
+                               {"count", b.cumulative_count}});
+          sample["buckets"] = buckets;
+          break;
+        }
+        default: sample["value"] = m.untyped.value; break;
+      }
+      samples.push_back(sample);
+    }
+    const char* type = f.type == prometheus::MetricType::Counter     ? "counter"
+                       : f.type == prometheus::MetricType::Gauge     ? "gauge"
+                       : f.type == prometheus::MetricType::Histogram ? "histogram"
+                                                                     : "untyped";
+    out.push_back({{"name", f.name}, {"help", f.help}, {"type", type}, {"samples", samples}});
+  }
+  return out;
+}
+
+void Metrics::reset() {
+  auto fresh = std::make_unique<Series>(scenarios_);
+  std::unique_lock lock(mutex_);
+  series_.swap(fresh);
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,112 @@
+#include "lab/observability/telemetry.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace quote_lab {
+namespace {
+
+void add(FlowCounters& c, const QuoteTrace& t) {
+  ++c.requests;
+  c.completed += t.status == QuoteStatus::completed;
+  c.degraded += t.status == QuoteStatus::degraded;
+  c.failed += t.status == QuoteStatus::failed;
+  c.attempts += static_cast<std::uint64_t>(t.attempts());
+  c.retries += static_cast<std::uint64_t>(t.retries());
+  c.timeouts += static_cast<std::uint64_t>(t.timeouts());
+  c.fallbacks += t.fallback_used();
+  c.circuit_opens += t.circuit_opened();
+  c.short_circuits += static_cast<std::uint64_t>(t.short_circuits());
+  c.latency_window_ms.push_back(t.elapsed_ms);
+  if (c.latency_window_ms.size() > Telemetry::kLatencyWindow) c.latency_window_ms.pop_front();
+  c.max_ms = std::max(c.max_ms, t.elapsed_ms);
+}
+
+nlohmann::ordered_json opt(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(std::round(*v * 100) / 100) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json to_json(const FlowCounters& c) {
+  auto lat = summarize_latency({c.latency_window_ms.begin(), c.latency_window_ms.end()});
+  if (c.requests > 0) lat.max_ms = c.max_ms;
+  return {{"requests", c.requests},
+          {"successes", c.completed},
+          {"degraded", c.degraded},
+          {"failures", c.failed},
+          {"attempts", c.attempts},
+          {"retries", c.retries},
+          {"timeouts", c.timeouts},
+          {"fallbacks", c.fallbacks},
+          {"circuit_opens", c.circuit_opens},
+          {"short_circuits", c.short_circuits},
+          {"latency_ms",
+           {{"samples", lat.count},
+            {"p50", opt(lat.p50_ms)},
+            {"p95", opt(lat.p95_ms)},
+            {"p99", opt(lat.p99_ms)},
+            {"max", opt(lat.max_ms)}}}};
+}
+
+}  // namespace
+
+LatencySummary summarize_latency(std::vector<double> samples) {
+  LatencySummary s;
+  s.count = samples.size();
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  auto rank = [&](double p) {
+    // nearest rank: the smallest value with at least p of the sample at or below it
+    const auto n = static_cast<double>(samples.size());
+    const auto i = static_cast<std::size_t>(std::max(1.0, std::ceil(p * n))) - 1;
+    return samples[std::min(i, samples.size() - 1)];
+  };
+  s.p50_ms = rank(0.50);
+  s.p95_ms = rank(0.95);
+  s.p99_ms = rank(0.99);
+  s.max_ms = samples.back();
+  return s;
+}
+
+void Telemetry::record(const QuoteTrace& t) {
+  Incident incident{t.request.request_id, t.request.mode, t.request.scenario, t.status,
+                    t.attempts(), t.retries(), t.timeouts(), t.fallback_used(), t.short_circuited(),
+                    t.elapsed_ms, t.timestamp};
+  std::lock_guard lock(mutex_);
+  incidents_.push_back(std::move(incident));
+  if (incidents_.size() > kMaxIncidents) incidents_.pop_front();
+  add(by_mode_[t.request.mode], t);
+  add(by_mode_scenario_[t.request.mode][t.request.scenario], t);
+}
+
+std::vector<Incident> Telemetry::incidents(std::size_t limit) const {
+  std::lock_guard lock(mutex_);
+  std::vector<Incident> out;
+  for (auto it = incidents_.rbegin(); it != incidents_.rend() && out.size() < limit; ++it)
+    out.push_back(*it);
+  return out;
+}
+
+nlohmann::ordered_json Telemetry::summary_json() const {
+  std::lock_guard lock(mutex_);
+  nlohmann::ordered_json modes = nlohmann::ordered_json::object();
+  for (const Mode mode : kModes) {
+    const auto m = by_mode_.find(mode);
+    nlohmann::ordered_json j = to_json(m == by_mode_.end() ? FlowCounters{} : m->second);
+    nlohmann::ordered_json scenarios = nlohmann::ordered_json::object();
+    if (const auto s = by_mode_scenario_.find(mode); s != by_mode_scenario_.end())
+      for (const auto& [name, counters] : s->second) scenarios[name] = to_json(counters);
+    j["scenarios"] = scenarios;
+    modes[std::string(to_string(mode))] = j;
+  }
+  return modes;
+}
+
+void Telemetry::reset() {
+  std::lock_guard lock(mutex_);
+  incidents_.clear();
+  by_mode_.clear();
+  by_mode_scenario_.clear();
+}
+
+}  // namespace quote_lab

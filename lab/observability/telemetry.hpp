@@ -1,0 +1,80 @@
+#pragma once
+// The lab's memory of recent quote flows: incidents in a ring buffer and, per mode and
+// per scenario, counters and a bounded window of latencies for percentiles. Bounded in
+// size, no file I/O; fed only from QuoteTrace (the one record of what happened).
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/resilience/domain.hpp"
+#include "lab/resilience/quote_trace.hpp"
+
+namespace quote_lab {
+
+/// One quote flow as listed by /incidents.
+struct Incident {
+  std::string request_id;
+  Mode mode;
+  std::string scenario;
+  QuoteStatus status;
+  int attempts;
+  int retries;
+  int timeout_count;
+  bool fallback_used;
+  bool short_circuited;  ///< the breaker refused the first attempt
+  double elapsed_ms;
+  WallTime timestamp;
+};
+
+/// p50/p95/p99/max of a latency sample (nearest-rank); all null when there is no data.
+struct LatencySummary {
+  std::size_t count = 0;
+  std::optional<double> p50_ms, p95_ms, p99_ms, max_ms;
+};
+
+/// Nearest-rank percentiles of `samples_ms` (copied, sorted).
+LatencySummary summarize_latency(std::vector<double> samples_ms);
+
+/// Counters of one (mode) or one (mode, scenario).
+struct FlowCounters {
+  std::uint64_t requests = 0;
+  std::uint64_t completed = 0;   ///< live quote
+  std::uint64_t degraded = 0;    ///< fallback quote
+  std::uint64_t failed = 0;      ///< no quote (503)
+  std::uint64_t attempts = 0;    ///< carrier calls made
+  std::uint64_t retries = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t fallbacks = 0;
+  std::uint64_t circuit_opens = 0;
+  std::uint64_t short_circuits = 0;
+  std::deque<double> latency_window_ms;  ///< the last kLatencyWindow elapsed times
+  double max_ms = 0;                     ///< over every flow since reset
+};
+
+class Telemetry {
+ public:
+  static constexpr std::size_t kMaxIncidents = kIncidentsLimit.max;
+  static constexpr std::size_t kLatencyWindow = 2048;
+
+  /// Adds one finished flow.
+  void record(const QuoteTrace& trace);
+  /// The last `limit` incidents, newest first.
+  std::vector<Incident> incidents(std::size_t limit) const;
+  /// {"legacy": {counters, "latency_ms", "scenarios": {name: {...}}}, "resilient": ...}
+  nlohmann::ordered_json summary_json() const;
+  void reset();
+
+ private:
+  mutable std::mutex mutex_;  // guards incidents_ and counters_
+  std::deque<Incident> incidents_;
+  std::map<Mode, FlowCounters> by_mode_;
+  std::map<Mode, std::map<std::string, FlowCounters>> by_mode_scenario_;
+};
+
+}  // namespace quote_lab

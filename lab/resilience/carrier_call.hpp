@@ -1,0 +1,60 @@
+#pragma once
+// One call to the carrier as the resilience core sees it: what is sent (CarrierRequest),
+// how it went (CallOutcome, an error as a value) and the port that makes the call
+// (CarrierCaller). The HTTP adapter is in carrier_client.hpp; tests script their own.
+// No HTTP and no threads here.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "lab/base/clock.hpp"
+#include "lab/resilience/domain.hpp"
+#include "lab/resilience/quote.hpp"
+#include "lab/resilience/vocabulary.hpp"
+
+namespace quote_lab {
+
+/// Why an attempt did not produce a quote.
+enum class CallError { none, timeout, connect_error, http_5xx, http_429, http_4xx, bad_response };
+
+/// The reason an `attempt_failed` step shows for `e` (not meaningful for none). SPEC's
+/// reasons have no http_4xx: for the caller it is an answer it cannot use, bad_response.
+Reason failure_reason(CallError e);
+
+/// "success" for none, else the name of failure_reason(e): the breaker's last_outcome.
+std::string_view to_string(CallError e);
+
+/// One attempt, as sent to the carrier.
+struct CarrierRequest {
+  std::string request_id;  ///< sent as Idempotency-Key, the same on every retry
+  std::string trace_id;    ///< sent in a W3C traceparent header
+  std::string scenario;    ///< canonical name; empty lets the carrier use its mode
+  int customer_id = kCustomerId.fallback;
+  int items = kItems.fallback;
+  int attempt = 1;         ///< sent as X-Attempt
+  Millis timeout{220};     ///< total budget of this attempt
+};
+
+/// How one attempt went.
+struct CallOutcome {
+  CallError error = CallError::none;
+  int http_status = 0;        ///< 0 when no answer arrived
+  double elapsed_ms = 0;      ///< measured by the caller's clock
+  std::optional<Quote> quote; ///< set on success
+
+  bool ok() const { return error == CallError::none; }
+  /// A failure of the carrier (SPEC: timeout, connection error, 5xx, 429, or an unusable
+  /// answer): counted by the breaker and worth a retry. A 4xx other than 429 is not.
+  bool carrier_failure() const { return is_carrier_failure(error); }
+  static bool is_carrier_failure(CallError e) { return e != CallError::none && e != CallError::http_4xx; }
+};
+
+/// Anything that can make one carrier call; the executor's tests script one.
+class CarrierCaller {
+ public:
+  virtual ~CarrierCaller() = default;
+  virtual CallOutcome call(const CarrierRequest& request) = 0;
+};
+
+}  // namespace quote_lab

@@ -1,0 +1,161 @@
+#pragma once
+// One circuit breaker per upstream (SPEC.md, "Breaker semantics").
+//
+//   closed ──(failure_threshold consecutive failed attempts)──▶ open
+//   open ──(open_duration_s passed; a function of time, no traffic needed)──▶ half_open
+//   half_open ──(the one probe succeeds)──▶ closed
+//   half_open ──(the probe fails)──▶ open (a fresh cooldown)
+//
+// "May I call?" (`try_acquire`) is separate from "how did it go?" (`record`), as in
+// sony/gobreaker. Every state change goes through one transition function that bumps a
+// generation; a permit from an older generation is stale and its result is ignored, so a
+// slow call that started before the breaker opened cannot close it again.
+// Time is read once per public call from the injected Clock.
+// Standard library, clock and vocabulary only: no HTTP, no JSON, no threads.
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lab/base/clock.hpp"
+#include "lab/resilience/policy.hpp"
+#include "lab/resilience/vocabulary.hpp"
+
+namespace quote_lab {
+
+enum class BreakerState { closed, open, half_open };
+
+/// "closed", "open" or "half_open".
+std::string_view to_string(BreakerState s);
+/// Parses the names above; false if unknown.
+bool parse_breaker_state(std::string_view text, BreakerState& out);
+
+/// One state change, as told to the listener.
+struct BreakerTransition {
+  std::string upstream;
+  BreakerState from;
+  BreakerState to;
+  int consecutive_failures;  ///< at the moment of the change
+  WallTime at;               ///< when it happened: for open → half_open, when the cooldown ended
+  std::uint64_t generation;  ///< the generation this change started; grows with every change
+};
+
+/// Leave to make one call to the upstream. `probe` is true for the single half-open probe.
+struct BreakerPermit {
+  std::uint64_t generation;
+  bool probe;
+};
+
+/// The breaker's answer to "may I call?": a permit, or why not, decided under one lock
+/// (as gobreaker's beforeRequest returns the generation or ErrOpenState /
+/// ErrTooManyRequests), so the reason given always matches the decision taken.
+struct Admission {
+  std::optional<BreakerPermit> permit;    ///< the breaker's leave: record the call's outcome with it
+  bool refused = false;                   ///< no call may be made
+  Reason refusal = Reason::circuit_open;  ///< when refused: circuit_open, or probe_in_flight
+                                          ///< (half-open and another caller holds the probe)
+
+  bool admitted() const { return !refused; }
+  /// A call that no breaker guards (a policy without one): admitted, with no permit to record.
+  static Admission unguarded() { return {}; }
+};
+
+/// What recording one call did.
+struct BreakerRecord {
+  BreakerState state;      ///< the state after recording
+  bool opened_now = false; ///< this call's failure opened (or reopened) the breaker
+};
+
+/// What a caller and the persisted state see of a breaker at one instant.
+struct BreakerSnapshot {
+  std::string name;
+  BreakerState state = BreakerState::closed;
+  int consecutive_failures = 0;
+  std::optional<WallTime> opened_until;  ///< wall clock; set while open or half-open
+  std::int64_t cooldown_left_ms = 0;     ///< 0 unless open
+  std::uint64_t open_events = 0;         ///< times it has opened
+  std::uint64_t short_circuit_count = 0; ///< calls refused
+  std::string last_outcome;              ///< "success", "timeout", ... or "" before any call
+  std::optional<double> last_latency_ms; ///< of the last recorded call
+};
+
+/// The fields restored from the state file after a restart.
+struct BreakerRestore {
+  BreakerState state = BreakerState::closed;
+  int consecutive_failures = 0;
+  std::optional<WallTime> opened_until;
+  std::uint64_t open_events = 0;
+  std::uint64_t short_circuit_count = 0;
+  std::string last_outcome;
+  std::optional<double> last_latency_ms;
+};
+
+/// A thread-safe circuit breaker. One mutex guards all state; the transition listener is
+/// called after the mutex is released, one transition at a time, in the order the
+/// transitions happened (a caller whose transitions queue behind another caller's
+/// delivery returns at once; that caller delivers them, as Polly's ScheduledTaskExecutor does).
+class CircuitBreaker {
+ public:
+  using Listener = std::function<void(const BreakerTransition&)>;
+
+  CircuitBreaker(std::string name, BreakerPolicy policy, const Clock& clock);
+
+  /// Set before traffic starts; called for every transition (logs, metrics, persistence).
+  void set_listener(Listener listener);
+
+  /// A permit if a call may go to the upstream now: always when closed, only the first
+  /// caller when half-open (others are refused with probe_in_flight until the probe is
+  /// recorded), never when open (refused with circuit_open). A refusal counts as a short
+  /// circuit and does not extend the cooldown.
+  Admission try_acquire();
+
+  /// Records how a permitted call went. `failure` is true for a carrier failure (timeout,
+  /// connection error, 5xx, 429); a 4xx or a cancelled call should not be recorded at
+  /// all. Stale permits are ignored (their latency is still shown as the last outcome).
+  BreakerRecord record(const BreakerPermit& permit, bool failure, std::string_view outcome,
+                      double latency_ms);
+
+  /// The state now; an open breaker whose cooldown has passed reports half_open.
+  BreakerSnapshot snapshot();
+
+  /// Back to closed with every counter at zero (the lab's reset).
+  void reset();
+
+  /// Resumes a persisted breaker: an open one keeps its remaining cooldown (capped at the
+  /// configured one); one whose cooldown ran out while the lab was down comes back half-open.
+  void restore(const BreakerRestore& saved);
+
+  const BreakerPolicy& policy() const { return policy_; }
+
+ private:
+  void transition_locked(BreakerState to, SteadyTime now);
+  void refresh_locked(SteadyTime now);  // open → half_open once the cooldown has passed
+  // Delivers pending_ to the listener in order, outside the lock, unless another caller
+  // is already delivering (it then delivers ours too). Call without holding mutex_.
+  void notify();
+
+  const std::string name_;
+  const BreakerPolicy policy_;
+  const Clock& clock_;
+
+  std::mutex mutex_;  // guards every field below
+  Listener listener_;
+  BreakerState state_ = BreakerState::closed;
+  std::uint64_t generation_ = 0;
+  int consecutive_failures_ = 0;
+  SteadyTime open_until_{};
+  bool probe_in_flight_ = false;
+  SteadyTime probe_started_{};
+  std::uint64_t open_events_ = 0;
+  std::uint64_t short_circuit_count_ = 0;
+  std::string last_outcome_;
+  std::optional<double> last_latency_ms_;
+  std::vector<BreakerTransition> pending_;  // filled under the lock in order, drained by notify()
+  bool delivering_ = false;                 // a caller is running the listener on pending_
+};
+
+}  // namespace quote_lab

@@ -1,0 +1,46 @@
+#pragma once
+// One quote flow under one policy: ask the breaker, call the carrier, record, and do what
+// the retry decision (retry_decision.hpp) says — back off and retry, or stop — then fall
+// back. The executor only performs the I/O and records it; every "whether" and "how long"
+// is decided elsewhere. It returns the trace (quote_trace.hpp) that the JSON answer, the
+// incidents, the diagnostics and the metrics all read.
+//
+// Legacy and resilient are the same executor with different RetryPolicy data (legacy:
+// no breaker, no backoff, no fallback).
+
+#include <stop_token>
+
+#include "lab/resilience/carrier_call.hpp"
+#include "lab/resilience/circuit_breaker.hpp"
+#include "lab/base/clock.hpp"
+#include "lab/resilience/fallback_cache.hpp"
+#include "lab/resilience/policy.hpp"
+#include "lab/resilience/quote_trace.hpp"
+#include "lab/base/random.hpp"
+
+namespace quote_lab {
+
+/// Runs quote flows. Thread-safe: it holds no per-request state; the breaker and the
+/// cache guard their own.
+class QuoteExecutor {
+ public:
+  /// `shutdown`: once requested, flows in progress make no further attempt (the attempt
+  /// running ends at its own deadline) and a backoff wait ends at once; the skipped retry
+  /// is a `retry_skipped` event with reason `shutting_down`, then the usual fallback.
+  QuoteExecutor(CarrierCaller& carrier, CircuitBreaker& breaker, FallbackCache& cache,
+                Clock& clock, RandomSource& random, std::stop_token shutdown = {});
+
+  /// Runs `request` under `policy` and reports what happened. Never throws for carrier
+  /// problems: they are outcomes in the trace.
+  QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy);
+
+ private:
+  CarrierCaller& carrier_;
+  CircuitBreaker& breaker_;
+  FallbackCache& cache_;
+  Clock& clock_;
+  RandomSource& random_;
+  std::stop_token shutdown_;
+};
+
+}  // namespace quote_lab

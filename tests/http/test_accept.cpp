@@ -1,0 +1,42 @@
+#include <doctest/doctest.h>
+
+#include "lab/http/accept.hpp"
+
+using namespace quote_lab;
+
+TEST_CASE("/metrics negotiation: who gets Prometheus text and who gets JSON") {
+  struct Row {
+    const char* who;
+    const char* accept;
+    bool text;
+  };
+  for (const Row& r : {
+           Row{"Prometheus 2.42 scraper",
+               "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+               "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+               true},
+           Row{"a plain text client", "text/plain", true},
+           Row{"curl", "*/*", false},
+           Row{"no Accept header", "", false},
+           Row{"a JSON client", "application/json", false},
+           Row{"JSON preferred", "application/json, text/plain;q=0.5", false},
+           Row{"browser", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", false},
+       }) {
+    CAPTURE(r.who);
+    CHECK(prefers_prometheus_text(r.accept) == r.text);
+  }
+}
+
+TEST_CASE("/ negotiation: browsers get the dashboard, curl gets JSON") {
+  CHECK(prefers_html("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"));
+  CHECK_FALSE(prefers_html("*/*"));
+  CHECK_FALSE(prefers_html(""));
+  CHECK_FALSE(prefers_html("application/json, text/html;q=0.1"));
+}
+
+TEST_CASE("q-values: the most specific range wins, q=0 refuses") {
+  CHECK(accept_quality("text/*;q=0.3, text/plain;q=0.7", "text/plain") == doctest::Approx(0.7));
+  CHECK(accept_quality("text/*;q=0.3", "text/plain") == doctest::Approx(0.3));
+  CHECK(accept_quality("application/json;q=0", "application/json") == 0);
+  CHECK(accept_quality("image/png", "application/json") == 0);
+}

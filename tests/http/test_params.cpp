@@ -1,0 +1,96 @@
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "lab/http/params.hpp"
+
+using namespace quote_lab;
+
+TEST_CASE("integer parameters: accepted values, default when absent") {
+  int out = 0;
+  const std::string ok = "50";
+  CHECK_FALSE(parse_int_param("items", &ok, 1, 50, 3, out));
+  CHECK(out == 50);
+  CHECK_FALSE(parse_int_param("items", nullptr, 1, 50, 3, out));
+  CHECK(out == 3);
+}
+
+TEST_CASE("bad integer parameters name the parameter and the range") {
+  for (const char* raw : {"0", "51", "abc", "", "3.5", "+3", " 3", "3 ", "1e2", "99999999999999999999999", "-1"}) {
+    CAPTURE(raw);
+    int out = -7;
+    const std::string text = raw;
+    const auto e = parse_int_param("items", &text, 1, 50, 3, out);
+    REQUIRE(e);
+    CHECK(e->status == 400);
+    CHECK(e->error == "invalid_parameter");
+    CHECK(e->message.find("items must be an integer between 1 and 50") == 0);
+    CHECK(out == -7);                                        // untouched on error
+  }
+}
+
+TEST_CASE("the echoed value is short and printable") {
+  int out = 0;
+  const std::string nasty = std::string("\x01\x02") + std::string(500, 'x');
+  const auto e = parse_int_param("customer_id", &nasty, 1, 5000, 42, out);
+  REQUIRE(e);
+  CHECK(e->message.size() < 120);
+  CHECK(e->message.find('\x01') == std::string::npos);
+}
+
+namespace {
+// A query-string lookup over a map, as the route gives it to apply_policy_overrides.
+auto lookup_in(const std::map<std::string, std::string>& q) {
+  return [&q](const char* n) -> const std::string* {
+    const auto it = q.find(n);
+    return it == q.end() ? nullptr : &it->second;
+  };
+}
+}  // namespace
+
+TEST_CASE("per-request policy overrides: valid values change only this request's policy") {
+  std::map<std::string, std::string> q{{"timeout_ms", "300"}, {"max_attempts", "5"}, {"jitter", "full"}};
+  const auto lookup = lookup_in(q);
+  RetryPolicy p = default_policies().resilient;
+  std::vector<std::string> changed;
+  CHECK_FALSE(apply_policy_overrides(lookup, p, changed));
+  CHECK(p.timeout_ms == 300);
+  CHECK(p.max_attempts == 5);
+  CHECK(p.jitter == Jitter::full);
+  CHECK(p.backoff_base_ms == 80);
+  CHECK(changed == std::vector<std::string>{"timeout_ms", "max_attempts", "jitter"});
+}
+
+TEST_CASE("per-request policy overrides: bad values are 400s that name the parameter, and change nothing") {
+  struct Row {
+    const char* name;
+    const char* value;
+    const char* says;
+  };
+  for (const Row& r : {Row{"timeout_ms", "5", "timeout_ms must be an integer between 10 and 5000"},
+                       Row{"max_attempts", "11", "max_attempts must be an integer between 1 and 10"},
+                       Row{"backoff_base_ms", "-1", "backoff_base_ms must be an integer between 0 and 5000"},
+                       Row{"jitter", "wild", "jitter must be one of"}}) {
+    CAPTURE(r.name);
+    std::map<std::string, std::string> q{{"timeout_ms", "300"}};
+    q[r.name] = r.value;
+    const auto lookup = lookup_in(q);
+    RetryPolicy p = default_policies().resilient;
+    std::vector<std::string> changed;
+    const auto e = apply_policy_overrides(lookup, p, changed);
+    REQUIRE(e);
+    CHECK(e->status == 400);
+    CHECK(e->message.find(r.says) != std::string::npos);
+    CHECK(p.timeout_ms == 220);  // untouched
+  }
+}
+
+TEST_CASE("a jitter override on legacy gets room to wait") {
+  std::map<std::string, std::string> q{{"jitter", "full"}, {"backoff_base_ms", "100"}};
+  const auto lookup = lookup_in(q);
+  RetryPolicy p = default_policies().legacy;
+  std::vector<std::string> changed;
+  CHECK_FALSE(apply_policy_overrides(lookup, p, changed));
+  CHECK(p.backoff_max_ms == 2000);
+  CHECK(p.backoff_base_ms == 100);
+}
