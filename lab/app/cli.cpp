@@ -10,11 +10,11 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include "lab/carrier/carrier_server.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_routes.hpp"
-#include "lab/experiments/herd.hpp"
 #include "lab/app/stop_signals.hpp"
+#include "lab/carrier/carrier_server.hpp"
+#include "lab/experiments/herd.hpp"
 #include "lab/experiments/storm.hpp"
 #include "lab/formats/policy_json.hpp"
 

@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "lab/observability/telemetry.hpp"
 #include "lab/resilience/circuit_breaker.hpp"
 #include "lab/resilience/fallback_cache.hpp"
 #include "lab/resilience/quote_trace.hpp"
-#include "lab/observability/telemetry.hpp"
 
 namespace quote_lab {
 

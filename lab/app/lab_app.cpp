@@ -7,8 +7,8 @@
 
 #include "lab/app/json_views.hpp"
 #include "lab/base/time_format.hpp"
-#include "lab/formats/quote_json.hpp"
 #include "lab/formats/policy_json.hpp"
+#include "lab/formats/quote_json.hpp"
 
 namespace quote_lab {
 

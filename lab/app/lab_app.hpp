@@ -12,20 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "lab/base/clock.hpp"
+#include "lab/base/random.hpp"
 #include "lab/carrier/carrier_client.hpp"
 #include "lab/carrier/carrier_simulator.hpp"
-#include "lab/resilience/circuit_breaker.hpp"
-#include "lab/base/clock.hpp"
-#include "lab/resilience/domain.hpp"
+#include "lab/carrier/scenario.hpp"
 #include "lab/http/event_hub.hpp"
-#include "lab/resilience/fallback_cache.hpp"
 #include "lab/observability/metrics.hpp"
+#include "lab/observability/telemetry.hpp"
+#include "lab/persistence/state_store.hpp"
+#include "lab/resilience/circuit_breaker.hpp"
+#include "lab/resilience/domain.hpp"
+#include "lab/resilience/fallback_cache.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_executor.hpp"
-#include "lab/base/random.hpp"
-#include "lab/carrier/scenario.hpp"
-#include "lab/persistence/state_store.hpp"
-#include "lab/observability/telemetry.hpp"
 #include "lab/resilience/vocabulary.hpp"
 
 namespace quote_lab {

@@ -9,13 +9,13 @@
 #include <sstream>
 #include <tuple>
 
-#include "lab/http/accept.hpp"
-#include "lab/resilience/domain.hpp"
 #include "lab/app/json_views.hpp"
-#include "lab/http/params.hpp"
-#include "lab/resilience/vocabulary.hpp"
-#include "lab/http/worker_slots.hpp"
 #include "lab/formats/policy_json.hpp"
+#include "lab/http/accept.hpp"
+#include "lab/http/params.hpp"
+#include "lab/http/worker_slots.hpp"
+#include "lab/resilience/domain.hpp"
+#include "lab/resilience/vocabulary.hpp"
 
 namespace quote_lab {
 namespace {

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <string>
 
-#include "lab/http/http_server.hpp"
 #include "lab/app/lab_app.hpp"
-#include "lab/http/static_files.hpp"
 #include "lab/experiments/storm_experiment.hpp"
+#include "lab/http/http_server.hpp"
+#include "lab/http/static_files.hpp"
 
 namespace quote_lab {
 

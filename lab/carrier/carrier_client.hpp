@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "lab/resilience/carrier_call.hpp"
 #include "lab/base/clock.hpp"
 #include "lab/carrier/deadline_watchdog.hpp"
+#include "lab/resilience/carrier_call.hpp"
 
 namespace quote_lab {
 

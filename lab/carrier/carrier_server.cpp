@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <optional>
 
-#include "lab/http/params.hpp"
 #include "lab/base/time_format.hpp"
 #include "lab/formats/quote_json.hpp"
+#include "lab/http/params.hpp"
 
 namespace quote_lab {
 namespace {

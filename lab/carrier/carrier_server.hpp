@@ -17,8 +17,8 @@
 
 #include <string>
 
-#include "lab/carrier/carrier_simulator.hpp"
 #include "lab/base/clock.hpp"
+#include "lab/carrier/carrier_simulator.hpp"
 #include "lab/http/http_server.hpp"
 
 namespace quote_lab {

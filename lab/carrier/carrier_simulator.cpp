@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "lab/formats/quote_json.hpp"
 #include "lab/resilience/domain.hpp"
 #include "lab/resilience/pricing.hpp"
-#include "lab/formats/quote_json.hpp"
 
 namespace quote_lab {
 

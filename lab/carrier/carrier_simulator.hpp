@@ -14,9 +14,9 @@
 #include <unordered_map>
 
 #include "lab/base/clock.hpp"
-#include "lab/resilience/quote.hpp"
 #include "lab/base/random.hpp"
 #include "lab/carrier/scenario.hpp"
+#include "lab/resilience/quote.hpp"
 
 namespace quote_lab {
 

@@ -6,8 +6,8 @@
 #include <queue>
 #include <sstream>
 
-#include "lab/resilience/backoff.hpp"
 #include "lab/base/random.hpp"
+#include "lab/resilience/backoff.hpp"
 
 namespace quote_lab {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "lab/http/event_hub.hpp"
 #include "lab/experiments/storm.hpp"
+#include "lab/http/event_hub.hpp"
 
 namespace quote_lab {
 

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "lab/formats/json_int.hpp"
 #include "lab/base/time_format.hpp"
+#include "lab/formats/json_int.hpp"
 #include "lab/formats/quote_json.hpp"
 
 namespace quote_lab {

@@ -35,8 +35,8 @@
 #include <thread>
 #include <vector>
 
-#include "lab/resilience/circuit_breaker.hpp"
 #include "lab/base/clock.hpp"
+#include "lab/resilience/circuit_breaker.hpp"
 #include "lab/resilience/fallback_cache.hpp"
 
 namespace quote_lab {

@@ -10,13 +10,13 @@
 
 #include <stop_token>
 
+#include "lab/base/clock.hpp"
+#include "lab/base/random.hpp"
 #include "lab/resilience/carrier_call.hpp"
 #include "lab/resilience/circuit_breaker.hpp"
-#include "lab/base/clock.hpp"
 #include "lab/resilience/fallback_cache.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_trace.hpp"
-#include "lab/base/random.hpp"
 
 namespace quote_lab {
 

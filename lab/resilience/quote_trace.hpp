@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "lab/resilience/circuit_breaker.hpp"
 #include "lab/base/clock.hpp"
+#include "lab/resilience/circuit_breaker.hpp"
 #include "lab/resilience/domain.hpp"
 #include "lab/resilience/quote.hpp"
 #include "lab/resilience/vocabulary.hpp"

@@ -22,9 +22,9 @@
 #include <optional>
 #include <variant>
 
+#include "lab/base/clock.hpp"
 #include "lab/resilience/carrier_call.hpp"
 #include "lab/resilience/circuit_breaker.hpp"
-#include "lab/base/clock.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/vocabulary.hpp"
 

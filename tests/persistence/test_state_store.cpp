@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "lab/persistence/state_store.hpp"
 #include "lab/base/time_format.hpp"
+#include "lab/persistence/state_store.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace quote_lab;

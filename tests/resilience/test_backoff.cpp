@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "lab/resilience/backoff.hpp"
 #include "lab/base/random.hpp"
+#include "lab/resilience/backoff.hpp"
 
 using namespace quote_lab;
 using std::chrono::milliseconds;

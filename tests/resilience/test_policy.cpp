@@ -3,8 +3,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "lab/resilience/policy.hpp"
 #include "lab/formats/policy_json.hpp"
+#include "lab/resilience/policy.hpp"
 
 using namespace quote_lab;
 
