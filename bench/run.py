@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """The lab's benchmark: measured ratios on this machine, written as Markdown.
 
-    python3 bench/run.py [--binary build/quote-lab] [--out docs/benchmark.md] [--smoke]
+    python3 bench/run.py [--binary build/quote-lab] [--ceiling build/bench_minimal_server]
+                         [--out docs/benchmark.md] [--smoke]
 
 Each measurement starts a fresh `quote-lab serve` on free 127.0.0.1 ports and stops it.
-Throughput comes from wrk (Debian package); storms from `quote-lab storm --json`.
+Throughput comes from wrk (Debian package); storms from `quote-lab storm --json`. The
+ceiling is bench/minimal_server.cpp (the smallest server of the same HTTP library), measured
+in the same run, so the lab's figures are ratios to what the library can do here.
 --smoke runs every step with tiny counts in a few seconds (the test suite does this so the
 script never rots); its numbers mean nothing and only their presence is checked."""
 import argparse
@@ -17,12 +20,14 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 parser = argparse.ArgumentParser()
 parser.add_argument("--binary", default=os.path.join(ROOT, "build", "quote-lab"))
+parser.add_argument("--ceiling", default=os.path.join(ROOT, "build", "bench_minimal_server"))
 parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmark.md"))
 parser.add_argument("--smoke", action="store_true")
 args = parser.parse_args()
@@ -65,10 +70,7 @@ class Lab:
         assert self.get("/dependency/state")[1]["circuit_status"] == "open"
 
     def rss_kb(self):
-        for line in open(f"/proc/{self.proc.pid}/status"):
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        return 0
+        return proc_status(self.proc.pid).get("VmRSS", 0)
 
     def storm(self, *storm_args):
         settle = ["--settle-s", "0"] if SMOKE else []
@@ -90,8 +92,66 @@ class Lab:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def wrk(url, seconds):
-    out = subprocess.run(["wrk", "-t2", "-c50", f"-d{seconds}s", "--latency", url], capture_output=True, text=True,
+def proc_status(pid):
+    """VmRSS (kB) and Threads of a running process, from /proc."""
+    out = {}
+    for line in open(f"/proc/{pid}/status"):
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "Threads"):
+            out[key] = int(value.split()[0])
+    return out
+
+
+class Peak:
+    """Samples a process's RSS and thread count every 100 ms while a block runs."""
+
+    def __init__(self, pid):
+        self.pid, self.rss_kb, self.threads = pid, 0, 0
+        self.done = threading.Event()
+
+    def __enter__(self):
+        def sample():
+            while not self.done.wait(0.1):
+                st = proc_status(self.pid)
+                self.rss_kb = max(self.rss_kb, st.get("VmRSS", 0))
+                self.threads = max(self.threads, st.get("Threads", 0))
+        self.thread = threading.Thread(target=sample)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+
+
+class Ceiling:
+    """bench_minimal_server on a free port, for the run's reference figure."""
+
+    def __init__(self):
+        if not os.path.exists(args.ceiling):
+            raise SystemExit(f"{args.ceiling} is missing: cmake --build build --target bench_minimal_server")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen([args.ceiling, str(self.port)], stdout=subprocess.PIPE)
+        self.proc.stdout.readline()  # "listening on ..."
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def percentile(values, p):
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def wrk(url, seconds, connections=50):
+    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", url], capture_output=True, text=True,
                          timeout=seconds + 60).stdout
     m = re.search(r"Requests/sec:\s+([\d.]+)", out)
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
@@ -102,6 +162,10 @@ rows = []
 checks = []
 
 
+def fmt_ms(v):
+    return "–" if v is None else (f"{v:.1f}" if v < 100 else f"{v:.0f}")
+
+
 def row(what, value, target, ok):
     rows.append((what, value, target, "yes" if ok else "**no**"))
     checks.append(ok)
@@ -110,16 +174,25 @@ def row(what, value, target, ok):
 started = time.time()
 secs = 1 if SMOKE else 5
 
-# 1. the short-circuit path against /health, same server and client settings
-with Lab("--open-duration-s", "3600") as lab:
+# 1. the ceiling, the lab's /health and its short-circuit path, at 10 and 50 connections.
+# Interleaved rounds, averaged: the two cores are shared with wrk, so one round is noisy.
+throughput = {}
+with Ceiling() as ceiling, Lab("--open-duration-s", "3600") as lab:
     lab.open_breaker()
-    # Interleaved rounds, summed: the two cores are shared with wrk, so one round is noisy.
-    health_rps = short_rps = 0.0
-    for _ in range(2):
-        health_rps += wrk(lab.url + "/health", secs)[0] / 2
-        short_rps += wrk(lab.url + "/quote-resilient?scenario=provider_down", secs)[0] / 2
+    targets = {"ceiling": ceiling.url + "/health", "health": lab.url + "/health",
+               "short": lab.url + "/quote-resilient?scenario=provider_down"}
+    for conns in (10, 50):
+        rounds = 1 if SMOKE else 2
+        for _ in range(rounds):
+            for name, url in targets.items():
+                throughput[(name, conns)] = throughput.get((name, conns), 0.0) + wrk(url, secs, conns)[0] / rounds
+for conns in (10, 50):
+    ceil_rps, health_rps, short_rps = (throughput[(n, conns)] for n in ("ceiling", "health", "short"))
+    ratio = health_rps / ceil_rps if ceil_rps else 0
+    row(f"`/health` / minimal cpp-httplib server (wrk -t2 -c{conns})",
+        f"{health_rps:,.0f} / {ceil_rps:,.0f} req/s = **{ratio:.2f}**", "≥ 0.9", ratio >= 0.9)
     ratio = short_rps / health_rps if health_rps else 0
-    row("short-circuit throughput / `/health` throughput (wrk -t2 -c50, 2 interleaved rounds)",
+    row(f"short-circuit / `/health` (wrk -t2 -c{conns})",
         f"{short_rps:,.0f} / {health_rps:,.0f} req/s = **{ratio:.2f}**", "≥ 0.7", ratio >= 0.7)
 
 # 2. a 50-client provider_down storm, legacy and resilient
@@ -159,14 +232,78 @@ growth_mb = (after - before) / 1024
 row(f"resident memory growth over {mem['requests']:,} requests", f"{before/1024:.1f} MB → {after/1024:.1f} MB: **{growth_mb:+.1f} MB**",
     "< 10 MB", growth_mb < 10)
 
+
+# 5. the observability plane during a 50-client legacy provider_down storm: scrapes and a
+# new live stream must not queue behind the quote traffic they exist to show.
+def scrape_latencies(url, stop, out):
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        try:
+            with urllib.request.urlopen(url + "/metrics-prometheus", timeout=10) as r:
+                r.read()
+            out.append((time.perf_counter() - t0) * 1000)
+        except OSError:
+            out.append(10_000.0)  # a scrape that failed counts as the scrape timeout
+        stop.wait(0.1)
+
+
+def first_event_byte_ms(url):
+    t0 = time.perf_counter()
+    try:
+        with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=10) as sock:
+            sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+            sock.recv(1)
+        return (time.perf_counter() - t0) * 1000
+    except OSError:
+        return 10_000.0
+
+
+with Lab() as lab:
+    stop, scrapes, first_bytes = threading.Event(), [], []
+    scraper = threading.Thread(target=scrape_latencies, args=(lab.url, stop, scrapes))
+    def streams():
+        stop.wait(1.0)  # once the storm is under way
+        while not stop.is_set():
+            first_bytes.append(first_event_byte_ms(lab.url))
+            stop.wait(0.5)
+    streamer = threading.Thread(target=streams)
+    scraper.start()
+    streamer.start()
+    lab.storm("--mode", "legacy", "--scenario", "provider_down", "--clients", "10" if SMOKE else "50",
+              "--duration", "2" if SMOKE else "10")
+    stop.set()
+    scraper.join()
+    streamer.join()
+scrape_p99 = percentile(scrapes, 99) or 0
+stream_max = max(first_bytes) if first_bytes else 0
+row("during a 50-client legacy storm: `/metrics-prometheus` p99 (a scrape every 100 ms)",
+    f"**{scrape_p99:.1f} ms** over {len(scrapes)} scrapes", "< 100 ms", bool(scrapes) and scrape_p99 < 100)
+row("during a 50-client legacy storm: a new `/events` stream's first byte (worst)",
+    f"**{stream_max:.1f} ms** over {len(first_bytes)} streams", "< 200 ms", bool(first_bytes) and stream_max < 200)
+
+# 6. growth: storms of 10 to 500 clients, provider_down, each on a fresh lab at its defaults.
+# The smoke run only checks that the table is produced: one small row per mode.
+GROWTH_CLIENTS = (10,) if SMOKE else (10, 50, 200, 500)
+growth = []
+for clients in GROWTH_CLIENTS:
+    for mode in ("legacy", "resilient"):
+        with Lab() as lab:
+            idle = proc_status(lab.proc.pid)
+            with Peak(lab.proc.pid) as peak:
+                result = lab.storm("--mode", mode, "--scenario", "provider_down", "--clients", str(clients),
+                                   "--duration", "1" if SMOKE else "6")
+            growth.append((clients, mode, result, idle, peak.rss_kb, peak.threads))
+
 cmd = "python3 bench/run.py" + (" --smoke" if SMOKE else "")
 nproc = os.cpu_count()
 report = f"""# Benchmark
 
 Measured on this machine ({nproc} cores, Debian 12) in one run of `{cmd}`, which took
 {time.time() - started:.0f} s. Every measurement starts a fresh lab on 127.0.0.1 with the
-default policies; throughput is measured with `wrk -t2 -c50` (client and lab share the two
-cores), storms with `quote-lab storm`. Ratios matter more than absolute numbers.
+default policies and settings; throughput is measured with `wrk -t2` (client and lab share the
+two cores), storms with `quote-lab storm`. Ratios matter more than absolute numbers: the
+reference is `bench_minimal_server` (bench/minimal_server.cpp, the smallest server of the same
+HTTP library), measured in the same run.
 
 | measurement | result | target | met |
 |---|---|---|---|
@@ -183,13 +320,23 @@ Storm details (`quote-lab storm --json`), 50 clients, `provider_down`:
 | carrier calls sent | {legacy['carrier_calls']:,} | {resilient['carrier_calls']:,} |
 | `/health` p50 / p99 | {legacy['health_latency_ms']['p50']:.1f} / {legacy['health_latency_ms']['p99']:.0f} ms | {resilient['health_latency_ms']['p50']:.1f} / {resilient['health_latency_ms']['p99']:.1f} ms |
 | wasted carrier calls (finished after the caller gave up) | {legacy['wasted_carrier_calls']:,} ({legacy['wasted_carrier_seconds']:.0f} s of carrier time) | {resilient['wasted_carrier_calls']:,} |
-"""
+
+Growth: `provider_down` storms of {"1" if SMOKE else "6"} s on a fresh lab at its default settings
+(resilient starts with a closed breaker). RSS and threads are the lab's peak during the storm
+(idle before it in brackets).
+
+| clients | mode | throughput | latency p50 / p99 | `/health` p99 | peak RSS | peak threads |
+|---:|---|---:|---:|---:|---:|---:|
+""" + "\n".join(
+    f"| {c} | {m} | {r['throughput_rps']:,.1f} req/s | {fmt_ms(r['latency_ms']['p50'])} / {fmt_ms(r['latency_ms']['p99'])} ms | "
+    f"{fmt_ms(r['health_latency_ms']['p99'])} ms | {rss / 1024:.1f} MB ({idle.get('VmRSS', 0) / 1024:.1f}) | "
+    f"{threads} ({idle.get('Threads', 0)}) |" for c, m, r, idle, rss, threads in growth) + "\n"
 os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
 open(args.out, "w").write(report)
 print(report)
 if SMOKE:
     # The smoke run checks that every figure was produced, not the targets.
-    ok = len(rows) == 7 and all(r[1] for r in rows)
+    ok = len(rows) == 12 and all(r[1] for r in rows) and len(growth) == 2 * len(GROWTH_CLIENTS)
     print("1 passed, 0 failed" if ok else "0 passed, 1 failed")
     sys.exit(0 if ok else 1)
 sys.exit(0 if all(checks) else 1)
