@@ -174,11 +174,12 @@ scrape_configs:
     def concrete(expr):
         return expr.replace("$__rate_interval", "1m").replace("$__range", "5m")
 
-    # Prometheus has scraped all of that traffic (46 resilient flows), and twice since the
-    # series appeared, so that every rate() has its two samples.
+    # Prometheus has scraped all of that traffic (46 resilient flows), and the series the
+    # last request created (the 400) twice, so that every rate() has its two samples.
     def scraped_everything():
         total = by(promql(prom_port, 'sum(quote_lab_quote_requests_total{mode="resilient"})')[1])
-        return total == [46.0] and all(values(promql(prom_port, concrete(e))[1]) for _, e in exprs)
+        last = by(promql(prom_port, 'count_over_time(quote_lab_http_requests_total{route="/quote-legacy",code="400"}[1m])')[1])
+        return total == [46.0] and last and last[0] >= 2 and all(values(promql(prom_port, concrete(e))[1]) for _, e in exprs)
     eventually(scraped_everything, 20)
 
     # --- every dashboard expression returns data
