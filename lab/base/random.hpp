@@ -8,12 +8,14 @@
 
 namespace quote_lab {
 
-/// A thread-safe uniform random source seeded once (std::mt19937_64).
+/// A thread-safe uniform random source seeded once (std::mt19937_64). `uniform()` is
+/// virtual so a test can fix the draw and assert exact backoff waits through the whole app.
 class RandomSource {
  public:
   explicit RandomSource(std::uint64_t seed) : engine_(seed) {}
+  virtual ~RandomSource() = default;
   /// A uniform draw in [0, 1).
-  double uniform() {
+  virtual double uniform() {
     std::lock_guard lock(mutex_);
     return dist_(engine_);
   }

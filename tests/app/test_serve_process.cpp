@@ -16,6 +16,8 @@ TEST_CASE("a restart resumes an open breaker with its remaining cooldown, not a 
     LabProcess lab({}, dir.path());
     lab.get("/quote-resilient?scenario=provider_down");
     CHECK(lab.get("/dependency/state").json["circuit_status"] == "open");
+    // A fixed wait on purpose: the behaviour under test is cooldown time passing while the
+    // lab runs, which a restart must not give back.
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     CHECK(lab.stop(SIGTERM) == 0);                           // a clean stop
     CHECK(lab.log().find("stopped cleanly") != std::string::npos);
@@ -35,7 +37,14 @@ TEST_CASE("kill -9 right after the breaker opens loses nothing already written")
     LabProcess lab({}, dir.path());
     lab.get("/quote-resilient?scenario=ok&customer_id=5&items=5");
     lab.get("/quote-resilient?scenario=provider_down");
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));  // > one write interval
+    // Killed as soon as the file holds the open breaker and the live quote: nothing the
+    // lab wrote before a kill -9 may be lost.
+    REQUIRE(eventually(
+        [&] {
+          const auto j = nlohmann::ordered_json::parse(read_file(lab.state_file()), nullptr, false);
+          return !j.is_discarded() && j["breaker"]["state"] == "open" && j.dump().find("\"customer_id\":5") != std::string::npos;
+        },
+        std::chrono::seconds(5)));
     lab.kill(SIGKILL);
   }
   for (const auto& e : std::filesystem::directory_iterator(dir.path()))
@@ -183,11 +192,7 @@ TEST_CASE("a full disk: /dependency/state says why nothing is saved, and the fil
     const auto j = nlohmann::ordered_json::parse(read_file(file), nullptr, false);
     return !j.is_discarded() && j["breaker"]["state"] == status;
   };
-  auto wait_until = [](const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    return done();
-  };
+  auto wait_until = [](const auto& done) { return eventually(done, std::chrono::seconds(5), std::chrono::milliseconds(5)); };
   TempDir logs;
   {
     LabProcess lab({"--state-file", file.string()}, logs.path());  // its log stays off the small disk

@@ -87,7 +87,9 @@ test('the class sequence on the dashboard: breaker opens, legacy storm timeline,
     for (let i = 0; i < 3 && (await page.locator('#breaker-state').getAttribute('data-state')) !== 'open'; i++) {
       await page.locator('#mode-resilient button[type=submit]').click();
       await page.locator('#mode-resilient .badge').waitFor();
-      await page.waitForTimeout(200);
+      // Polls (Playwright's waitFor) rather than a fixed pause: the breaker update arrives
+      // on the event stream just after the answer.
+      await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 1000 }).catch(() => {});
     }
     await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 3000 });
     assert.match(await page.locator('#breaker-cooldown').textContent(), /^(2\d|30)[.,]\d s$/);

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "lab/http/http_server.hpp"
+#include "support/poll.hpp"
 
 using namespace std::chrono_literals;
 
@@ -15,9 +16,7 @@ namespace {
 /// takes acquire/release atomics as ordering one worker's work before the other's, which
 /// would hide the race the test below guards against.
 void wait_for(const std::atomic<int>& count, int n) {
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (count.load(std::memory_order_relaxed) < n && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(1ms);
+  quote_lab::testing::eventually([&] { return count.load(std::memory_order_relaxed) >= n; }, 5s, 1ms);
 }
 }  // namespace
 

@@ -16,9 +16,11 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.parse
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from poll import eventually  # noqa: E402
 
 BINARY, SOURCE = sys.argv[1], sys.argv[2]
 OBS = os.path.join(SOURCE, "observability")
@@ -49,15 +51,8 @@ def get(url, timeout=30):
 
 
 def wait_until(fn, seconds, what):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            if fn():
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit(f"timed out waiting for {what}")
+    if not eventually(fn, seconds):
+        raise SystemExit(f"timed out waiting for {what}")
 
 
 def promql(prom, expr):
@@ -175,13 +170,22 @@ scrape_configs:
         for _ in range(40):  # the breaker is open: short circuits
             call("/quote-resilient?scenario=provider_down")
         call("/quote-legacy?scenario=nope")  # one 400
-    time.sleep(3)  # a few scrapes
+
+    def concrete(expr):
+        return expr.replace("$__rate_interval", "1m").replace("$__range", "5m")
+
+    # Prometheus has scraped all of that traffic (46 resilient flows), and the series the
+    # last request created (the 400) twice, so that every rate() has its two samples.
+    def scraped_everything():
+        total = by(promql(prom_port, 'sum(quote_lab_quote_requests_total{mode="resilient"})')[1])
+        last = by(promql(prom_port, 'count_over_time(quote_lab_http_requests_total{route="/quote-legacy",code="400"}[1m])')[1])
+        return total == [46.0] and last and last[0] >= 2 and all(values(promql(prom_port, concrete(e))[1]) for _, e in exprs)
+    eventually(scraped_everything, 20)
 
     # --- every dashboard expression returns data
     answers = {}
     for title, expr in exprs:
-        concrete = expr.replace("$__rate_interval", "1m").replace("$__range", "5m")
-        status, data = promql(prom_port, concrete)
+        status, data = promql(prom_port, concrete(expr))
         answers[expr] = data
         check(f"query of '{title}' runs", status == 200 and data.get("status") == "success", f"{expr}: {data.get('error')}")
         check(f"query of '{title}' returns data", len(values(data)) > 0, expr)

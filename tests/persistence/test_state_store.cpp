@@ -11,9 +11,11 @@
 
 #include "lab/base/time_format.hpp"
 #include "lab/persistence/state_store.hpp"
+#include "support/poll.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace quote_lab;
+using quote_lab::testing::eventually;
 using quote_lab::testing::read_file;
 using quote_lab::testing::SmallDisk;
 using quote_lab::testing::TempDir;
@@ -136,7 +138,7 @@ TEST_CASE("the saver writes only when the content changed, at most once per inte
         current.breaker.open_events = 100 + static_cast<std::uint64_t>(i);
       }
       saver.mark_dirty();
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));  // on purpose: a burst spread over ~100 ms
     }
     CHECK(saver.writes() <= 4);                              // ~100 ms of changes, 200 ms interval
   }                                                          // destruction flushes the last one
@@ -255,10 +257,7 @@ TEST_CASE("a failed save is reported once, retried, and the file catches up with
     }
     saver.mark_dirty();
     // The save fails and is retried with backoff: 50, 100, 200 ms ...
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-    while (saver.failed_saves() < 4 && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    CHECK(saver.failed_saves() >= 4);
+    CHECK(eventually([&] { return saver.failed_saves() >= 4; }, std::chrono::seconds(3)));
     REQUIRE(saver.last_error());
     CHECK_MESSAGE(saver.last_error()->find(reason) != std::string::npos, *saver.last_error());
     CHECK(open_events_on_disk() == 4);  // the previous state, intact
@@ -269,8 +268,7 @@ TEST_CASE("a failed save is reported once, retried, and the file catches up with
 
     mend_disk();
     const auto mended = std::chrono::steady_clock::now();
-    while (open_events_on_disk() != 99 && std::chrono::steady_clock::now() < mended + std::chrono::seconds(3))
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    eventually([&] { return open_events_on_disk() == 99; }, std::chrono::seconds(3), std::chrono::milliseconds(5));
     const auto caught_up_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - mended).count();
     CHECK(open_events_on_disk() == 99);

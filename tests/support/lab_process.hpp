@@ -19,11 +19,11 @@
 #include <regex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <doctest/doctest.h>
 
+#include "support/poll.hpp"
 #include "support/temp_dir.hpp"
 
 extern char** environ;
@@ -56,18 +56,18 @@ class LabProcess {
     else args.insert(args.end(), {"--state-file", state_file_.string()});
     args.insert(args.end(), extra.begin(), extra.end());
     pid_ = spawn(args, log_);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (exited()) throw std::runtime_error("quote-lab exited at start: " + log());
-      static const std::regex listening(R"(quote-lab listening on http://127\.0\.0\.1:(\d+))");
-      std::smatch m;
-      const std::string text = log();
-      if (std::regex_search(text, m, listening)) {
-        port_ = std::stoi(m[1]);
-        if (get("/health").status == 200) return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    const bool up = eventually(
+        [&] {
+          if (exited()) throw std::runtime_error("quote-lab exited at start: " + log());
+          static const std::regex listening(R"(quote-lab listening on http://127\.0\.0\.1:(\d+))");
+          std::smatch m;
+          const std::string text = log();
+          if (!std::regex_search(text, m, listening)) return false;
+          port_ = std::stoi(m[1]);
+          return get("/health").status == 200;
+        },
+        std::chrono::seconds(10), std::chrono::milliseconds(20));
+    if (up) return;
     kill(SIGKILL);
     throw std::runtime_error("quote-lab did not start: " + log());
   }
@@ -140,12 +140,9 @@ class LabProcess {
   /// Waits up to `limit` for `pid` to exit: its exit status (or -signal), or nullopt
   /// while it still runs.
   static std::optional<int> wait_pid(pid_t pid, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
     int status = 0;
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+    if (!eventually([&] { return ::waitpid(pid, &status, WNOHANG) != 0; }, limit, std::chrono::milliseconds(2)))
+      return std::nullopt;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
   }
 
@@ -180,14 +177,9 @@ class LabProcess {
     args.insert(args.begin(), QUOTE_LAB_BINARY);
     const pid_t pid = spawn(args, dir / "out.log");
     int status = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        ::kill(pid, SIGTERM);
-        ::waitpid(pid, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!eventually([&] { return ::waitpid(pid, &status, WNOHANG) != 0; }, std::chrono::seconds(10))) {
+      ::kill(pid, SIGTERM);
+      ::waitpid(pid, &status, 0);
     }
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status), read_file(dir / "out.log")};
   }

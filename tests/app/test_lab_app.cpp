@@ -1,0 +1,280 @@
+// The composed lab in-process (lab/app/lab_app.hpp): the breaker, fallback cache,
+// telemetry and JSON answers wired together as `serve` wires them, but with the fake clock,
+// a fixed random draw and a scripted carrier, so the course's sequence runs in
+// microseconds and every number a student reads in an answer is exact.
+#include <doctest/doctest.h>
+
+#include <functional>
+
+#include "lab/app/lab_app.hpp"
+#include "support/fixed_random.hpp"
+#include "support/scripted_carrier.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace quote_lab;
+using namespace quote_lab::testing;
+using json = nlohmann::ordered_json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+namespace {
+
+const ScenarioCatalog& shipped_scenarios() {
+  static const ScenarioCatalog catalog =
+      ScenarioCatalog::load_dir(std::filesystem::path(QUOTE_LAB_SOURCE_DIR) / "scenarios");
+  return catalog;
+}
+
+// The scripted carrier, plus a hook run inside the next call: what another client does
+// while this call is in flight at the carrier.
+class CarrierWithHook final : public CarrierCaller {
+ public:
+  explicit CarrierWithHook(FakeClock& clock) : script(clock) {}
+  CallOutcome call(const CarrierRequest& request) override {
+    if (auto hook = std::exchange(during_next_call, nullptr)) hook();
+    return script.call(request);
+  }
+  ScriptedCarrier script;
+  std::function<void()> during_next_call;
+};
+
+// The lab as `serve` composes it, at the user's default settings.
+struct Lab {
+  TempDir dir;
+  FakeClock clock;  // starts at 2026-11-29T00:00:00.000Z
+  CarrierWithHook carrier{clock};
+  FixedRandom random{0.5};  // first resilient backoff: 80 + 30 = 110 ms
+  LabApp app{LabDeps{shipped_scenarios(), default_policies(), carrier, nullptr, dir / "state.json", clock, random}};
+
+  json quote(Mode mode, const std::string& scenario, int customer_id = 42, int items = 3) {
+    return app.quote(mode, scenario, customer_id, items).body;
+  }
+  std::size_t carrier_calls() const { return carrier.script.requests().size(); }
+};
+
+json events(const char* text) { return json::parse(text); }
+
+}  // namespace
+
+TEST_CASE("the class sequence, exact: ok, legacy storm, resilient opens the breaker, short circuits from the fallback") {
+  Lab lab;
+
+  // 1. ok on resilient: a live quote on the first attempt, cached as the fallback for (42, 3).
+  lab.carrier.script.succeed(130);
+  const json ok = lab.quote(Mode::resilient, "ok");
+  CHECK(ok["mode"] == "resilient");
+  CHECK(ok["scenario"] == "ok");
+  CHECK(ok["status"] == "completed");
+  CHECK(ok["customer_id"] == 42);
+  CHECK(ok["items"] == 3);
+  CHECK(ok["quote"] == json::parse(R"({"quote_id": "Q-test-1", "amount": 59.7, "currency": "USD",
+                                       "priced_at": "2026-11-29T00:00:00.130Z", "source": "live"})"));
+  CHECK(ok["attempts"] == 1);
+  CHECK(ok["retries"] == 0);
+  CHECK(ok["timeout_count"] == 0);
+  CHECK(ok["events"] == events(R"([{"event": "attempt_success", "attempt": 1, "elapsed_ms": 130}])"));
+  CHECK(ok["elapsed_ms"] == 130);
+  CHECK(ok["timestamp_utc"] == "2026-11-29T00:00:00.130Z");
+  CHECK(ok["explanation"]["en"] == "Live quote on the first attempt.");
+  CHECK(ok["explanation"]["es"] == "Cotización en vivo al primer intento.");
+  CHECK(ok["dependency"]["circuit_status"] == "closed");
+  CHECK(ok["dependency"]["last_outcome"] == "success");
+  CHECK(ok["request_id"].get<std::string>().size() == 16);
+  CHECK(ok["trace_id"].get<std::string>().size() == 32);
+
+  lab.clock.advance(seconds(10));  // t = 10.130 s
+
+  // 2. provider_down on legacy: 4 immediate attempts of 360 ms = 1440 ms, then failed, no quote.
+  const auto legacy = lab.app.quote(Mode::legacy, "provider_down", 42, 3);
+  CHECK(legacy.trace.status == QuoteStatus::failed);
+  const json& storm = legacy.body;
+  CHECK(storm["status"] == "failed");
+  CHECK(storm["quote"].is_null());
+  CHECK(storm["attempts"] == 4);
+  CHECK(storm["retries"] == 3);
+  CHECK(storm["timeout_count"] == 4);
+  CHECK(storm["elapsed_ms"] == 1440);
+  CHECK(storm["events"] == events(R"([
+      {"event": "attempt_failed", "attempt": 1, "elapsed_ms": 360, "reason": "timeout"},
+      {"event": "attempt_failed", "attempt": 2, "elapsed_ms": 360, "reason": "timeout"},
+      {"event": "attempt_failed", "attempt": 3, "elapsed_ms": 360, "reason": "timeout"},
+      {"event": "attempt_failed", "attempt": 4, "elapsed_ms": 360, "reason": "timeout"}])"));
+  CHECK(storm["explanation"]["en"] == "The carrier failed 4 times and there is no fallback: 503.");
+  CHECK(storm["explanation"]["es"] == "El proveedor falló 4 veces y no hay respaldo: 503.");
+  CHECK(storm["dependency"]["circuit_status"] == "closed");  // legacy has no breaker
+  CHECK(storm["dependency"]["consecutive_failures"] == 0);
+  CHECK(lab.carrier_calls() == 5);
+
+  // 3. provider_down on resilient: 220 ms, backoff 110 ms, 220 ms; the breaker opens on the
+  //    second failed attempt; the answer is the live quote of step 1, 12.0 s old.
+  const json contained = lab.quote(Mode::resilient, "provider_down");  // ends at t = 12.120 s
+  CHECK(contained["status"] == "degraded");
+  CHECK(contained["attempts"] == 2);
+  CHECK(contained["retries"] == 1);
+  CHECK(contained["timeout_count"] == 2);
+  CHECK(contained["elapsed_ms"] == 550);
+  CHECK(contained["events"] == events(R"([
+      {"event": "attempt_failed", "attempt": 1, "elapsed_ms": 220, "reason": "timeout"},
+      {"event": "backoff", "attempt": 1, "wait_ms": 110},
+      {"event": "attempt_failed", "attempt": 2, "elapsed_ms": 220, "reason": "timeout"},
+      {"event": "circuit_opened", "attempt": 2},
+      {"event": "fallback_used", "attempt": 2, "reason": "cached_quote"}])"));
+  CHECK(contained["quote"] == json::parse(R"({"quote_id": "Q-test-1", "amount": 59.7, "currency": "USD",
+      "priced_at": "2026-11-29T00:00:00.130Z", "source": "fallback", "cached_at": "2026-11-29T00:00:00.130Z",
+      "age_s": 12.0, "seed": false})"));
+  CHECK(contained["explanation"]["en"] == "The carrier failed 2 times; the fallback quote was served.");
+  CHECK(contained["explanation"]["es"] == "El proveedor falló 2 veces; se respondió con la cotización de respaldo.");
+  CHECK(lab.carrier_calls() == 7);
+
+  const json opened = lab.app.dependency_state();
+  CHECK(opened["name"] == "carrier");
+  CHECK(opened["circuit_status"] == "open");
+  CHECK(opened["consecutive_failures"] == 2);
+  CHECK(opened["opened_until"] == "2026-11-29T00:00:42.120Z");  // opened at 12.120 s, for 30 s
+  CHECK(opened["cooldown_left_ms"] == 30000);
+  CHECK(opened["open_events"] == 1);
+  CHECK(opened["short_circuit_count"] == 0);
+  CHECK(opened["last_outcome"] == "timeout");
+  CHECK(opened["last_latency_ms"] == 220);
+  CHECK(opened["fallback_quote"]["quote_id"] == "Q-test-1");
+  CHECK(opened["state_file_set_aside"].is_null());
+  CHECK(opened["state_file_error"].is_null());
+  CHECK(contained["dependency"] == opened);  // the answer embeds the same view
+
+  // 4. While open, every resilient call is answered from the fallback without a carrier call.
+  lab.clock.advance(seconds(5));
+  for (int i = 1; i <= 3; ++i) {
+    CAPTURE(i);
+    const json shorted = lab.quote(Mode::resilient, "ok");
+    CHECK(shorted["status"] == "degraded");
+    CHECK(shorted["attempts"] == 0);
+    CHECK(shorted["retries"] == 0);
+    CHECK(shorted["elapsed_ms"] == 0);
+    CHECK(shorted["events"] == events(R"([{"event": "short_circuit", "attempt": 1, "reason": "circuit_open"},
+                                          {"event": "fallback_used", "attempt": 1, "reason": "cached_quote"}])"));
+    CHECK(shorted["quote"]["source"] == "fallback");
+    CHECK(shorted["quote"]["quote_id"] == "Q-test-1");
+    CHECK(shorted["quote"]["age_s"] == 17.0);
+    CHECK(shorted["dependency"]["short_circuit_count"] == i);
+    CHECK(shorted["dependency"]["cooldown_left_ms"] == 25000);  // short circuits do not extend it
+    CHECK(shorted["explanation"]["en"] == "Circuit open: the carrier was not called; the fallback quote was served.");
+  }
+  CHECK(lab.carrier_calls() == 7);
+
+  // The summary counts what the students just saw.
+  const json modes = lab.app.diagnostics()["modes"];
+  CHECK(modes["legacy"]["requests"] == 1);
+  CHECK(modes["legacy"]["failures"] == 1);
+  CHECK(modes["legacy"]["attempts"] == 4);
+  CHECK(modes["legacy"]["retries"] == 3);
+  CHECK(modes["legacy"]["timeouts"] == 4);
+  CHECK(modes["legacy"]["fallbacks"] == 0);
+  CHECK(modes["legacy"]["latency_ms"]["max"] == 1440);
+  CHECK(modes["resilient"]["requests"] == 5);
+  CHECK(modes["resilient"]["successes"] == 1);
+  CHECK(modes["resilient"]["degraded"] == 4);
+  CHECK(modes["resilient"]["attempts"] == 3);
+  CHECK(modes["resilient"]["fallbacks"] == 4);
+  CHECK(modes["resilient"]["circuit_opens"] == 1);
+  CHECK(modes["resilient"]["short_circuits"] == 3);
+  CHECK(modes["resilient"]["scenarios"]["ok"]["short_circuits"] == 3);
+  CHECK(modes["resilient"]["scenarios"]["provider_down"]["circuit_opens"] == 1);
+}
+
+TEST_CASE("half-open after exactly 30 s, without traffic; one probe reaches the carrier, a concurrent caller is short-circuited, success closes") {
+  Lab lab;
+  lab.quote(Mode::resilient, "provider_down");  // opens the breaker
+  const std::size_t calls_before = lab.carrier_calls();
+
+  lab.clock.advance(seconds(30) - milliseconds(1));
+  CHECK(lab.app.dependency_state()["circuit_status"] == "open");
+  CHECK(lab.app.dependency_state()["cooldown_left_ms"] == 1);
+  lab.clock.advance(milliseconds(1));
+  const json half_open = lab.app.dependency_state();
+  CHECK(half_open["circuit_status"] == "half_open");
+  CHECK(half_open["cooldown_left_ms"] == 0);
+
+  // Another client arrives while the probe is at the carrier.
+  json concurrent;
+  lab.carrier.during_next_call = [&] { concurrent = lab.quote(Mode::resilient, "ok"); };
+  lab.carrier.script.succeed(140);
+  const json probe = lab.quote(Mode::resilient, "ok");
+
+  CHECK(concurrent["attempts"] == 0);
+  CHECK(concurrent["status"] == "degraded");
+  CHECK(concurrent["events"] == events(R"([{"event": "short_circuit", "attempt": 1, "reason": "probe_in_flight"},
+                                           {"event": "fallback_used", "attempt": 1, "reason": "seed_quote"}])"));
+  CHECK(probe["status"] == "completed");
+  CHECK(probe["events"] == events(R"([{"event": "half_open_probe", "attempt": 1},
+                                      {"event": "attempt_success", "attempt": 1, "elapsed_ms": 140}])"));
+  CHECK(probe["explanation"]["en"] ==
+        "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed.");
+  CHECK(lab.carrier_calls() == calls_before + 1);  // exactly one probe
+  const json closed = lab.app.dependency_state();
+  CHECK(closed["circuit_status"] == "closed");
+  CHECK(closed["consecutive_failures"] == 0);
+  CHECK(closed["opened_until"].is_null());
+  CHECK(closed["open_events"] == 1);
+}
+
+TEST_CASE("a failed half-open probe reopens the breaker for a fresh 30 s and serves the fallback") {
+  Lab lab;
+  lab.quote(Mode::resilient, "provider_down");
+  lab.clock.advance(seconds(30));
+  const json probe = lab.quote(Mode::resilient, "provider_down");
+  CHECK(probe["attempts"] == 1);
+  CHECK(probe["events"] == events(R"([
+      {"event": "half_open_probe", "attempt": 1},
+      {"event": "attempt_failed", "attempt": 1, "elapsed_ms": 220, "reason": "timeout"},
+      {"event": "circuit_opened", "attempt": 1},
+      {"event": "retry_skipped", "attempt": 2, "reason": "circuit_open"},
+      {"event": "fallback_used", "attempt": 1, "reason": "seed_quote"}])"));  // the skip used no slot
+  CHECK(probe["explanation"]["en"] == "The half-open probe failed: the breaker reopened and the fallback quote was served.");
+  CHECK(probe["dependency"]["circuit_status"] == "open");
+  CHECK(probe["dependency"]["cooldown_left_ms"] == 30000);
+  CHECK(probe["dependency"]["open_events"] == 2);
+}
+
+TEST_CASE("the fallback's age is exact on the fake clock, and a seed quote says it is one") {
+  Lab lab;
+  // No live quote yet: the seed quote, priced when the lab started.
+  const json seed = lab.quote(Mode::resilient, "provider_down", 7, 2);
+  CHECK(seed["quote"]["source"] == "fallback");
+  CHECK(seed["quote"]["quote_id"] == "SEED-7-2");
+  CHECK(seed["quote"]["seed"] == true);
+  CHECK(seed["quote"]["cached_at"] == "2026-11-29T00:00:00.000Z");
+  CHECK(seed["quote"]["age_s"] == 0.6);  // 550 ms of attempts and backoff, to 0.1 s
+
+  lab.clock.advance(milliseconds(2449));  // t = 2.999 s
+  CHECK(lab.quote(Mode::resilient, "ok", 7, 2)["quote"]["age_s"] == 3.0);
+  lab.clock.advance(seconds(20));  // t = 22.999 s: still open (until 30.550 s), short circuits
+  const json later = lab.quote(Mode::resilient, "ok", 7, 2);
+  CHECK(later["attempts"] == 0);
+  CHECK(later["quote"]["age_s"] == 23.0);
+  CHECK(later["quote"]["cached_at"] == "2026-11-29T00:00:00.000Z");
+  // Another customer and item count has a seed quote of its own.
+  CHECK(lab.quote(Mode::resilient, "ok", 8, 2)["quote"]["quote_id"] == "SEED-8-2");
+}
+
+TEST_CASE("the carrier mode names the scenario of requests that name none, and reset brings the seeds back") {
+  Lab lab;
+  CHECK_FALSE(lab.app.set_carrier_mode("volcano"));
+  CHECK(lab.app.carrier_mode() == "ok");
+  CHECK(lab.app.set_carrier_mode("down"));  // an alias
+  CHECK(lab.app.carrier_mode() == "provider_down");
+  const json outage = lab.quote(Mode::resilient, "");
+  CHECK(outage["scenario"] == "provider_down");
+  CHECK(lab.carrier.script.requests().front().scenario == "provider_down");
+  CHECK(lab.app.dependency_state()["circuit_status"] == "open");
+
+  lab.app.reset();
+  CHECK(lab.app.carrier_mode() == "ok");
+  const json state = lab.app.dependency_state();
+  CHECK(state["circuit_status"] == "closed");
+  CHECK(state["open_events"] == 0);
+  CHECK(state["last_outcome"].is_null());
+  CHECK(state["fallback_quote"]["seed"] == true);
+  CHECK(lab.app.diagnostics()["modes"]["resilient"]["requests"] == 0);
+  lab.carrier.script.succeed(120);
+  CHECK(lab.quote(Mode::resilient, "")["status"] == "completed");  // closed again: the carrier is called
+}
