@@ -9,7 +9,6 @@
 #include "lab/app/route_table.hpp"
 #include "lab/base/time_format.hpp"
 #include "lab/formats/policy_json.hpp"
-#include "lab/formats/quote_json.hpp"
 
 namespace quote_lab {
 
