@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "lab/base/time_format.hpp"
 #include "lab/formats/policy_json.hpp"
@@ -119,6 +120,51 @@ nlohmann::ordered_json incident_json(const Incident& i) {
           {"short_circuited", i.short_circuited},
           {"elapsed_ms", round2(i.elapsed_ms)},
           {"timestamp_utc", format_iso8601(i.timestamp)}};
+}
+
+nlohmann::ordered_json quote_response_json(const QuoteTrace& t, const DependencyView& dependency,
+                                           const nlohmann::ordered_json& policy,
+                                           const std::vector<std::string>& overrides) {
+  auto body = quote_json(t, dependency_json(dependency));
+  body["policy"] = policy;
+  body["policy_overrides"] = overrides;
+  return body;
+}
+
+nlohmann::ordered_json dependency_json(const DependencyView& d) {
+  const auto optional_text = [](const std::optional<std::string>& s) {
+    return s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json(nullptr);
+  };
+  nlohmann::ordered_json j = breaker_json(d.breaker);
+  j["fallback_quote"] = cached_quote_json(d.fallback_quote, d.now);
+  j["state_file"] = d.state_file;
+  j["state_file_set_aside"] = optional_text(d.state_file_set_aside);
+  j["state_file_error"] = optional_text(d.state_file_error);
+  return j;
+}
+
+nlohmann::ordered_json diagnostics_json(const nlohmann::ordered_json& modes, const DiagnosticsView& d) {
+  return {{"modes", modes},
+          {"policies", to_json(d.policies)},
+          {"dependency", dependency_json(d.dependency)},
+          {"carrier_mode", d.carrier_mode}};
+}
+
+nlohmann::ordered_json incidents_json(int limit, const std::vector<Incident>& incidents) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& i : incidents) list.push_back(incident_json(i));
+  return {{"limit", limit}, {"incidents", list}};
+}
+
+nlohmann::ordered_json carrier_json(const std::string& url, const std::string& mode,
+                                    const std::optional<CarrierStats>& stats,
+                                    const std::vector<std::string>& scenario_names) {
+  nlohmann::ordered_json counters = nullptr;  // the mode is shown once, at the top
+  if (stats) {
+    counters = to_json(*stats);
+    counters.erase("mode");
+  }
+  return {{"url", url}, {"mode", mode}, {"embedded", stats.has_value()}, {"stats", counters}, {"scenarios", scenario_names}};
 }
 
 int quote_http_status(const QuoteTrace& t) { return t.status == QuoteStatus::failed ? 503 : 200; }

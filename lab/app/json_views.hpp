@@ -1,10 +1,15 @@
 #pragma once
-// How traces, breaker snapshots and incidents look as JSON (SPEC.md, "Routes"). Pure
-// functions of their inputs: one rendering for the API, the incidents and the dashboard.
+// How traces, breaker snapshots, the dependency, incidents and the carrier look as JSON
+// (SPEC.md, "Routes"). Pure functions of their inputs: one rendering for the API, the
+// incidents and the dashboard. LabApp returns values (lab_views.hpp); this renders them.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "lab/app/lab_views.hpp"
+#include "lab/carrier/carrier_simulator.hpp"
 #include "lab/observability/telemetry.hpp"
 #include "lab/resilience/circuit_breaker.hpp"
 #include "lab/resilience/fallback_cache.hpp"
@@ -26,6 +31,30 @@ nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_j
 
 /// One /incidents entry.
 nlohmann::ordered_json incident_json(const Incident& i);
+
+/// One quote response as the client and every open dashboard get it: quote_json() with the
+/// dependency, then `policy` (the rendered policy the flow ran under) and
+/// `policy_overrides` (the names of the per-request overrides, possibly none).
+nlohmann::ordered_json quote_response_json(const QuoteTrace& t, const DependencyView& dependency,
+                                           const nlohmann::ordered_json& policy,
+                                           const std::vector<std::string>& overrides);
+
+/// /dependency/state: breaker_json() plus fallback_quote, state_file, state_file_set_aside
+/// and state_file_error (null when absent).
+nlohmann::ordered_json dependency_json(const DependencyView& d);
+
+/// /diagnostics/summary: {"modes" (the telemetry's own summary), "policies", "dependency",
+/// "carrier_mode"}.
+nlohmann::ordered_json diagnostics_json(const nlohmann::ordered_json& modes, const DiagnosticsView& d);
+
+/// /incidents: {"limit", "incidents": [incident_json...]}.
+nlohmann::ordered_json incidents_json(int limit, const std::vector<Incident>& incidents);
+
+/// /carrier: {"url", "mode", "embedded", "stats" (the embedded carrier's counters without
+/// the mode, or null), "scenarios" (every accepted name)}.
+nlohmann::ordered_json carrier_json(const std::string& url, const std::string& mode,
+                                    const std::optional<CarrierStats>& stats,
+                                    const std::vector<std::string>& scenario_names);
 
 /// HTTP status of a quote response: 200 for completed and degraded, 503 for failed.
 int quote_http_status(const QuoteTrace& t);

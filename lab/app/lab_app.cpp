@@ -6,20 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/app/json_views.hpp"
+#include "lab/app/route_table.hpp"
 #include "lab/base/time_format.hpp"
 #include "lab/formats/policy_json.hpp"
-#include "lab/formats/quote_json.hpp"
 
 namespace quote_lab {
-
-const std::vector<std::string>& route_templates() {
-  static const std::vector<std::string> routes{
-      "/",          "/health",          "/quote-legacy", "/quote-resilient", "/dependency/state",
-      "/incidents", "/diagnostics/summary", "/metrics",  "/metrics-prometheus", "/reset-lab",
-      "/carrier",   "/carrier/mode",    "/ui",           "/events",
-      "/experiments/storm"};
-  return routes;
-}
 
 namespace {
 std::vector<std::string> canonical_names(const ScenarioCatalog& c) {
@@ -140,9 +131,9 @@ LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int cu
   // Only a call that reached the carrier can change what the file holds (the failure
   // count, a cached quote); transitions mark it from the breaker's listener.
   if (trace.attempts() > 0) mark_state_dirty();
-  auto body = quote_json(trace, dependency_state(trace.dependency));
-  body["policy"] = !overrides.empty() ? to_json(chosen) : policy_json(mode);
-  body["policy_overrides"] = overrides;
+  // One rendering: the client gets it and so does every open dashboard.
+  auto body = quote_response_json(trace, dependency_view(trace.dependency),
+                                  !overrides.empty() ? to_json(chosen) : policy_json(mode), overrides);
   events_.publish("quote", body);
   return {std::move(trace), std::move(body)};
 }
@@ -159,28 +150,31 @@ PersistedState LabApp::persisted_state() {
   return s;
 }
 
-nlohmann::ordered_json LabApp::dependency_state() { return dependency_state(breaker_.snapshot()); }
+DependencyView LabApp::dependency_view() { return dependency_view(breaker_.snapshot()); }
+
+DependencyView LabApp::dependency_view(const BreakerSnapshot& breaker) {
+  DependencyView v;
+  v.breaker = breaker;
+  v.now = clock_.wall_now();
+  const auto latest = cache_.latest();
+  v.fallback_quote = latest ? *latest : cache_.lookup(kCustomerId.fallback, kItems.fallback);
+  v.state_file = state_file_;
+  v.state_file_set_aside = set_aside_;
+  // SPEC: null, or why the last save failed; a file the lab may not overwrite says so for good.
+  v.state_file_error = saver_ ? saver_->last_error() : std::nullopt;
+  if (!state_file_error_.empty()) v.state_file_error = state_file_error_;
+  return v;
+}
+
+nlohmann::ordered_json LabApp::dependency_state() { return dependency_json(dependency_view()); }
 
 nlohmann::ordered_json LabApp::dependency_state(const BreakerSnapshot& breaker) {
-  nlohmann::ordered_json j = breaker_json(breaker);
-  const auto now = clock_.wall_now();
-  const auto latest = cache_.latest();
-  j["fallback_quote"] = cached_quote_json(latest ? *latest : cache_.lookup(kCustomerId.fallback, kItems.fallback), now);
-  j["state_file"] = state_file_;
-  j["state_file_set_aside"] = set_aside_ ? nlohmann::ordered_json(*set_aside_) : nlohmann::ordered_json(nullptr);
-  // SPEC: null, or why the last save failed; a file the lab may not overwrite says so for good.
-  std::optional<std::string> error = saver_ ? saver_->last_error() : std::nullopt;
-  if (!state_file_error_.empty()) error = state_file_error_;
-  j["state_file_error"] = error ? nlohmann::ordered_json(*error) : nlohmann::ordered_json(nullptr);
-  return j;
+  return dependency_json(dependency_view(breaker));
 }
 
-nlohmann::ordered_json LabApp::diagnostics() {
-  return {{"modes", telemetry_.summary_json()},
-          {"policies", to_json(policies_)},
-          {"dependency", dependency_state()},
-          {"carrier_mode", carrier_mode()}};
-}
+DiagnosticsView LabApp::diagnostics_view() { return {policies_, dependency_view(), carrier_mode()}; }
+
+nlohmann::ordered_json LabApp::diagnostics() { return diagnostics_json(mode_summary(), diagnostics_view()); }
 
 std::vector<prometheus::MetricFamily> LabApp::metric_families() {
   return metrics_.collect(breaker_.snapshot(), carrier_stats());

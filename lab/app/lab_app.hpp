@@ -1,7 +1,8 @@
 #pragma once
 // The lab without its HTTP layer: it owns the breaker, the fallback cache, the telemetry,
 // the metrics and the persisted state, and runs quote flows through the executor.
-// lab_routes.cpp only parses requests, calls this and renders the result.
+// It answers with values (lab_views.hpp); json_views renders them, and the route handlers
+// (routes_*.cpp) only parse requests, call this and send the rendering.
 
 #include <filesystem>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/app/lab_views.hpp"
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
 #include "lab/carrier/carrier_client.hpp"
@@ -43,7 +45,8 @@ struct LabDeps {
   std::size_t max_event_clients = 32;  ///< open dashboards (SSE streams) at once
 };
 
-/// The route templates that label `quote_lab_http_requests_total`.
+/// The route templates that label `quote_lab_http_requests_total`, derived from the route
+/// table (route_table.hpp, which defines it).
 const std::vector<std::string>& route_templates();
 
 class LabApp {
@@ -71,13 +74,20 @@ class LabApp {
   /// The configured policy of `mode`.
   const RetryPolicy& policy(Mode mode) const;
 
-  /// The breaker as /dependency/state shows it (SPEC fields + state_file_set_aside and
+  /// The breaker, the fallback quote and the state file's health now (/dependency/state).
+  DependencyView dependency_view();
+  /// The same view for a breaker snapshot already taken (saves a second snapshot per quote).
+  DependencyView dependency_view(const BreakerSnapshot& breaker);
+  /// dependency_view() rendered by json_views (SPEC fields + state_file_set_aside and
   /// state_file_error: null, or the OS reason the last save failed, until one succeeds).
   nlohmann::ordered_json dependency_state();
-  /// The same view for a breaker snapshot already taken (saves a second snapshot per quote).
   nlohmann::ordered_json dependency_state(const BreakerSnapshot& breaker);
   std::vector<Incident> incidents(std::size_t limit) const { return telemetry_.incidents(limit); }
-  /// /diagnostics/summary: per mode and scenario, the policies and the dependency.
+  /// The policies, the dependency and the carrier mode now (/diagnostics/summary).
+  DiagnosticsView diagnostics_view();
+  /// Per mode and scenario counters and latency percentiles, as the telemetry renders them.
+  nlohmann::ordered_json mode_summary() const { return telemetry_.summary_json(); }
+  /// /diagnostics/summary rendered by json_views: mode_summary() and diagnostics_view().
   nlohmann::ordered_json diagnostics();
   /// All metric families now.
   std::vector<prometheus::MetricFamily> metric_families();

@@ -1,22 +1,25 @@
 #pragma once
-// The lab's HTTP API (SPEC.md, "Routes"): thin handlers that parse, call LabApp and
-// render. Every route also answers under the course hub's prefix /04.
+// The lab's HTTP API (SPEC.md, "Routes"): registers every route of the table
+// (route_table.hpp) on an HttpServer, with the answers the table implies for a wrong
+// method (405 + Allow), HEAD, unknown paths (JSON 404) and the per-route metric. Every route
+// also answers under the course hub's prefix /04.
 
-#include <filesystem>
 #include <string>
 
-#include "lab/app/lab_app.hpp"
-#include "lab/experiments/storm_experiment.hpp"
-#include "lab/http/http_server.hpp"
-#include "lab/http/static_files.hpp"
+#include "lab/app/route_table.hpp"
 
 namespace quote_lab {
 
-/// Registers every route of the lab on `server`: the API, the dashboard under /ui/ (and
-/// at / for browsers) and the live event stream /events. `carrier_url` is shown by / and
-/// /health.
-/// At most `workers` requests are served at once (a legacy storm exhausts them); event
-/// streams are not counted, the server gives them threads of their own.
+class HttpServer;
+class LabApp;
+class StormExperiment;
+struct StaticRoots;
+
+/// Registers every route of lab_route_table() on `server`: the API, the dashboard under
+/// /ui/ (and at / for browsers) and the live event stream /events. `carrier_url` is shown
+/// by / and /health. At most `workers` requests are served at once (a legacy storm exhausts
+/// them); routes without a worker slot (event streams) get threads of their own from the
+/// server. `app` and `storm` must outlive the server; `dashboard` is copied.
 void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
                          const std::string& carrier_url, StormExperiment& storm, int workers);
 
@@ -26,8 +29,8 @@ inline constexpr int kMaxWorkers = 1024;
 /// Seconds between heartbeats on an idle event stream: how soon a closed tab is noticed.
 inline constexpr int kEventHeartbeatS = 5;
 
-/// The route template a request path counts under in metrics: "/04/health" → "/health",
-/// unknown paths → "other".
-std::string route_label(const std::string& path);
+/// The httplib pattern of a route path: "/health" → "(?:/04)?/health", "/ui/{file}" →
+/// "(?:/04)?/ui/(.*)" (each {name} is the next match), "/" → "/|/04/?".
+std::string route_pattern(const std::string& path);
 
 }  // namespace quote_lab

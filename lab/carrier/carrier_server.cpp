@@ -81,10 +81,9 @@ void CarrierServer::stop() {
 void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response& res) {
   int customer_id = 0;
   int items = 0;
-  if (auto e = parse_int_param("customer_id", param(req, "customer_id"), 1, 5000, 42, customer_id))
-    return send_api_error(res, *e);
-  if (auto e = parse_int_param("items", param(req, "items"), 1, 50, 3, items))
-    return send_api_error(res, *e);
+  // The same ranges and defaults as the lab's own quote routes (domain.hpp).
+  if (auto e = parse_int_param(kCustomerId, param(req, "customer_id"), customer_id)) return send_api_error(res, *e);
+  if (auto e = parse_int_param(kItems, param(req, "items"), items)) return send_api_error(res, *e);
   const auto call = simulator_.plan(req.get_param_value("scenario"),
                                     req.get_header_value("Idempotency-Key"));
   if (!call) {

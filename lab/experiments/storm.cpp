@@ -1,6 +1,7 @@
 #include "lab/experiments/storm.hpp"
 
 #include "lab/http/httplib_statics.hpp"
+#include "lab/resilience/vocabulary.hpp"
 
 #include <httplib.h>
 
@@ -72,7 +73,7 @@ std::string query(const StormOptions& o) {
 std::vector<std::string> validate(const StormOptions& o) {
   std::vector<std::string> errors;
   if (o.target.rfind("http://", 0) != 0) errors.push_back("--target must be an http:// URL of a running lab");
-  if (o.mode != "legacy" && o.mode != "resilient") errors.push_back("--mode must be legacy or resilient");
+  if (!parse_mode(o.mode)) errors.push_back("--mode must be legacy or resilient");
   if (o.clients < 1 || o.clients > kStormMaxClients)
     errors.push_back("--clients must be between 1 and " + std::to_string(kStormMaxClients) +
                      " (this machine has 2 cores; more clients only measure the client)");

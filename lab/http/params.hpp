@@ -3,11 +3,14 @@
 // accepted range or values, never a silent default for a bad value.
 
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "lab/resilience/domain.hpp"
 #include "lab/resilience/policy.hpp"
 
 namespace quote_lab {
@@ -20,17 +23,33 @@ struct ApiError {
   std::vector<std::string> allowed;
 };
 
+/// A query's parameters, name → value, as cpp-httplib parses them (httplib::Params).
+using QueryParams = std::multimap<std::string, std::string>;
+
+/// The first value of `name` in `params`, or null when absent.
+const std::string* find_param(const QueryParams& params, std::string_view name);
+
+/// Checks a query string before its values are used: every piece of `target`'s query is a
+/// name=value pair (else 400 "malformed_query"), every name is in `known` (else 400
+/// "unknown_parameter" listing them) and given once (else 400 "invalid_parameter"). A typo
+/// such as "scenaro=down" must not quietly run the default scenario, and cpp-httplib reads
+/// "scenario=nope=ok" as "ok" and keeps the first of two values, so those are refused.
+std::optional<ApiError> check_query(std::string_view target, const QueryParams& params,
+                                    const std::set<std::string>& known);
+
 /// Reads integer parameter `name` from its raw text (`raw` null when absent → `fallback`).
 /// Accepts only optional '-' and decimal digits, within [lo, hi]. On error returns an
 /// ApiError such as "items must be an integer between 1 and 50 (got '0')".
 std::optional<ApiError> parse_int_param(std::string_view name, const std::string* raw, int lo,
                                         int hi, int fallback, int& out);
+/// The same for a parameter of the domain (domain.hpp): its name, range and default.
+std::optional<ApiError> parse_int_param(const IntParam& p, const std::string* raw, int& out);
 
 /// Query parameters that vary the policy of one quote request, for teaching.
 inline constexpr const char* kPolicyOverrideParams[] = {"timeout_ms", "max_attempts", "backoff_base_ms", "jitter"};
 
 /// Applies the per-request overrides found by `lookup` (name → raw value or null) to
-/// `policy`: timeout_ms 10–5000, max_attempts 1–10, backoff_base_ms 0–5000, jitter one of
+/// `policy`: timeout_ms 10–5000, max_attempts 1–10, backoff_base_ms 0–5000 (domain.hpp), jitter one of
 /// none, additive, full, equal, decorrelated. Returns the first error; `policy` is only
 /// changed when every value is valid. `changed` lists the names that were given.
 std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,

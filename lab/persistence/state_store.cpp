@@ -14,6 +14,7 @@
 #include "lab/base/time_format.hpp"
 #include "lab/formats/json_int.hpp"
 #include "lab/formats/quote_json.hpp"
+#include "lab/resilience/domain.hpp"
 
 namespace quote_lab {
 namespace {
@@ -22,11 +23,9 @@ namespace fs = std::filesystem;
 
 constexpr int kVersion = 1;
 // Ranges of the integers in the file. Counters stop at 2^53 - 1, the largest integer a
-// dashboard's JavaScript reads exactly; the quote keys are the routes' ranges.
+// dashboard's JavaScript reads exactly; the quote keys take the routes' ranges (domain.hpp).
 constexpr std::int64_t kMaxFailures = 1000000;
 constexpr std::int64_t kMaxCount = (std::int64_t{1} << 53) - 1;
-constexpr std::int64_t kMaxCustomerId = 5000;
-constexpr std::int64_t kMaxItems = 50;
 // Like the kernel's own limit on symlinks followed in one path lookup.
 constexpr int kMaxSymlinkHops = 40;
 
@@ -172,8 +171,8 @@ std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, s
         !items->is_number_integer())
       return fail("a fallback quote is missing customer_id, items, quote or cached_at");
     const std::string where = "fallback.quotes[" + std::to_string(i) + "].";
-    const auto cid_value = read_int(q, "customer_id", where + "customer_id", 1, kMaxCustomerId, range_problem);
-    const auto items_value = read_int(q, "items", where + "items", 1, kMaxItems, range_problem);
+    const auto cid_value = read_int(q, "customer_id", where + "customer_id", kCustomerId.min, kCustomerId.max, range_problem);
+    const auto items_value = read_int(q, "items", where + "items", kItems.min, kItems.max, range_problem);
     if (!cid_value || !items_value) return fail("a fallback quote has values out of range: " + range_problem);
     c.customer_id = static_cast<int>(*cid_value);
     c.items = static_cast<int>(*items_value);

@@ -18,10 +18,10 @@ struct IntParam {
   int fallback;
 
   constexpr bool contains(int v) const { return v >= min && v <= max; }
+  /// "integer 1-5000", the range alone.
+  std::string describe_range() const { return "integer " + std::to_string(min) + "-" + std::to_string(max); }
   /// "integer 1-5000, default 42", as the `GET /` index describes it.
-  std::string describe() const {
-    return "integer " + std::to_string(min) + "-" + std::to_string(max) + ", default " + std::to_string(fallback);
-  }
+  std::string describe() const { return describe_range() + ", default " + std::to_string(fallback); }
 };
 
 /// The customer a quote is for.
@@ -30,6 +30,12 @@ inline constexpr IntParam kCustomerId{"customer_id", 1, 5000, 42};
 inline constexpr IntParam kItems{"items", 1, 50, 3};
 /// How many incidents /incidents lists (also how many the lab keeps).
 inline constexpr IntParam kIncidentsLimit{"limit", 1, 200, 10};
+
+/// Per-request policy overrides of one quote (for teaching): the range each accepts.
+/// `fallback` is unused: an absent override keeps the mode's policy value.
+inline constexpr IntParam kTimeoutMsOverride{"timeout_ms", 10, 5000, 0};
+inline constexpr IntParam kMaxAttemptsOverride{"max_attempts", 1, 10, 0};
+inline constexpr IntParam kBackoffBaseMsOverride{"backoff_base_ms", 0, 5000, 0};
 
 /// The carrier's mode at start and after a reset: every request that names no scenario
 /// runs this one.

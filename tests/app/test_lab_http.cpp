@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <set>
 #include <thread>
 
+#include "lab/app/route_table.hpp"
 #include "support/lab_process.hpp"
 
 using namespace quote_lab::testing;
@@ -489,4 +491,56 @@ TEST_CASE("--workers bounds the requests served at once: a legacy storm starves 
   s2.stop();
   t1.join();
   t2.join();
+}
+
+TEST_CASE("GET / lists every route the server answers, and paths it does not list are 404") {
+  LabProcess lab;
+  const Reply index = lab.get("/");
+  REQUIRE(index.status == 200);
+  // (method, path without its example query) as the index lists them: "GET|POST" is two.
+  std::set<std::pair<std::string, std::string>> listed;
+  for (const auto& r : index.json["routes"]) {
+    const std::string path = r["path"].get<std::string>().substr(0, r["path"].get<std::string>().find('?'));
+    std::string methods = r["method"].get<std::string>();
+    for (std::size_t at = 0; at != std::string::npos;) {
+      const auto bar = methods.find('|', at);
+      listed.emplace(methods.substr(at, bar == std::string::npos ? bar : bar - at), path);
+      at = bar == std::string::npos ? bar : bar + 1;
+    }
+    CHECK(r["description"].is_string());
+  }
+  // Routes the dashboard, the storm button and Prometheus use, which the index once lacked.
+  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
+           {"GET", "/"}, {"GET", "/health"}, {"GET", "/events"}, {"GET", "/ui"}, {"GET", "/ui/{file}"},
+           {"GET", "/experiments/storm"}, {"POST", "/experiments/storm"}, {"GET", "/metrics-prometheus"},
+           {"GET", "/reset-lab"}, {"POST", "/reset-lab"}, {"PUT", "/carrier/mode"}, {"POST", "/carrier/mode"}}) {
+    CAPTURE(method);
+    CAPTURE(path);
+    CHECK(listed.count({method, path}) == 1);
+  }
+  // The server registers nothing but the route table, so the table is what it answers.
+  std::size_t entries = 0;
+  for (const quote_lab::Route& route : quote_lab::lab_route_table())
+    for (const auto& m : route.methods) {
+      ++entries;
+      CAPTURE(route.path);
+      CHECK(listed.count({m, route.path}) == 1);
+    }
+  CHECK(listed.size() == entries);
+  // Every listed GET that changes nothing and ends by itself answers, also under /04.
+  for (const auto& [method, path] : listed) {
+    if (method != "GET" || path == "/events" || path.rfind("/quote-", 0) == 0 || path == "/reset-lab") continue;
+    const std::string concrete = path == "/ui/{file}" ? "/ui/app.js" : path;
+    CAPTURE(concrete);
+    CHECK(lab.get(concrete).status / 100 != 4);
+    CHECK(lab.get("/04" + (concrete == "/" ? std::string() : concrete)).status / 100 != 4);
+  }
+  // Paths that look like routes but are none.
+  for (const char* path : {"/quote", "/quote-legacy/x", "/healthz", "/health/x", "/events/x", "/uix", "/04/nope",
+                           "/experiments", "/experiments/storm/x", "/carrier/mode/x", "/metrics/x", "/05/health"}) {
+    CAPTURE(path);
+    const Reply r = lab.get(path);
+    CHECK(r.status == 404);
+    CHECK(r.json["error"] == "not_found");
+  }
 }

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <set>
 
 #include "lab/http/params.hpp"
 
@@ -93,4 +94,34 @@ TEST_CASE("a jitter override on legacy gets room to wait") {
   CHECK_FALSE(apply_policy_overrides(lookup, p, changed));
   CHECK(p.backoff_max_ms == 2000);
   CHECK(p.backoff_base_ms == 100);
+}
+
+TEST_CASE("query checks: unknown, repeated and malformed parameters are refused before any value is used") {
+  const std::set<std::string> known{"limit"};
+  CHECK_FALSE(check_query("/incidents?limit=5", {{"limit", "5"}}, known));
+  CHECK_FALSE(check_query("/incidents", {}, known));
+  const auto typo = check_query("/incidents?limt=5", {{"limt", "5"}}, known);
+  REQUIRE(typo);
+  CHECK(typo->error == "unknown_parameter");
+  CHECK(typo->allowed == std::vector<std::string>{"limit"});
+  const auto twice = check_query("/incidents?limit=1&limit=2", {{"limit", "1"}, {"limit", "2"}}, known);
+  REQUIRE(twice);
+  CHECK(twice->message == "limit is given more than once");
+  const auto shape = check_query("/incidents?limit=1=2", {{"limit", "1=2"}}, known);
+  REQUIRE(shape);
+  CHECK(shape->error == "malformed_query");
+  CHECK(*find_param({{"limit", "7"}}, "limit") == "7");
+  CHECK(find_param({}, "limit") == nullptr);
+}
+
+TEST_CASE("domain parameters take their name, range and default from domain.hpp") {
+  int out = 0;
+  CHECK_FALSE(parse_int_param(kCustomerId, nullptr, out));
+  CHECK(out == 42);
+  CHECK_FALSE(parse_int_param(kItems, nullptr, out));
+  CHECK(out == 3);
+  const std::string too_many = "201";
+  const auto e = parse_int_param(kIncidentsLimit, &too_many, out);
+  REQUIRE(e);
+  CHECK(e->message.find("limit must be an integer between 1 and 200") == 0);
 }

@@ -1,0 +1,41 @@
+#pragma once
+// The handlers that route_table.cpp lists, one group per file (see RouteHandler for the
+// signature). Each parses its request, calls LabApp or the storm runner, and answers with
+// the renderings of json_views; none registers itself anywhere.
+
+#include <string>
+
+#include "lab/app/route_table.hpp"
+
+namespace quote_lab::handlers {
+
+// routes_quotes.cpp — one quote flow per request.
+void quote_legacy(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void quote_resilient(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+
+// routes_state.cpp — the lab's state and what changes it.
+void health(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void dependency_state(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void incidents(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void reset_lab(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void carrier(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void carrier_mode(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+
+// routes_diagnostics.cpp — counters, percentiles and metrics.
+void diagnostics_summary(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void metrics(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void metrics_prometheus(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+
+// routes_experiments.cpp — a storm run by the lab against itself.
+void storm_status(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void storm_start(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+
+// routes_index.cpp — the JSON index for curl, the dashboard for a browser.
+void index(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+
+// routes_events_static.cpp — the dashboard's files and its live event stream.
+void ui_redirect(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void ui_file(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void events(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+
+}  // namespace quote_lab::handlers

@@ -1,0 +1,34 @@
+#include "lab/app/route_support.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "lab/http/http_server.hpp"
+
+namespace quote_lab {
+
+const std::string* query_param(const httplib::Request& req, std::string_view name) {
+  return find_param(req.params, name);
+}
+
+std::optional<ApiError> parse_domain_param(const httplib::Request& req, const IntParam& p, int& out) {
+  return parse_int_param(p, query_param(req, p.name), out);
+}
+
+std::optional<ApiError> check_known_params(const httplib::Request& req, const std::set<std::string>& known) {
+  return check_query(req.target, req.params, known);
+}
+
+void send_api_error(httplib::Response& res, const ApiError& e) { send_error(res, e.status, e.error, e.message, e.allowed); }
+
+bool serve_file(httplib::Response& res, const std::filesystem::path& file, const char* content_type) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  res.status = 200;
+  res.set_content(buffer.str(), content_type);
+  return true;
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,35 @@
+#pragma once
+// Small helpers the route handlers share: query parameters with the domain's ranges, the
+// lab's 4xx shape for an ApiError, and a file answered whole.
+
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "lab/http/params.hpp"
+#include "lab/resilience/domain.hpp"
+
+namespace httplib {
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace quote_lab {
+
+/// The raw value of query parameter `name`, or null when absent.
+const std::string* query_param(const httplib::Request& req, std::string_view name);
+
+/// Reads integer parameter `p` with the range and default domain.hpp gives it.
+std::optional<ApiError> parse_domain_param(const httplib::Request& req, const IntParam& p, int& out);
+
+/// check_query() on the request's target and parameters.
+std::optional<ApiError> check_known_params(const httplib::Request& req, const std::set<std::string>& known);
+
+/// Answers `e` as the lab's error JSON {"error", "message", "allowed"?} with its status.
+void send_api_error(httplib::Response& res, const ApiError& e);
+
+/// Answers 200 with the whole of `file`; false (and `res` untouched) when it cannot be read.
+bool serve_file(httplib::Response& res, const std::filesystem::path& file, const char* content_type);
+
+}  // namespace quote_lab

@@ -1,0 +1,91 @@
+#include "lab/app/route_table.hpp"
+
+#include <algorithm>
+
+#include "lab/app/route_handlers.hpp"
+#include "lab/experiments/storm_experiment.hpp"
+#include "lab/resilience/domain.hpp"
+
+namespace quote_lab {
+
+const std::vector<Route>& lab_route_table() {
+  using namespace handlers;
+  const std::string limits = std::to_string(kIncidentsLimit.min) + "-" + std::to_string(kIncidentsLimit.max);
+  const std::string storm_limits = "clients 1-" + std::to_string(kExperimentMaxClients) + ", duration_s 1-" +
+                                   std::to_string(static_cast<int>(kExperimentMaxDurationS));
+  // Listed in the order of the course material; routes added later come after.
+  static const std::vector<Route> table{
+      {{"GET"}, "/health", "", false, true, "liveness", health},
+      {{"GET"}, "/quote-legacy", "?scenario=&customer_id=&items=", true, true,
+       "one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback", quote_legacy},
+      {{"GET"}, "/quote-resilient", "?scenario=&customer_id=&items=", true, true,
+       "one quote with the resilient policy: short timeout, backoff with jitter, circuit breaker, fallback",
+       quote_resilient},
+      {{"GET"}, "/dependency/state", "", false, true, "the carrier's circuit breaker and the fallback quote",
+       dependency_state},
+      {{"GET"}, "/incidents", "?limit=" + std::to_string(kIncidentsLimit.fallback), false, true,
+       "the last quote flows, newest first (limit " + limits + ")", incidents},
+      {{"GET"}, "/diagnostics/summary", "", false, true, "per mode and scenario counters and latency percentiles",
+       diagnostics_summary},
+      {{"GET"}, "/metrics", "", false, true, "telemetry as JSON, or Prometheus text when Accept asks for it", metrics},
+      {{"GET"}, "/metrics-prometheus", "", false, true, "Prometheus text exposition format 0.0.4", metrics_prometheus},
+      {{"GET", "POST"}, "/reset-lab", "", true, true,
+       "telemetry, breaker, fallback cache and carrier mode back to their seeds", reset_lab},
+      {{"GET"}, "/carrier", "", false, true, "the carrier's mode and the calls it received", carrier},
+      {{"PUT", "POST"}, "/carrier/mode", "?mode=provider_down", true, true,
+       "the scenario for every request that names none (an outage for all clients)", carrier_mode},
+      {{"GET"}, "/", "", false, true, "this index as JSON; a browser (Accept: text/html) gets the dashboard", index},
+      {{"GET"}, "/ui", "", false, true, "redirects to /ui/", ui_redirect},
+      {{"GET"}, "/ui/{file}", "", false, true, "the dashboard's files: index.html, app.js, vendor/chart.min.js, ...",
+       ui_file},
+      // No worker slot: each stream has a thread of its own (--max-event-clients), so open
+      // dashboards never take a worker from the quotes.
+      {{"GET"}, "/events", "", false, false,
+       "live updates for dashboards (Server-Sent Events): quote, breaker, reset, carrier_mode", events},
+      {{"GET"}, "/experiments/storm", "", false, true, "the storm the lab runs against itself: its progress or last result",
+       storm_status},
+      {{"POST"}, "/experiments/storm", "?mode=legacy&scenario=provider_down&clients=10&duration_s=10", true, true,
+       "starts a storm against this lab (one at a time; " + storm_limits + " or requests)", storm_start},
+  };
+  return table;
+}
+
+std::string route_template(const Route& route) {
+  const auto brace = route.path.find("/{");
+  return brace == std::string::npos ? route.path : route.path.substr(0, brace);
+}
+
+const std::vector<std::string>& route_templates() {
+  static const std::vector<std::string> labels = [] {
+    std::vector<std::string> out;
+    for (const Route& r : lab_route_table())
+      if (const auto t = route_template(r); std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+    return out;
+  }();
+  return labels;
+}
+
+std::string route_label(const std::string& path) {
+  std::string p = path;
+  if (p == "/04") p = "/";
+  else if (p.rfind("/04/", 0) == 0) p = p.substr(3);
+  if (p.size() > 1 && p.back() == '/' && p != "/ui/") p.pop_back();
+  if (p.rfind("/ui/", 0) == 0) p = "/ui";
+  const auto& routes = route_templates();
+  return std::find(routes.begin(), routes.end(), p) != routes.end() ? p : "other";
+}
+
+AllowedMethods allowed_methods(const std::string& label) {
+  AllowedMethods a;
+  for (const Route& r : lab_route_table()) {
+    if (route_template(r) != label) continue;
+    for (const auto& m : r.methods) {
+      if (std::find(a.methods.begin(), a.methods.end(), m) == a.methods.end()) a.methods.push_back(m);
+      // A HEAD runs the GET handler without its body: never where the GET changes the lab.
+      if (m == "GET" && !r.mutating) a.head = true;
+    }
+  }
+  return a;
+}
+
+}  // namespace quote_lab

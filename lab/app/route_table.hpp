@@ -1,0 +1,75 @@
+#pragma once
+// The lab's routes in ONE table (SPEC.md, "Routes"). Each entry says which methods and path
+// it answers, whether it changes the lab, whether it holds a worker slot, what it is for,
+// and which handler serves it. Everything else is derived from the table, so that a new
+// route cannot be served without being listed: registration with the HTTP server
+// (lab_routes), the 405 + Allow answer and HEAD, the `route` label of
+// quote_lab_http_requests_total, and the `GET /` index.
+
+#include <string>
+#include <vector>
+
+#include "lab/http/static_files.hpp"
+
+namespace httplib {
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace quote_lab {
+
+class LabApp;
+class StormExperiment;
+
+/// What a handler may reach: the lab, the storm runner, the dashboard's files and the
+/// carrier's URL (shown by / and /health). Lives as long as the server; `app` and `storm`
+/// must outlive it.
+struct RouteContext {
+  LabApp& app;
+  StormExperiment& storm;
+  StaticRoots dashboard;  // a copy: callers pass a temporary
+  std::string carrier_url;
+};
+
+/// Serves one request. `body` is the request body of POST and PUT (empty for GET and for
+/// a POST without one); errors are answered on `res` (4xx JSON), never thrown.
+using RouteHandler = void (*)(RouteContext& ctx, const httplib::Request& req, const std::string& body,
+                              httplib::Response& res);
+
+/// One entry of the table.
+struct Route {
+  std::vector<std::string> methods;  ///< "GET", "POST", "PUT"; HEAD follows GET unless `mutating`
+  std::string path;                  ///< template: "/health", "/ui/{file}" ({name}: any rest of the path)
+  std::string example_query;         ///< appended to the path in `GET /`, e.g. "?limit=10"
+  bool mutating = false;             ///< changes the lab (a quote flow, a reset, a mode): no HEAD
+  bool worker_slot = true;           ///< held while served; event streams have threads of their own
+  std::string description;           ///< one line in English, shown by `GET /`
+  RouteHandler handler = nullptr;
+};
+
+/// Every route the lab answers, in the order `GET /` lists them. Each also answers under
+/// the course hub's prefix /04.
+const std::vector<Route>& lab_route_table();
+
+/// The metric label of a route: its path up to the first "{...}" segment ("/ui/{file}" and
+/// "/ui" are both "/ui").
+std::string route_template(const Route& route);
+
+/// The distinct labels of the table, in table order: the bounded `route` label set of
+/// quote_lab_http_requests_total.
+const std::vector<std::string>& route_templates();
+
+/// The label a request path counts under: "/04/health" → "/health", "/ui/app.js" → "/ui",
+/// unknown paths → "other".
+std::string route_label(const std::string& path);
+
+/// The methods a label answers, in table order without repeats ("GET, POST" for
+/// /reset-lab), and whether HEAD is allowed (some GET route under it changes nothing).
+struct AllowedMethods {
+  std::vector<std::string> methods;
+  bool head = false;
+};
+/// Empty `methods` when `label` is not a route of the table.
+AllowedMethods allowed_methods(const std::string& label);
+
+}  // namespace quote_lab

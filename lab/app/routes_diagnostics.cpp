@@ -1,0 +1,40 @@
+// Counters and metrics: /diagnostics/summary, /metrics (JSON or Prometheus text, by Accept)
+// and /metrics-prometheus.
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/app/json_views.hpp"
+#include "lab/app/lab_app.hpp"
+#include "lab/app/route_handlers.hpp"
+#include "lab/http/accept.hpp"
+#include "lab/http/http_server.hpp"
+
+namespace quote_lab::handlers {
+namespace {
+
+void prometheus_text(LabApp& app, httplib::Response& res) {
+  res.status = 200;
+  res.set_content(Metrics::to_text(app.metric_families()), "text/plain; version=0.0.4; charset=utf-8");
+}
+
+}  // namespace
+
+void diagnostics_summary(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+  send_json(res, 200, ctx.app.diagnostics());
+}
+
+void metrics(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
+  LabApp& app = ctx.app;
+  if (prefers_prometheus_text(req.get_header_value("Accept"))) return prometheus_text(app, res);
+  const auto stats = app.carrier_stats();
+  send_json(res, 200, {{"metrics", Metrics::to_json(app.metric_families())},
+                       {"dependency", dependency_json(app.dependency_view())},
+                       {"carrier", stats ? to_json(*stats) : nlohmann::ordered_json(nullptr)}});
+}
+
+void metrics_prometheus(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+  prometheus_text(ctx.app, res);
+}
+
+}  // namespace quote_lab::handlers

@@ -1,0 +1,56 @@
+// The dashboard: its files under /ui/ (a whitelist resolver, static_files.hpp) and its live
+// event stream /events (Server-Sent Events).
+#include <httplib.h>
+
+#include "lab/app/lab_app.hpp"
+#include "lab/app/lab_routes.hpp"
+#include "lab/app/route_handlers.hpp"
+#include "lab/app/route_support.hpp"
+#include "lab/http/http_server.hpp"
+#include "lab/http/static_files.hpp"
+
+namespace quote_lab::handlers {
+
+void ui_redirect(RouteContext&, const httplib::Request& req, const std::string&, httplib::Response& res) {
+  res.set_redirect(req.path + "/", 301);
+}
+
+void ui_file(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
+  const StaticFile f = resolve_static(ctx.dashboard, req.matches[1].str());
+  if (f.status != 200) return send_error(res, f.status, f.status == 400 ? "invalid_path" : "not_found", f.error);
+  if (!serve_file(res, f.file, f.content_type.c_str())) return send_error(res, 404, "not_found", "the file could not be read");
+  res.set_header("Cache-Control", "no-cache");
+}
+
+void events(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+  auto& hub = ctx.app.events();
+  auto sub = hub.subscribe();
+  if (!sub)
+    return send_error(res, 503, "too_many_event_clients",
+                      "too many open dashboards for live updates; the page falls back to polling");
+  res.set_header("Cache-Control", "no-cache");
+  // The content type must be exactly text/event-stream: with a charset cpp-httplib
+  // compresses the stream for Chromium and nothing arrives.
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [&hub, sub, greeted = false](std::size_t, httplib::DataSink& sink) mutable {
+        std::string out;
+        if (!greeted) {
+          greeted = true;
+          out = "retry: 2000\n: connected\n\n";
+        } else {
+          bool closed = false;
+          const auto events = hub.wait(*sub, std::chrono::seconds(kEventHeartbeatS), closed);
+          if (closed) {
+            sink.done();
+            return true;
+          }
+          // A heartbeat on an idle stream is how a closed tab gets noticed.
+          out = events.empty() ? std::string(": heartbeat\n\n") : format_sse(events);
+        }
+        return sink.write(out.data(), out.size());
+      },
+      [&hub, sub](bool) { hub.unsubscribe(sub); });
+}
+
+}  // namespace quote_lab::handlers

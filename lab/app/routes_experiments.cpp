@@ -1,0 +1,76 @@
+// /experiments/storm: the lab storms itself (GET shows the progress or the last result, POST
+// starts one) so a class can watch a storm from the dashboard without a terminal.
+#include <httplib.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "lab/app/lab_app.hpp"
+#include "lab/app/route_handlers.hpp"
+#include "lab/app/route_support.hpp"
+#include "lab/experiments/storm_experiment.hpp"
+#include "lab/http/http_server.hpp"
+
+namespace quote_lab::handlers {
+namespace {
+
+// The storm a POST may ask for: clients and duration bounded for a 2-core classroom machine.
+constexpr IntParam kStormClients{"clients", 1, kExperimentMaxClients, 10};
+constexpr IntParam kStormDurationS{"duration_s", 1, static_cast<int>(kExperimentMaxDurationS), 10};
+constexpr IntParam kStormRequests{"requests", 1, 100000, 1};
+
+}  // namespace
+
+void storm_status(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+  send_json(res, 200, ctx.storm.status());
+}
+
+void storm_start(RouteContext& ctx, const httplib::Request& req, const std::string& raw, httplib::Response& res) {
+  // Parameters from the query string or a JSON body ({"mode": "legacy", "clients": 20, ...}).
+  std::map<std::string, std::string> given;
+  for (const auto& [k, v] : req.params) given.emplace(k, v);
+  if (!raw.empty()) {
+    const auto body = nlohmann::ordered_json::parse(raw, nullptr, false);
+    if (!body.is_object()) return send_error(res, 400, "invalid_body", "the body must be a JSON object");
+    for (const auto& [k, v] : body.items()) given.emplace(k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  const std::set<std::string> known{"mode", "scenario", std::string(kStormClients.name),
+                                    std::string(kStormDurationS.name), std::string(kStormRequests.name)};
+  for (const auto& [k, _] : given)
+    if (!known.count(k))
+      return send_error(res, 400, "unknown_parameter", "unknown parameter '" + k.substr(0, 40) + "'",
+                        std::vector<std::string>(known.begin(), known.end()));
+  const auto lookup = [&given](std::string_view name) -> const std::string* {
+    const auto it = given.find(std::string(name));
+    return it == given.end() ? nullptr : &it->second;
+  };
+  StormOptions o;
+  if (const auto* m = lookup("mode")) o.mode = *m;
+  if (!parse_mode(o.mode)) return send_error(res, 400, "invalid_parameter", "mode must be legacy or resilient", mode_names());
+  if (const auto* sc = lookup("scenario")) {
+    const Scenario* s = ctx.app.scenarios().find(*sc);
+    if (!s)
+      return send_error(res, 400, "unknown_scenario", "scenario '" + sc->substr(0, 40) + "' does not exist",
+                        ctx.app.scenarios().accepted_names());
+    o.scenario = s->name;
+  }
+  int clients = 0, duration = 0, requests = 0;
+  if (auto e = parse_int_param(kStormClients, lookup(kStormClients.name), clients)) return send_api_error(res, *e);
+  if (auto e = parse_int_param(kStormDurationS, lookup(kStormDurationS.name), duration)) return send_api_error(res, *e);
+  if (auto e = parse_int_param(kStormRequests, lookup(kStormRequests.name), requests)) return send_api_error(res, *e);
+  o.clients = clients;
+  o.duration_s = duration;
+  if (lookup(kStormRequests.name)) o.requests = requests;
+  std::vector<std::string> errors;
+  switch (ctx.storm.start(o, errors)) {
+    case StormExperiment::Start::busy:
+      return send_error(res, 409, "storm_running", "a storm is already running; GET /experiments/storm shows its progress");
+    case StormExperiment::Start::invalid:
+      return send_error(res, 400, "invalid_parameter", errors.empty() ? "invalid storm" : errors.front());
+    case StormExperiment::Start::started:
+      return send_json(res, 202, ctx.storm.status());
+  }
+}
+
+}  // namespace quote_lab::handlers
