@@ -32,7 +32,9 @@ TEST_CASE("every client gets through once the carrier recovers, and never before
   for (const auto& r : simulate_all_strategies(course())) {
     CAPTURE(r.strategy);
     CHECK(r.gave_up == 0);
-    CHECK(r.all_succeeded_s >= 2.0);                  // T = 2 s
+    // Nobody is served before T = 2 s, and the recovered carrier serves 10 at once for 130 ms
+    // each: 100 clients need at least 10 such rounds after T.
+    CHECK(r.all_succeeded_s >= 2.0 + 10 * 0.130);
     CHECK(r.carrier_calls >= 200);                    // at least two calls each: one failed, one served
   }
 }

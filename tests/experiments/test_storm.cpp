@@ -1,6 +1,10 @@
 // quote-lab storm: bounded options, and a small real storm against a real lab.
 #include <doctest/doctest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "lab/experiments/storm.hpp"
 #include "support/lab_process.hpp"
 
@@ -8,24 +12,32 @@ using namespace quote_lab;
 using namespace quote_lab::testing;
 
 TEST_CASE("storm options are bounded: absurd values are refused with a reason") {
+  using Errors = std::vector<std::string>;
   StormOptions o;
   CHECK(validate(o).empty());
   o.clients = 0;
-  CHECK(validate(o).front().find("--clients must be between 1 and 500") == 0);
+  const Errors clients{"--clients must be between 1 and 500 (this machine has 2 cores; more clients only measure the client)"};
+  CHECK(validate(o) == clients);
   o.clients = 501;
-  CHECK_FALSE(validate(o).empty());
+  CHECK(validate(o) == clients);
+  o.clients = 500;
+  CHECK(validate(o).empty());  // the bound itself is allowed
   o = StormOptions{};
   o.duration_s = 0;
-  CHECK(validate(o).front().find("--duration") == 0);
+  CHECK(validate(o) == Errors{"--duration must be between 0.1 and 600 seconds"});
+  o.requests = 5;  // a request count replaces the duration
+  CHECK(validate(o).empty());
   o = StormOptions{};
   o.requests = 3'000'000;
-  CHECK(validate(o).front().find("--requests") == 0);
+  CHECK(validate(o) == Errors{"--requests must be between 1 and 2000000"});
   o = StormOptions{};
   o.target = "ftp://x";
-  CHECK_FALSE(validate(o).empty());
+  CHECK(validate(o) == Errors{"--target must be an http:// URL of a running lab"});
   o = StormOptions{};
   o.mode = "chaos";
-  CHECK_FALSE(validate(o).empty());
+  CHECK(validate(o) == Errors{"--mode must be legacy or resilient"});
+  o.settle_s = 61;
+  CHECK(validate(o).size() == 2);  // every problem at once
 }
 
 TEST_CASE("a small storm reports requests, latency, status mix, amplification and /health latency") {
@@ -37,18 +49,36 @@ TEST_CASE("a small storm reports requests, latency, status mix, amplification an
   o.clients = 4;
   o.requests = 12;
   o.settle_s = 1;
-  int progress_calls = 0;
-  const StormResult r = run_storm(o, [&](const StormProgress&) { ++progress_calls; });
+  std::vector<StormProgress> progress;
+  const StormResult r = run_storm(o, [&](const StormProgress& p) { progress.push_back(p); });
   CHECK(r.requests == 12);
-  CHECK(r.status_counts.at("completed") == 12);
+  CHECK(r.status_counts == std::map<std::string, long>{{"completed", 12}});
   REQUIRE(r.carrier_calls);
   CHECK(*r.carrier_calls == 24);                      // flaky: every request takes 2 attempts
   CHECK(*r.amplification == doctest::Approx(2.0));
-  CHECK(r.latency.p50_ms.value() > 500);              // a 520 ms timeout-worthy first attempt
-  CHECK(r.health_latency.count > 0);
-  CHECK(progress_calls >= 1);
+  // Each request: attempt 1 times out at legacy's 360 ms (flaky takes 520-560 ms), attempt 2
+  // answers in 150-195 ms, so 510-555 ms plus loopback; 12 requests on 4 clients are 3 rounds.
+  CHECK(r.latency.p50_ms.value() >= 510);
+  CHECK(r.latency.max_ms.value() < 555 + 150);
+  CHECK(r.elapsed_s >= 3 * 0.510);
+  CHECK(r.elapsed_s < 3 * 0.705);
+  // The monitor asks /health about every 50 ms while the clients run, and 16 lab workers
+  // leave room for it beside 4 clients: at least one answer per 200 ms, never more than one per 50 ms.
+  CHECK(r.health_latency.count >= static_cast<std::size_t>(r.elapsed_s / 0.2));
+  CHECK(r.health_latency.count <= static_cast<std::size_t>(r.elapsed_s / 0.05) + 1);
+  CHECK(r.health_latency.p99_ms.value() < 250);  // never starved: about 1 ms when idle
+  // Progress every 200 ms or more while it runs, then one final report of everything.
+  REQUIRE(progress.size() >= 2);
+  CHECK(progress.size() <= static_cast<std::size_t>(r.elapsed_s / 0.2) + 1);
+  CHECK(progress.back().requests == 12);
+  CHECK(progress.back().fraction == 1.0);
+  CHECK(progress.front().fraction < 1.0);  // a report while the storm was still running
+  for (std::size_t i = 1; i < progress.size(); ++i) {
+    CHECK(progress[i].requests >= progress[i - 1].requests);
+    CHECK(progress[i].fraction >= progress[i - 1].fraction);
+  }
   REQUIRE(r.wasted_carrier_calls);
-  CHECK(*r.wasted_carrier_calls >= 1);                // the first attempts finished after the lab gave up
+  CHECK(*r.wasted_carrier_calls == 12);  // every first attempt finished after the lab gave up; no second one did
   const auto j = to_json(r);
   for (const char* key : {"requests", "throughput_rps", "latency_ms", "status_counts", "carrier_calls", "amplification",
                           "health_latency_ms", "wasted_carrier_calls"})

@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
 #include "lab/resilience/quote_executor.hpp"
+#include "support/fixed_random.hpp"
 #include "support/scripted_carrier.hpp"
 
 using namespace quote_lab;
 using quote_lab::testing::FakeClock;
+using quote_lab::testing::FixedRandom;
 using quote_lab::testing::ScriptedCarrier;
 using std::chrono::milliseconds;
 
@@ -16,7 +18,7 @@ struct Rig {
   Policies policies = default_policies();
   CircuitBreaker breaker{"carrier", policies.breaker, clock};
   FallbackCache cache{clock};
-  RandomSource random{1};
+  FixedRandom random{0.5};  // jitter 15 + floor(0.5 x 31) = 30 ms: the first backoff is 110 ms
   QuoteExecutor executor{carrier, breaker, cache, clock, random};
 
   QuoteTrace run(Mode mode, const std::string& id = "req-1", int customer = 42, int items = 3) {
@@ -57,8 +59,7 @@ TEST_CASE("resilient against a carrier that never answers: 2 attempts, backoff, 
   CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "backoff", "attempt_failed",
                                                     "circuit_opened", "fallback_used"});
   const auto wait = *t.events[1].wait_ms;
-  CHECK(wait >= 95);
-  CHECK(wait <= 125);                                      // 80 + 15..45 ms
+  CHECK(wait == 110);                                      // 80 + 30 ms of jitter (the fixed draw)
   CHECK(rig.clock.sleeps() == std::vector<milliseconds>{milliseconds(wait)});
   CHECK(t.elapsed_ms == doctest::Approx(220 + wait + 220));
   REQUIRE(t.answer.has_value());
@@ -107,7 +108,8 @@ TEST_CASE("the fallback is the last live quote for that customer and item count"
   REQUIRE(fb.answer);
   CHECK(fb.answer->quote.quote_id == live.answer->quote.quote_id);
   CHECK_FALSE(fb.answer->seed);
-  CHECK(fb.answer->age_s >= 5.0);
+  // Cached, then 5 s, then the failed flow (220 + 110 + 220 ms): 5.55 s, shown to a tenth.
+  CHECK(fb.answer->age_s == doctest::Approx(5.6));
   const QuoteTrace other = rig.run(Mode::resilient, "other", 8, 2);
   REQUIRE(other.answer);
   CHECK(other.answer->seed);                               // a different key has no live quote

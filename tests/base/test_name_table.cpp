@@ -1,0 +1,39 @@
+// NameTable (lab/base/name_table.hpp): the one value <-> name mapping of a vocabulary.
+#include <doctest/doctest.h>
+
+#include "lab/base/name_table.hpp"
+
+using namespace quote_lab;
+
+namespace {
+enum class Colour { red, green, blue, unlisted };
+constexpr NameTable<Colour, 3> kColours{{{{Colour::red, "red"}, {Colour::green, "green"}, {Colour::blue, "blue"}}}};
+}  // namespace
+
+TEST_CASE("a name table renders and parses each value, and the two agree") {
+  for (const Colour c : {Colour::red, Colour::green, Colour::blue}) {
+    CAPTURE(static_cast<int>(c));
+    REQUIRE(kColours.parse(kColours.name(c)) == c);
+  }
+  CHECK(kColours.name(Colour::green) == "green");
+  CHECK(kColours.parse("blue") == Colour::blue);
+}
+
+TEST_CASE("a name table refuses what it does not list: no silent default") {
+  CHECK(kColours.name(Colour::unlisted).empty());
+  CHECK_FALSE(kColours.parse("Red").has_value());    // case-sensitive, as the JSON contract is
+  CHECK_FALSE(kColours.parse("red ").has_value());   // exact: no trimming
+  CHECK_FALSE(kColours.parse("").has_value());
+  CHECK_FALSE(kColours.parse("purple").has_value());
+}
+
+TEST_CASE("a name table lists its names in declaration order, for the allowed list of a 400") {
+  CHECK(kColours.names() == std::vector<std::string>{"red", "green", "blue"});
+}
+
+TEST_CASE("a name table works at compile time") {
+  static_assert(kColours.name(Colour::blue) == "blue");
+  static_assert(kColours.parse("green") == Colour::green);
+  static_assert(!kColours.parse("grey").has_value());
+  CHECK(true);
+}

@@ -1,0 +1,199 @@
+// CarrierServer (lab/carrier/carrier_server.hpp): the simulated carrier's HTTP contract on a
+// free 127.0.0.1 port. Scenarios here are a teacher's files with 1–2 ms latencies, so each
+// case runs in milliseconds; one case checks a shipped scenario's real latency.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "lab/carrier/carrier_server.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace quote_lab;
+using namespace std::chrono_literals;
+using quote_lab::testing::TempDir;
+using quote_lab::testing::write_file;
+
+namespace {
+
+std::string scenario_file(const std::string& name, const std::string& aliases, const std::string& attempts,
+                          const std::string& then, const std::string& extra = "") {
+  return R"({"name": ")" + name + R"(", "aliases": )" + aliases +
+         R"(, "description": {"es": "x", "en": "y"}, "attempts": )" + attempts + R"(, "then": )" + then + extra + "}";
+}
+
+/// A carrier with fast scenarios: ok; stutter (503, then 429, then ok); stuck (hangs, 300 ms).
+struct Carrier {
+  TempDir dir;
+  ScenarioCatalog catalog;
+  RandomSource random{5};
+  SystemClock clock;
+  std::unique_ptr<CarrierSimulator> simulator;
+  std::unique_ptr<CarrierServer> server;
+  std::unique_ptr<httplib::Client> client;
+
+  explicit Carrier(std::filesystem::path scenarios = {}) {
+    if (scenarios.empty()) {
+      const std::string fast = R"({"latency_ms": [1, 2], "response": "ok"})";
+      write_file(dir / "ok.json", scenario_file("ok", "[]", "[]", fast));
+      write_file(dir / "stutter.json",
+                 scenario_file("stutter", R"(["st"])",
+                               R"([{"latency_ms": [1, 2], "response": 503}, {"latency_ms": [1, 2], "response": 429}])", fast));
+      write_file(dir / "stuck.json", scenario_file("stuck", "[]", "[]", R"({"response": "hang"})", R"(, "hang_ms": 300)"));
+      scenarios = dir.path();
+    }
+    catalog = ScenarioCatalog::load_dir(scenarios);
+    simulator = std::make_unique<CarrierSimulator>(catalog, random);
+    server = std::make_unique<CarrierServer>(*simulator, clock);
+    const int port = server->start("127.0.0.1", 0, 4);
+    client = std::make_unique<httplib::Client>("127.0.0.1", port);
+    client->set_read_timeout(5s);
+  }
+  ~Carrier() { server->stop(); }
+
+  nlohmann::json json(const httplib::Result& r) { return nlohmann::json::parse(r->body, nullptr, false); }
+  httplib::Result quote(const std::string& query, const std::string& key = "") {
+    httplib::Headers h;
+    if (!key.empty()) h.emplace("Idempotency-Key", key);
+    return client->Get("/quote?" + query, h);
+  }
+  long long wall_ms() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(clock.wall_now().time_since_epoch()).count();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("each attempt of one Idempotency-Key plays the scenario's next behaviour") {
+  Carrier c;
+  const auto first = c.quote("scenario=st", "req-A");  // the alias plays the canonical scenario
+  REQUIRE(first);
+  CHECK(first->status == 503);
+  CHECK(c.json(first)["error"] == "carrier_error");
+  CHECK(first->get_header_value("X-Attempt-Seen") == "1");
+  CHECK(first->get_header_value("X-Scenario") == "stutter");
+  const auto other = c.quote("scenario=stutter", "req-B");  // another request starts at its own attempt 1
+  CHECK(other->status == 503);
+  const auto second = c.quote("scenario=stutter", "req-A");
+  CHECK(second->status == 429);
+  CHECK(second->get_header_value("X-Attempt-Seen") == "2");
+  const auto third = c.quote("scenario=stutter&customer_id=9&items=4", "req-A");
+  REQUIRE(third->status == 200);
+  const auto body = c.json(third);
+  CHECK(body["attempt"] == 3);
+  CHECK(body["scenario"] == "stutter");
+  CHECK(body["currency"] == "USD");
+  CHECK(body["quote_id"].is_string());
+  CHECK(body["priced_at"].is_string());
+  CHECK(body["amount"].is_number());
+}
+
+TEST_CASE("without an Idempotency-Key every call is a first attempt") {
+  Carrier c;
+  CHECK(c.quote("scenario=stutter")->status == 503);
+  CHECK(c.quote("scenario=stutter")->status == 503);
+}
+
+TEST_CASE("a hang holds the connection until the caller's deadline plus the grace, then 504, and counts as waste") {
+  Carrier c;
+  const long long deadline = c.wall_ms() + 60;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = c.client->Get("/quote?scenario=stuck", {{"Idempotency-Key", "h1"}, {"X-Deadline-Unix-Ms", std::to_string(deadline)}});
+  const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+  REQUIRE(r);
+  CHECK(r->status == 504);
+  CHECK(c.json(r)["error"] == "hung");
+  CHECK(held >= 60ms + Millis(kHangGraceMs) - 5ms);
+  CHECK(held < 300ms);  // not the scenario's full hang_ms
+  const auto stats = c.json(c.client->Get("/stats"));
+  CHECK(stats["wasted_calls"] == 1);
+  CHECK(stats["calls_by_scenario"]["stuck"] == 1);
+}
+
+TEST_CASE("a hang without a caller deadline lasts the scenario's hang_ms") {
+  Carrier c;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = c.quote("scenario=stuck", "h2");
+  const auto held = std::chrono::steady_clock::now() - t0;
+  REQUIRE(r);
+  CHECK(r->status == 504);
+  CHECK(held >= 295ms);
+  CHECK(held < 800ms);
+  CHECK(c.json(c.client->Get("/stats"))["wasted_calls"] == 0);  // nobody said they had given up
+}
+
+TEST_CASE("the mode plays for calls that name no scenario; it is set by query or JSON body, by name or alias") {
+  Carrier c;
+  auto mode = c.json(c.client->Get("/mode"));
+  CHECK(mode["mode"] == "ok");
+  CHECK(mode["scenarios"] == nlohmann::json::array({"ok", "stuck", "stutter", "st"}));
+  CHECK(c.quote("", "m1")->status == 200);
+  const auto put = c.client->Put("/mode?mode=st");
+  REQUIRE(put->status == 200);
+  CHECK(c.json(put)["mode"] == "stutter");
+  CHECK(c.quote("", "m2")->status == 503);
+  const auto post = c.client->Post("/mode", R"({"mode": "ok"})", "application/json");
+  CHECK(post->status == 200);
+  CHECK(c.json(c.client->Get("/mode"))["mode"] == "ok");
+  const auto bad = c.client->Put("/mode?mode=chaos");
+  REQUIRE(bad->status == 400);
+  const auto err = c.json(bad);
+  CHECK(err["error"] == "unknown_scenario");
+  CHECK(err["message"].get<std::string>().find("'chaos'") != std::string::npos);
+  CHECK(err["allowed"] == mode["scenarios"]);
+  CHECK(c.json(c.client->Get("/mode"))["mode"] == "ok");  // a refused change changes nothing
+}
+
+TEST_CASE("stats count calls by scenario; reset forgets them, the attempts and the mode") {
+  Carrier c;
+  c.quote("scenario=ok", "s1");
+  c.quote("scenario=st", "s2");
+  c.quote("scenario=stutter", "s2");
+  c.client->Put("/mode?mode=stuck");
+  auto stats = c.json(c.client->Get("/stats"));
+  CHECK(stats["calls_total"] == 3);
+  CHECK(stats["calls_by_scenario"]["ok"] == 1);
+  CHECK(stats["calls_by_scenario"]["stutter"] == 2);
+  CHECK(stats["calls_by_scenario"]["stuck"] == 0);
+  CHECK(stats["in_flight"] == 0);
+  CHECK(stats["peak_in_flight"] == 1);
+  CHECK(stats["mode"] == "stuck");
+
+  const auto reset = c.client->Post("/reset");
+  REQUIRE(reset->status == 200);
+  stats = c.json(c.client->Get("/stats"));
+  CHECK(stats["calls_total"] == 0);
+  CHECK(stats["calls_by_scenario"]["stutter"] == 0);
+  CHECK(stats["mode"] == "ok");
+  CHECK(c.quote("scenario=stutter", "s2")->status == 503);  // s2 starts again at attempt 1
+}
+
+TEST_CASE("bad calls are 400 JSON errors naming the parameter; unknown routes are JSON 404s") {
+  Carrier c;
+  const auto range = c.quote("customer_id=0", "b1");
+  REQUIRE(range->status == 400);
+  CHECK(c.json(range)["message"].get<std::string>().find("customer_id") != std::string::npos);
+  CHECK(c.quote("items=51", "b2")->status == 400);
+  CHECK(c.quote("items=two", "b3")->status == 400);
+  const auto unknown = c.quote("scenario=nope", "b4");
+  REQUIRE(unknown->status == 400);
+  CHECK(c.json(unknown)["error"] == "unknown_scenario");
+  CHECK(c.json(unknown)["allowed"].size() == 4);
+  CHECK(c.json(c.client->Get("/stats"))["calls_total"] == 0);  // refused calls are not carrier work
+  const auto missing = c.client->Get("/nowhere");
+  REQUIRE(missing->status == 404);
+  CHECK(c.json(missing)["error"] == "not_found");
+  CHECK(c.json(c.client->Get("/health"))["service"] == "carrier");
+}
+
+TEST_CASE("the shipped ok scenario answers 200 after 115-150 ms") {
+  Carrier c(std::filesystem::path(QUOTE_LAB_SOURCE_DIR) / "scenarios");
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = c.quote("scenario=stable", "k");
+  const auto took = std::chrono::steady_clock::now() - t0;
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(c.json(r)["scenario"] == "ok");
+  CHECK(took >= 115ms);
+  CHECK(took < 150ms + 60ms);  // plus loopback and a busy 2-core machine
+}

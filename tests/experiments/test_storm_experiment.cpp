@@ -1,0 +1,164 @@
+// StormExperiment (lab/experiments/storm_experiment.hpp) as it behaves today, against a tiny
+// stand-in lab on a free 127.0.0.1 port whose quote route waits for a gate, so "still
+// running" is a state the test holds rather than a race it hopes to win.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+#include "lab/experiments/storm_experiment.hpp"
+#include "lab/http/http_server.hpp"
+#include "support/poll.hpp"
+
+using namespace quote_lab;
+using namespace std::chrono_literals;
+using quote_lab::testing::eventually;
+
+namespace {
+
+/// Answers /quote-legacy with a completed flow once `open()` is called; /health at once.
+/// It has no /carrier and no /metrics: the storm then reports carrier figures as null.
+struct StandInLab {
+  std::mutex mutex;  // guards open_
+  std::condition_variable opened;
+  bool open_ = false;
+  std::atomic<int> quotes{0};
+  std::atomic<int> waiting{0};
+  HttpServer server;
+  std::string url;
+
+  StandInLab() {
+    server.routes().Get("/quote-legacy", [this](const httplib::Request& req, httplib::Response& res) {
+      ++waiting;
+      {
+        std::unique_lock lock(mutex);
+        opened.wait_for(lock, 5s, [this] { return open_; });
+      }
+      --waiting;
+      ++quotes;
+      res.set_content(R"({"status":"completed","scenario":")" + req.get_param_value("scenario") +
+                          R"(","events":[{"event":"attempt_success","attempt":1,"elapsed_ms":12.5}]})",
+                      "application/json");
+    });
+    server.routes().Get("/health", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"status":"ok"})", "application/json");
+    });
+    url = "http://127.0.0.1:" + std::to_string(server.start("127.0.0.1", 0, 8));
+  }
+  ~StandInLab() {
+    open();
+    server.stop();
+  }
+  void open() {
+    std::lock_guard lock(mutex);
+    open_ = true;
+    opened.notify_all();
+  }
+};
+
+StormOptions small_storm() {
+  StormOptions o;
+  o.target = "http://127.0.0.1:1";  // replaced by the lab's own address
+  o.mode = "legacy";
+  o.scenario = "flaky";
+  o.clients = 2;
+  o.requests = 6;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("before any storm the status says so: not running, no options, no progress, no result") {
+  EventHub hub(1);
+  StormExperiment storm(hub);
+  const auto s = storm.status();
+  CHECK(s == nlohmann::ordered_json{{"running", false}, {"options", nullptr}, {"progress", nullptr}, {"last_result", nullptr}});
+}
+
+TEST_CASE("one storm at a time: a second start while one runs is busy; the result is kept when it ends") {
+  StandInLab lab;
+  EventHub hub(2);
+  const auto stream = hub.subscribe();
+  StormExperiment storm(hub);
+  storm.set_self_url(lab.url);
+  std::vector<std::string> errors;
+  REQUIRE(storm.start(small_storm(), errors) == StormExperiment::Start::started);
+  CHECK(errors.empty());
+  REQUIRE(eventually([&] { return lab.waiting == 2; }, 2s));  // both clients are in flight, held by the gate
+
+  auto s = storm.status();
+  CHECK(s["running"] == true);
+  CHECK(s["options"] == nlohmann::ordered_json{{"mode", "legacy"}, {"scenario", "flaky"}, {"clients", 2},
+                                               {"duration_s", nullptr}, {"requests", 6}});
+  CHECK(s["last_result"].is_null());
+  StormOptions other = small_storm();
+  other.scenario = "ok";
+  CHECK(storm.start(other, errors) == StormExperiment::Start::busy);
+  CHECK(storm.status()["options"]["scenario"] == "flaky");  // the running storm is untouched
+
+  lab.open();
+  REQUIRE(eventually([&] { return storm.status()["running"] == false; }, 3s));
+  s = storm.status();
+  CHECK(lab.quotes == 6);  // exactly the requests asked for, all at the lab itself
+  CHECK(s["progress"].is_null());
+  CHECK(s["last_result"]["requests"] == 6);
+  CHECK(s["last_result"]["status_counts"] == nlohmann::ordered_json{{"completed", 6}});
+  CHECK(s["last_result"]["carrier_calls"].is_null());  // this lab shows no carrier metrics
+  CHECK(s["options"]["scenario"] == "flaky");
+
+  // The result went out on the event stream too, once.
+  bool closed = false;
+  const auto events = hub.wait(*stream, 1ms, closed);
+  const auto results = std::count_if(events.begin(), events.end(), [](const ServerEvent& e) { return e.type == "storm_result"; });
+  CHECK(results == 1);
+  REQUIRE_FALSE(events.empty());
+  CHECK(events.back().type == "storm_result");
+  CHECK(nlohmann::json::parse(events.back().data)["requests"] == 6);
+
+  // Once it has ended, the next one may start.
+  lab.quotes = 0;
+  REQUIRE(storm.start(other, errors) == StormExperiment::Start::started);
+  REQUIRE(eventually([&] { return storm.status()["running"] == false; }, 3s));
+  CHECK(lab.quotes == 6);
+  CHECK(storm.status()["options"]["scenario"] == "ok");
+}
+
+TEST_CASE("the lab's reset forgets the last result") {
+  StandInLab lab;
+  lab.open();
+  EventHub hub(1);
+  StormExperiment storm(hub);
+  storm.set_self_url(lab.url);
+  std::vector<std::string> errors;
+  REQUIRE(storm.start(small_storm(), errors) == StormExperiment::Start::started);
+  REQUIRE(eventually([&] { return storm.status()["running"] == false; }, 3s));
+  REQUIRE(storm.status()["last_result"]["requests"] == 6);
+  storm.forget_result();
+  CHECK(storm.status() == StormExperiment(hub).status());  // as before any storm
+}
+
+TEST_CASE("storms started over HTTP are bounded tighter than the command line's, and say why") {
+  EventHub hub(1);
+  StormExperiment storm(hub);
+  storm.set_self_url("http://127.0.0.1:1");
+  std::vector<std::string> errors;
+  StormOptions o = small_storm();
+  o.clients = kExperimentMaxClients + 1;  // fine for `quote-lab storm` (500), not from the dashboard
+  CHECK(storm.start(o, errors) == StormExperiment::Start::invalid);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == "clients must be at most 100 for a storm started from the lab");
+  o = small_storm();
+  o.requests.reset();
+  o.duration_s = kExperimentMaxDurationS + 1;
+  CHECK(storm.start(o, errors) == StormExperiment::Start::invalid);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == "duration_s must be at most 60 for a storm started from the lab");
+  o = small_storm();
+  o.mode = "chaos";
+  CHECK(storm.start(o, errors) == StormExperiment::Start::invalid);
+  CHECK(errors == std::vector<std::string>{"--mode must be legacy or resilient"});
+  CHECK(storm.status()["running"] == false);  // nothing started
+  CHECK(storm.status()["options"].is_null());
+}

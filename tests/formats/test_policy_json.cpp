@@ -1,0 +1,117 @@
+// The JSON form of the policies: the --policies file (overlay, every error at once, no
+// integer wrapped) and the objects shown by /, /diagnostics/summary and every quote answer.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "lab/formats/policy_json.hpp"
+#include "lab/resilience/policy.hpp"
+
+using namespace quote_lab;
+
+TEST_CASE("docs/policies.json, the example teachers copy, says exactly the defaults") {
+  std::ifstream in(std::string(QUOTE_LAB_SOURCE_DIR) + "/docs/policies.json");
+  REQUIRE(in);
+  const auto file = nlohmann::ordered_json::parse(in);
+  CHECK(file == to_json(default_policies()));
+  CHECK(to_json(policies_from_json(file, default_policies())) == to_json(default_policies()));
+}
+
+TEST_CASE("a policy file overrides only what it names") {
+  const auto p = policies_from_json(
+      nlohmann::ordered_json::parse(R"({"resilient": {"timeout_ms": 300, "jitter": "full"}, "breaker": {"open_duration_s": 5}})"),
+      default_policies());
+  CHECK(p.resilient.timeout_ms == 300);
+  CHECK(p.resilient.jitter == Jitter::full);
+  CHECK(p.resilient.max_attempts == 2);
+  CHECK(p.breaker.open_duration_s == 5);
+  CHECK(p.legacy.timeout_ms == 360);
+}
+
+TEST_CASE("every problem in a policy file is reported together") {
+  const auto bad = nlohmann::ordered_json::parse(R"({
+      "legacy": {"timeout_ms": "long", "max_attempts": 0},
+      "resilient": {"jitter": "wild", "jitter_min_ms": 50, "jitter_max_ms": 10, "retries": 3},
+      "breaker": {"open_duration_s": -1}})");
+  try {
+    policies_from_json(bad, default_policies());
+    FAIL("expected a PolicyError");
+  } catch (const PolicyError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("legacy.timeout_ms must be an integer") != std::string::npos);
+    CHECK(msg.find("legacy.max_attempts must be between 1 and 10") != std::string::npos);
+    CHECK(msg.find("resilient.jitter must be one of: none, additive, full, equal, decorrelated") != std::string::npos);
+    CHECK(msg.find("jitter_min_ms must not exceed jitter_max_ms") != std::string::npos);
+    CHECK(msg.find("unknown key 'retries'") != std::string::npos);
+    CHECK(msg.find("breaker.open_duration_s must be between") != std::string::npos);
+  }
+}
+
+TEST_CASE("integers beyond an int in a policy file are refused with the field and range, never wrapped") {
+  struct Row {
+    const char* file;
+    const char* says;
+  };
+  for (const Row& r : {
+           Row{R"({"resilient": {"max_attempts": 4294967298}})",  // int32 wrap: 2
+               "resilient.max_attempts must be between 1 and 10 (got 4294967298)"},
+           Row{R"({"legacy": {"timeout_ms": -4294966936}})",  // int32 wrap: 360
+               "legacy.timeout_ms must be between 10 and 10000 (got -4294966936)"},
+           Row{R"({"resilient": {"backoff_max_ms": 18446744073709551615}})",
+               "resilient.backoff_max_ms must be between 0 and 60000 (got 18446744073709551615)"},
+           Row{R"({"breaker": {"failure_threshold": 4294967298}})",
+               "breaker.failure_threshold must be between 1 and 100 (got 4294967298)"},
+           Row{R"({"resilient": {"max_attempts": 1e3}})", "resilient.max_attempts must be an integer"},
+       }) {
+    CAPTURE(r.file);
+    try {
+      policies_from_json(nlohmann::ordered_json::parse(r.file), default_policies());
+      FAIL("expected a PolicyError");
+    } catch (const PolicyError& e) {
+      CHECK_MESSAGE(std::string(e.what()).find(r.says) != std::string::npos, e.what());
+    }
+  }
+}
+
+TEST_CASE("a policy file that is not an object, or whose sections are not objects, is refused") {
+  CHECK_THROWS_WITH_AS(policies_from_json(nlohmann::ordered_json::parse("[1, 2]"), default_policies()),
+                       "the policy file must hold a JSON object", PolicyError);
+  try {
+    policies_from_json(nlohmann::ordered_json::parse(R"({"legacy": 3, "breaker": "open", "canary": {}})"),
+                       default_policies());
+    FAIL("expected a PolicyError");
+  } catch (const PolicyError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("legacy must be an object") != std::string::npos);
+    CHECK(msg.find("breaker must be an object") != std::string::npos);
+    CHECK(msg.find("policies: unknown key 'canary'") != std::string::npos);
+  }
+}
+
+TEST_CASE("every field a policy object shows reads back to the same policy") {
+  Policies p = default_policies();
+  p.resilient.timeout_ms = 250;
+  p.resilient.max_attempts = 3;
+  p.resilient.backoff_base_ms = 40;
+  p.resilient.backoff_max_ms = 500;
+  p.resilient.jitter = Jitter::decorrelated;
+  p.resilient.jitter_min_ms = 5;
+  p.resilient.jitter_max_ms = 9;
+  p.resilient.fallback = false;
+  p.legacy.circuit_breaker = true;
+  p.breaker.failure_threshold = 5;
+  p.breaker.open_duration_s = 2.5;
+  const auto shown = to_json(p);
+  CHECK(shown["resilient"] == to_json(p.resilient));
+  CHECK(shown["resilient"]["jitter"] == "decorrelated");
+  CHECK(shown["breaker"]["open_duration_s"] == 2.5);
+  // Read over the defaults, the shown form gives back exactly p: no field is lost or renamed.
+  CHECK(to_json(policies_from_json(shown, default_policies())) == shown);
+}
+
+TEST_CASE("a boolean field must be true or false, not a string") {
+  CHECK_THROWS_WITH_AS(
+      policies_from_json(nlohmann::ordered_json::parse(R"({"resilient": {"fallback": "yes"}})"), default_policies()),
+      doctest::Contains("resilient.fallback must be true or false"), PolicyError);
+}
