@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include "lab/app/classroom.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_routes.hpp"
 #include "lab/app/stop_signals.hpp"
@@ -50,6 +51,7 @@ struct ServeOptions {
   std::string chart_js = "/usr/share/javascript/chart.js/chart.min.js";
   int max_event_clients = 32;
   bool check_only = false;  // validate everything, bind nothing
+  ClassroomOptions classroom;
 };
 
 // The project folder holding scenarios/ and public/: the current directory, then the
@@ -120,6 +122,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   auto app = std::make_unique<LabApp>(LabDeps{catalog, policies, carrier_client, simulator.get(), state_file,
                                               clock, random, static_cast<std::size_t>(o.max_event_clients)});
   HttpServer server;
+  apply_classroom(server, o.host, o.classroom);
   StormExperiment storm(app->events());
   register_lab_routes(server, *app, StaticRoots{public_dir, o.chart_js}, carrier_url, storm, o.workers);
   // Each open event stream holds a worker for as long as the page is open: they get their
@@ -129,8 +132,8 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
 
   const auto& r = policies.resilient;
   const auto& l = policies.legacy;
-  spdlog::info("quote-lab listening on http://{}:{} with {} workers (+{} for live dashboards)", o.host, port,
-               o.workers, o.max_event_clients);
+  spdlog::info("quote-lab listening on http://{}:{} with {} quote workers, up to {} connections ({} live dashboards)",
+               o.host, port, o.workers, o.classroom.max_connections, o.max_event_clients);
   spdlog::info("carrier: {} ({}, {} workers)", carrier_url,
                simulator ? "embedded simulator" : "external", simulator ? o.carrier_workers : 0);
   spdlog::info("scenarios: {} from {}", catalog.all().size(), scenarios_dir.string());
@@ -280,6 +283,7 @@ int run_cli(int argc, char** argv) {
       ->envname("CHART_JS")->capture_default_str();
   s->add_flag("--check", serve.check_only,
               "validate flags, scenarios and policies, print what would run, and exit without listening");
+  add_classroom_flags(*s, serve.classroom);
 
   std::string carrier_host = "127.0.0.1";
   int carrier_port = kDefaultCarrierPort;

@@ -147,7 +147,7 @@ const std::map<std::string, Methods>& route_methods() {
       {"/dependency/state", {{"GET"}}}, {"/incidents", {{"GET"}}}, {"/diagnostics/summary", {{"GET"}}},
       {"/metrics", {{"GET"}}}, {"/metrics-prometheus", {{"GET"}}}, {"/reset-lab", {{"GET", "POST"}, true}},
       {"/carrier", {{"GET"}}}, {"/carrier/mode", {{"PUT", "POST"}}}, {"/events", {{"GET"}}},
-      {"/experiments/storm", {{"GET", "POST"}}}, {"/ui", {{"GET"}}}};
+      {"/experiments/storm", {{"GET", "POST", "DELETE"}}}, {"/ui", {{"GET"}}}};
   return table;
 }
 
@@ -166,8 +166,9 @@ std::string route_label(const std::string& path) {
 void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
                          const std::string& carrier_url, StormExperiment& storm, int workers) {
   auto& r = server.routes();
-  // Every route but /events runs while holding one of `workers` slots: the pool also has
-  // threads for open event streams, and they must not lend a legacy storm extra workers.
+  // Quotes and /health run while holding one of `workers` slots: the pool has a thread per
+  // connection (idle keep-alive, event streams), and those must not lend a legacy storm
+  // extra workers.
   const auto slots = std::make_shared<WorkerSlots>(std::clamp(workers, 1, kMaxWorkers));
   const auto limited = [slots, &app](auto handler) {
     return [slots, &app, handler](auto&... args) {
@@ -182,10 +183,25 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
       handler(args...);
     };
   };
-  const auto get = [&r, &limited](const std::string& pattern, httplib::Server::Handler h) { r.Get(pattern, limited(std::move(h))); };
-  const auto post = [&r, &limited](const std::string& pattern, BodyHandler h) { on_post_or_put(r, pattern, limited(std::move(h))); };
+  // Issue 10: only quotes and /health take one of the `workers` slots (/health waits behind
+  // a storm: the worker-exhaustion lesson); the page's reads, scrapes, resets and storm
+  // controls answer while every quote worker is busy.
+  const auto uses_quote_worker = [](const std::string& pattern) {
+    return pattern.find("/quote-") != std::string::npos || pattern.find("/health") != std::string::npos;
+  };
+  const auto get = [&r, &limited, uses_quote_worker](const std::string& pattern, httplib::Server::Handler h) {
+    if (uses_quote_worker(pattern)) r.Get(pattern, limited(std::move(h)));
+    else r.Get(pattern, std::move(h));
+  };
+  const auto post = [&r](const std::string& pattern, BodyHandler h) { on_post_or_put(r, pattern, std::move(h)); };
 
   get(prefixed("/experiments/storm"), [&storm](const Request&, Response& res) { send_json(res, 200, storm.status()); });
+  // Issue 10: a storm started from the lab can be stopped (no worker slot: it must not
+  // wait behind the storm's own quotes).
+  r.Delete(prefixed("/experiments/storm"), [&storm](const Request&, Response& res) {
+    const bool was_running = storm.cancel();
+    send_json(res, 200, {{"cancelled", was_running}, {"storm", storm.status()}});
+  });
   post(prefixed("/experiments/storm"), [&app, &storm](const Request& req, const std::string& raw, Response& res) {
     // Parameters from the query string or a JSON body ({"mode": "legacy", "clients": 20, ...}).
     std::map<std::string, std::string> given;
@@ -264,19 +280,24 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     // compresses the stream for Chromium and nothing arrives.
     res.set_chunked_content_provider(
         "text/event-stream",
-        [&hub, sub, greeted = false](std::size_t, httplib::DataSink& sink) mutable {
+        [&hub, sub, greeted = false, quiet = Millis{0}](std::size_t, httplib::DataSink& sink) mutable {
           std::string out;
           if (!greeted) {
             greeted = true;
             out = "retry: 2000\n: connected\n\n";
           } else {
             bool closed = false;
-            const auto events = hub.wait(*sub, std::chrono::seconds(kEventHeartbeatS), closed);
+            // Short waits, and a look at the connection between them: a closed tab frees its
+            // slot within kEventCheck, not at the next heartbeat (issue 10, problem 8).
+            const auto events = hub.wait(*sub, kEventCheck, closed);
             if (closed) {
               sink.done();
               return true;
             }
-            // A heartbeat on an idle stream is how a closed tab gets noticed.
+            if (events.empty() && client_gone()) return false;
+            if (events.empty() && (quiet += kEventCheck) < std::chrono::seconds(kEventHeartbeatS)) return true;
+            quiet = Millis{0};
+            // A heartbeat keeps proxies from closing an idle stream.
             out = events.empty() ? std::string(": heartbeat\n\n") : format_sse(events);
           }
           return sink.write(out.data(), out.size());
@@ -350,6 +371,7 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
   });
 
   const auto reset = [&app, &storm](const Request&, const std::string&, Response& res) {
+    storm.cancel();  // issue 10: a reset also stops a storm started from the lab
     storm.forget_result();
     app.reset();
     send_json(res, 200, {{"status", "reset"},

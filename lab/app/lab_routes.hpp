@@ -15,16 +15,20 @@ namespace quote_lab {
 /// Registers every route of the lab on `server`: the API, the dashboard under /ui/ (and
 /// at / for browsers) and the live event stream /events. `carrier_url` is shown by / and
 /// /health.
-/// At most `workers` requests are served at once (a legacy storm exhausts them); event
-/// streams are not counted, the server gives them threads of their own.
+/// At most `workers` quotes (and /health) are served at once (a legacy storm exhausts
+/// them); other routes and event streams are not counted: the server gives every
+/// connection a thread of its own (--max-connections).
 void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
                          const std::string& carrier_url, StormExperiment& storm, int workers);
 
 /// The largest --workers the lab accepts.
 inline constexpr int kMaxWorkers = 1024;
 
-/// Seconds between heartbeats on an idle event stream: how soon a closed tab is noticed.
+/// Seconds between heartbeats on an idle event stream.
 inline constexpr int kEventHeartbeatS = 5;
+/// How often an idle event stream checks that its page is still there (issue 10: a closed
+/// tab must free its slot within a second).
+inline constexpr Millis kEventCheck{500};
 
 /// The route template a request path counts under in metrics: "/04/health" → "/health",
 /// unknown paths → "other".
