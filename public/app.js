@@ -97,17 +97,18 @@ async function api(path, options = {}) {
   return { status: res.status, body: await res.json() };
 }
 
-// HEAD /reset-lab changes nothing (the lab answers 405: a HEAD never resets) but the
-// token is checked first, so a 401 means "a token is needed and we do not have it".
+// Every answer says whether the lab wants the teacher token (X-Admin-Token: "required",
+// or "accepted" for the one we sent; absent when the lab has none): ask for it once.
 async function checkAdmin() {
-  const probe = () => fetch(BASE + '/reset-lab', { method: 'HEAD', headers: authHeaders() }).then(r => r.status);
+  const probe = () => fetch(BASE + '/carrier', { headers: { Accept: 'application/json', ...authHeaders() } })
+    .then(r => r.headers.get('X-Admin-Token') || 'none');
   let status = await probe();
-  if (status === 401 && !sessionStorage.getItem(TOKEN_KEY + '-asked')) {
+  if (status === 'required' && !sessionStorage.getItem(TOKEN_KEY + '-asked')) {
     sessionStorage.setItem(TOKEN_KEY + '-asked', '1');
     const tok = window.prompt(t().tokenPrompt);
     if (tok && tok.trim()) { sessionStorage.setItem(TOKEN_KEY, tok.trim()); status = await probe(); }
   }
-  state.admin = status !== 401;
+  state.admin = status !== 'required';
   for (const node of document.querySelectorAll('.admin-only')) node.hidden = !state.admin;
   $('#admin-note').hidden = state.admin;
 }

@@ -57,6 +57,8 @@ HttpServer::Server::Server() {
       const AccessFacts facts{changes_lab && changes_lab(req), req.get_header_value("Host"),
                               req.get_header_value("Origin"), req.get_header_value("Sec-Fetch-Site"),
                               req.get_header_value("Authorization")};
+      if (const auto status = admin_token_status(facts.authorization, *access); !status.empty())
+        res.set_header("X-Admin-Token", status);
       if (const auto refusal = check_access(facts, *access)) {
         if (refusal->status == 401) res.set_header("WWW-Authenticate", "Bearer");
         send_error(res, refusal->status, refusal->error, refusal->message);

@@ -117,6 +117,11 @@ std::optional<GuardError> check_access(const AccessFacts& request, const AccessP
   return std::nullopt;
 }
 
+std::string admin_token_status(const std::string& authorization, const AccessPolicy& policy) {
+  if (policy.admin_token.empty()) return {};
+  return constant_time_equal(authorization, "Bearer " + policy.admin_token) ? "accepted" : "required";
+}
+
 const std::vector<std::pair<std::string, std::string>>& security_headers() {
   static const std::vector<std::pair<std::string, std::string>> headers{
       {"X-Content-Type-Options", "nosniff"},

@@ -66,6 +66,11 @@ bool host_allowed(const std::string& host, const std::vector<std::string>& allow
 /// or wrong teacher token when one is set (401 admin_token_required). nullopt: allowed.
 std::optional<GuardError> check_access(const AccessFacts& request, const AccessPolicy& policy);
 
+/// What the lab tells a client about the teacher token (header X-Admin-Token on every
+/// answer, so the page knows what to show without trying a change): "" when no token is
+/// set, "accepted" when `authorization` carries it, else "required".
+std::string admin_token_status(const std::string& authorization, const AccessPolicy& policy);
+
 /// Headers every answer carries: `nosniff` (a JSON error echoing input is never run as
 /// a script), and a Content-Security-Policy that allows only the lab's own scripts,
 /// styles and connections and only the lab itself to frame it (the Reset and Storm

@@ -239,6 +239,15 @@ TEST_CASE("problem 6: with a teacher token every route that changes the lab need
   }
   for (const char* read : {"/health", "/quote-resilient?scenario=ok", "/dependency/state", "/incidents", "/metrics", "/"})
     CHECK(lab.get(read).status == 200);
+  // What the page reads to know whether to ask for the token, without trying a change.
+  const auto admin_header = [&lab](const std::string& auth) {
+    RawConnection c(lab.port());
+    c.send("GET /carrier HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "Connection: close\r\n\r\n");
+    return header_of(c.receive(), "X-Admin-Token");
+  };
+  CHECK(admin_header("") == "required");
+  CHECK(admin_header("Authorization: Bearer nope\r\n") == "required");
+  CHECK(admin_header("Authorization: Bearer s3cret\r\n") == "accepted");
 }
 
 TEST_CASE("problem 6: without a token curl works as before, but another site's page cannot change the lab") {

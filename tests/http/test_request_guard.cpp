@@ -139,3 +139,12 @@ TEST_CASE("access: the token comparison looks at every byte, and only equal stri
   CHECK_FALSE(constant_time_equal("Bearer ab", "Bearer abc"));
   CHECK_FALSE(constant_time_equal(std::string("a\0b", 3), std::string("a\0c", 3)));
 }
+
+TEST_CASE("access: every answer can tell the page whether the token is needed and whether it has it") {
+  using quote_lab::admin_token_status;
+  CHECK(admin_token_status("", {}).empty());
+  CHECK(admin_token_status("Bearer x", {}).empty());
+  CHECK(admin_token_status("", {"s3cret", {}}) == "required");
+  CHECK(admin_token_status("Bearer nope", {"s3cret", {}}) == "required");
+  CHECK(admin_token_status("Bearer s3cret", {"s3cret", {}}) == "accepted");
+}
