@@ -12,6 +12,8 @@ const TEXT = {
     title: 'Laboratorio de cotizaciones: legacy vs resiliente',
     carrierMode: 'Modo del proveedor (requests sin escenario)',
     reset: 'Reiniciar lab', live: 'en vivo', polling: 'sin conexión en vivo: consultando cada 2 s',
+    tokenPrompt: 'Este lab tiene token del docente. Pegalo para reiniciar, cambiar el modo del proveedor y lanzar tormentas (o cancelá para solo mirar):',
+    adminNote: 'Sin el token del docente: reiniciar, cambiar el modo del proveedor y lanzar tormentas quedan ocultos.',
     breakerTitle: 'Circuit breaker del proveedor', cooldown: 'Enfriamiento restante', failures: 'Fallos consecutivos',
     shortCircuits: 'Cortocircuitos', openEvents: 'Aperturas', fallbackQuote: 'Cotización de respaldo',
     incidents: 'Últimas requests (de cualquier cliente)', colTime: 'Hora', colMode: 'Modo', colScenario: 'Escenario',
@@ -42,6 +44,8 @@ const TEXT = {
     title: 'Quote lab: legacy vs resilient',
     carrierMode: 'Carrier mode (requests without a scenario)',
     reset: 'Reset lab', live: 'live', polling: 'live updates lost: polling every 2 s',
+    tokenPrompt: 'This lab has a teacher token. Paste it to reset, change the carrier mode and start storms (or cancel to just watch):',
+    adminNote: 'Without the teacher token: reset, carrier mode and storms are hidden.',
     breakerTitle: "The carrier's circuit breaker", cooldown: 'Cooldown left', failures: 'Consecutive failures',
     shortCircuits: 'Short-circuits', openEvents: 'Times opened', fallbackQuote: 'Fallback quote',
     incidents: 'Latest requests (from any client)', colTime: 'Time', colMode: 'Mode', colScenario: 'Scenario',
@@ -83,9 +87,30 @@ const fmt = (n, digits = 0) => n == null ? '—'
 const query = form => new URLSearchParams([...new FormData(form)].filter(([, v]) => v !== ''));
 const $ = (sel, root = document) => root.querySelector(sel);
 
+// The teacher token (--admin-token), asked once per tab and sent on every request: the
+// lab needs it only on routes that change it for everyone.
+const TOKEN_KEY = 'quote-lab-admin-token';
+const authHeaders = () => { const tok = sessionStorage.getItem(TOKEN_KEY); return tok ? { Authorization: `Bearer ${tok}` } : {}; };
+
 async function api(path, options = {}) {
-  const res = await fetch(BASE + path, { headers: { Accept: 'application/json' }, ...options });
+  const res = await fetch(BASE + path, { ...options, headers: { Accept: 'application/json', ...authHeaders() } });
   return { status: res.status, body: await res.json() };
+}
+
+// Every answer says whether the lab wants the teacher token (X-Admin-Token: "required",
+// or "accepted" for the one we sent; absent when the lab has none): ask for it once.
+async function checkAdmin() {
+  const probe = () => fetch(BASE + '/carrier', { headers: { Accept: 'application/json', ...authHeaders() } })
+    .then(r => r.headers.get('X-Admin-Token') || 'none');
+  let status = await probe();
+  if (status === 'required' && !sessionStorage.getItem(TOKEN_KEY + '-asked')) {
+    sessionStorage.setItem(TOKEN_KEY + '-asked', '1');
+    const tok = window.prompt(t().tokenPrompt);
+    if (tok && tok.trim()) { sessionStorage.setItem(TOKEN_KEY, tok.trim()); status = await probe(); }
+  }
+  state.admin = status !== 'required';
+  for (const node of document.querySelectorAll('.admin-only')) node.hidden = !state.admin;
+  $('#admin-note').hidden = state.admin;
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -338,10 +363,19 @@ function setLive(on) {
   if (!on && !state.pollTimer) state.pollTimer = setInterval(refreshAll, 2000);
 }
 
+// A refused stream (503: the lab has all the dashboards it can stream to) is closed for
+// good by the browser: retry it with capped exponential backoff and full jitter, so a
+// class of refused pages does not come back in lockstep.
+let streamFailures = 0;
 function connect() {
   const source = new EventSource(BASE + '/events');
-  source.onopen = () => setLive(true);
-  source.onerror = () => setLive(false);  // EventSource reconnects by itself (retry: 2000)
+  source.onopen = () => { streamFailures = 0; setLive(true); };
+  source.onerror = () => {
+    setLive(false);  // a dropped stream reconnects by itself (retry: 2000); a refused one does not
+    if (source.readyState !== EventSource.CLOSED) return;
+    const capMs = Math.min(60000, 2000 * 2 ** streamFailures++);
+    setTimeout(connect, 1000 + Math.random() * capMs);
+  };
   source.addEventListener('quote', e => { const q = JSON.parse(e.data); addPoint(q); applyBreaker(q.dependency); queueRefresh(); });
   source.addEventListener('breaker', () => refreshBreaker());
   source.addEventListener('carrier_mode', e => { $('#carrier-mode').value = JSON.parse(e.data).mode; });
@@ -390,6 +424,7 @@ async function main() {
   state.index = (await api('/')).body;
   buildPanels();
   applyLanguage();
+  await checkAdmin();
   await refreshAll();
   connect();
 }

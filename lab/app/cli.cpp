@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include "lab/app/classroom.hpp"
 #include "lab/app/options.hpp"
 #include "lab/app/serve_wiring.hpp"
 #include "lab/experiments/herd.hpp"
@@ -88,6 +89,7 @@ int run_cli(int argc, char** argv) {
       ->envname("CHART_JS")->capture_default_str();
   s->add_flag("--check", serve.check_only,
               "validate flags, scenarios and policies, print what would run, and exit without listening");
+  add_classroom_flags(*s, serve.classroom);
 
   CarrierOptions carrier;
   auto* c = cli.add_subcommand("carrier", "start only the simulated carrier");

@@ -66,8 +66,9 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
                          const std::string& carrier_url, StormExperiment& storm, int workers) {
   auto& r = server.routes();
   const auto ctx = std::make_shared<RouteContext>(RouteContext{app, storm, dashboard, carrier_url});
-  // Every route with a worker slot holds one of `workers` while served: the pool also has
-  // threads for open event streams, and they must not lend a legacy storm extra workers.
+  // Quotes and /health hold one of `workers` while served: the server has a thread per
+  // connection (idle keep-alive, event streams, the page's reads), and those must not lend
+  // a legacy storm extra workers.
   const auto slots = std::make_shared<WorkerSlots>(std::clamp(workers, 1, kMaxWorkers));
   for (const Route& route : lab_route_table()) {
     const std::string pattern = route_pattern(route.path);
@@ -77,6 +78,8 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     if (has("GET"))
       r.Get(pattern, [ctx, slots, &route](const Request& req, Response& res) { serve(*ctx, *slots, route, req, "", res); });
     // Registered for both; refuse_wrong_method answers 405 for the one the route lacks.
+    if (has("DELETE"))
+      r.Delete(pattern, [ctx, slots, &route](const Request& req, Response& res) { serve(*ctx, *slots, route, req, "", res); });
     if (has("POST") || has("PUT"))
       on_post_or_put(r, pattern, [ctx, slots, &route](const Request& req, const std::string& body, Response& res) {
         serve(*ctx, *slots, route, req, body, res);

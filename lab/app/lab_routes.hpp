@@ -7,6 +7,7 @@
 #include <string>
 
 #include "lab/app/route_table.hpp"
+#include "lab/base/clock.hpp"
 
 namespace quote_lab {
 
@@ -17,17 +18,22 @@ struct StaticRoots;
 
 /// Registers every route of lab_route_table() on `server`: the API, the dashboard under
 /// /ui/ (and at / for browsers) and the live event stream /events. `carrier_url` is shown
-/// by / and /health. At most `workers` requests are served at once (a legacy storm exhausts
-/// them); routes without a worker slot (event streams) get threads of their own from the
-/// server. `app` and `storm` must outlive the server; `dashboard` is copied.
+/// by / and /health. At most `workers` quotes (and /health) are served at once (a legacy
+/// storm exhausts them); other routes and event streams are not counted: the server gives
+/// every connection a thread of its own (--max-connections). `app` and `storm` must outlive the server; `dashboard` is copied.
 void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
                          const std::string& carrier_url, StormExperiment& storm, int workers);
 
 /// The largest --workers the lab accepts.
 inline constexpr int kMaxWorkers = 1024;
 
-/// Seconds between heartbeats on an idle event stream: how soon a closed tab is noticed.
-inline constexpr int kEventHeartbeatS = 5;
+/// Seconds between heartbeats on an idle event stream. Behind a proxy the lab sees a
+/// closed page only when a write fails (HAProxy keeps its side open until then), so the
+/// heartbeat is what frees the slot there: 1 s (issue 10, problem 8).
+inline constexpr int kEventHeartbeatS = 1;
+/// How often an idle event stream checks that its page is still there (issue 10: a closed
+/// tab must free its slot within a second).
+inline constexpr Millis kEventCheck{500};
 
 /// The httplib pattern of a route path: "/health" → "(?:/04)?/health", "/ui/{file}" →
 /// "(?:/04)?/ui/(.*)" (each {name} is the next match), "/" → "/|/04/?".

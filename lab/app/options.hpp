@@ -4,6 +4,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "lab/http/connection_limits.hpp"
 
 namespace quote_lab {
 
@@ -12,6 +15,20 @@ inline constexpr int kDefaultPort = 8080;
 inline constexpr int kDefaultCarrierPort = 8081;
 inline constexpr int kDefaultWorkers = 16;
 inline constexpr int kDefaultCarrierWorkers = 32;
+
+/// Connections the lab holds at once by default: 30 dashboards (a live stream and two
+/// keep-alive connections each) and the class's curls, with room to spare. Each one is a
+/// thread that sleeps while its connection idles; quotes are bounded by --workers.
+inline constexpr int kDefaultMaxConnections = 256;
+
+/// The classroom flags' values, with their defaults.
+struct ClassroomOptions {
+  int max_connections = kDefaultMaxConnections;
+  double head_timeout_s = ConnectionLimits::kDefaultHeadTimeoutMs / 1000.0;
+  int max_head_kb = static_cast<int>(ConnectionLimits::kDefaultMaxHeadBytes / 1024);
+  std::string admin_token;                 ///< empty: anyone may reset the lab (as before issue 10)
+  std::vector<std::string> allowed_hosts;  ///< host names besides IP literals and localhost
+};
 
 /// Flags every server subcommand takes.
 struct CommonOptions {
@@ -36,6 +53,7 @@ struct ServeOptions {
   std::string chart_js = "/usr/share/javascript/chart.js/chart.min.js";
   int max_event_clients = 32;
   bool check_only = false;  // validate everything, bind nothing
+  ClassroomOptions classroom;  // connections, request heads, teacher token, host names
 };
 
 /// `quote-lab carrier`: the simulated carrier alone.

@@ -29,6 +29,7 @@ void metrics_prometheus(RouteContext&, const httplib::Request&, const std::strin
 // routes_experiments.cpp — a storm run by the lab against itself.
 void storm_status(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 void storm_start(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void storm_cancel(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 
 // routes_index.cpp — the JSON index for curl, the dashboard for a browser.
 void index(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);

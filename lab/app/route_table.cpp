@@ -21,31 +21,34 @@ const std::vector<Route>& lab_route_table() {
       {{"GET"}, "/quote-resilient", "?scenario=&customer_id=&items=", true, true,
        "one quote with the resilient policy: short timeout, backoff with jitter, circuit breaker, fallback",
        quote_resilient},
-      {{"GET"}, "/dependency/state", "", false, true, "the carrier's circuit breaker and the fallback quote",
+      {{"GET"}, "/dependency/state", "", false, false, "the carrier's circuit breaker and the fallback quote",
        dependency_state},
-      {{"GET"}, "/incidents", "?limit=" + std::to_string(kIncidentsLimit.fallback), false, true,
+      {{"GET"}, "/incidents", "?limit=" + std::to_string(kIncidentsLimit.fallback), false, false,
        "the last quote flows, newest first (limit " + limits + ")", incidents},
-      {{"GET"}, "/diagnostics/summary", "", false, true, "per mode and scenario counters and latency percentiles",
+      {{"GET"}, "/diagnostics/summary", "", false, false, "per mode and scenario counters and latency percentiles",
        diagnostics_summary},
-      {{"GET"}, "/metrics", "", false, true, "telemetry as JSON, or Prometheus text when Accept asks for it", metrics},
-      {{"GET"}, "/metrics-prometheus", "", false, true, "Prometheus text exposition format 0.0.4", metrics_prometheus},
-      {{"GET", "POST"}, "/reset-lab", "", true, true,
-       "telemetry, breaker, fallback cache and carrier mode back to their seeds", reset_lab},
-      {{"GET"}, "/carrier", "", false, true, "the carrier's mode and the calls it received", carrier},
-      {{"PUT", "POST"}, "/carrier/mode", "?mode=provider_down", true, true,
-       "the scenario for every request that names none (an outage for all clients)", carrier_mode},
-      {{"GET"}, "/", "", false, true, "this index as JSON; a browser (Accept: text/html) gets the dashboard", index},
-      {{"GET"}, "/ui", "", false, true, "redirects to /ui/", ui_redirect},
-      {{"GET"}, "/ui/{file}", "", false, true, "the dashboard's files: index.html, app.js, vendor/chart.min.js, ...",
+      {{"GET"}, "/metrics", "", false, false, "telemetry as JSON, or Prometheus text when Accept asks for it", metrics},
+      {{"GET"}, "/metrics-prometheus", "", false, false, "Prometheus text exposition format 0.0.4", metrics_prometheus},
+      {{"GET", "POST"}, "/reset-lab", "", true, false,
+       "telemetry, breaker, fallback cache and carrier mode back to their seeds; cancels a running storm", reset_lab,
+       true},
+      {{"GET"}, "/carrier", "", false, false, "the carrier's mode and the calls it received", carrier},
+      {{"PUT", "POST"}, "/carrier/mode", "?mode=provider_down", true, false,
+       "the scenario for every request that names none (an outage for all clients)", carrier_mode, true},
+      {{"GET"}, "/", "", false, false, "this index as JSON; a browser (Accept: text/html) gets the dashboard", index},
+      {{"GET"}, "/ui", "", false, false, "redirects to /ui/", ui_redirect},
+      {{"GET"}, "/ui/{file}", "", false, false, "the dashboard's files: index.html, app.js, vendor/chart.min.js, ...",
        ui_file},
-      // No worker slot: each stream has a thread of its own (--max-event-clients), so open
-      // dashboards never take a worker from the quotes.
+      // Only quotes and /health hold a worker slot (--workers): /health waits behind a legacy
+      // storm (the exhaustion lesson); the page's reads, scrapes, controls and event streams
+      // answer meanwhile, each connection on a thread of its own (--max-connections).
       {{"GET"}, "/events", "", false, false,
        "live updates for dashboards (Server-Sent Events): quote, breaker, reset, carrier_mode", events},
-      {{"GET"}, "/experiments/storm", "", false, true, "the storm the lab runs against itself: its progress or last result",
+      {{"GET"}, "/experiments/storm", "", false, false, "the storm the lab runs against itself: its progress or last result",
        storm_status},
-      {{"POST"}, "/experiments/storm", "?mode=legacy&scenario=provider_down&clients=10&duration_s=10", true, true,
-       "starts a storm against this lab (one at a time; " + storm_limits + " or requests)", storm_start},
+      {{"POST"}, "/experiments/storm", "?mode=legacy&scenario=provider_down&clients=10&duration_s=10", true, false,
+       "starts a storm against this lab (one at a time; " + storm_limits + " or requests)", storm_start, true},
+      {{"DELETE"}, "/experiments/storm", "", true, false, "cancels the running storm", storm_cancel, true},
   };
   return table;
 }
@@ -86,6 +89,27 @@ AllowedMethods allowed_methods(const std::string& label) {
     }
   }
   return a;
+}
+
+bool teacher_only(const std::string& method, const std::string& path) {
+  const std::string label = route_label(path);
+  const std::string m = method == "HEAD" ? "GET" : method;
+  for (const Route& r : lab_route_table())
+    if (r.teacher_only && route_template(r) == label &&
+        std::find(r.methods.begin(), r.methods.end(), m) != r.methods.end())
+      return true;
+  return false;
+}
+
+std::vector<std::string> teacher_only_routes() {
+  std::vector<std::string> out;
+  for (const Route& r : lab_route_table()) {
+    if (!r.teacher_only) continue;
+    std::string methods;
+    for (const auto& m : r.methods) methods += (methods.empty() ? "" : "|") + m;
+    out.push_back(methods + " " + r.path);
+  }
+  return out;
 }
 
 }  // namespace quote_lab

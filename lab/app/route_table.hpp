@@ -38,13 +38,16 @@ using RouteHandler = void (*)(RouteContext& ctx, const httplib::Request& req, co
 
 /// One entry of the table.
 struct Route {
-  std::vector<std::string> methods;  ///< "GET", "POST", "PUT"; HEAD follows GET unless `mutating`
+  std::vector<std::string> methods;  ///< "GET", "POST", "PUT", "DELETE"; HEAD follows GET unless `mutating`
   std::string path;                  ///< template: "/health", "/ui/{file}" ({name}: any rest of the path)
   std::string example_query;         ///< appended to the path in `GET /`, e.g. "?limit=10"
   bool mutating = false;             ///< changes the lab (a quote flow, a reset, a mode): no HEAD
-  bool worker_slot = true;           ///< held while served; event streams have threads of their own
+  bool worker_slot = true;           ///< holds one of --workers while served: quotes and /health
+                                     ///< only (the exhaustion lesson); the rest answer meanwhile
   std::string description;           ///< one line in English, shown by `GET /`
   RouteHandler handler = nullptr;
+  bool teacher_only = false;         ///< changes the lab for everyone (reset, carrier mode, storms):
+                                     ///< needs the teacher token when one is set, and a same-site caller
 };
 
 /// Every route the lab answers, in the order `GET /` lists them. Each also answers under
@@ -71,5 +74,11 @@ struct AllowedMethods {
 };
 /// Empty `methods` when `label` is not a route of the table.
 AllowedMethods allowed_methods(const std::string& label);
+
+/// Whether `method` on `path` is a teacher-only route of the table (HEAD counts as GET).
+bool teacher_only(const std::string& method, const std::string& path);
+
+/// The teacher-only routes as "METHOD /path" lines, for the start-up warning and `GET /`.
+std::vector<std::string> teacher_only_routes();
 
 }  // namespace quote_lab

@@ -33,19 +33,24 @@ void events(RouteContext& ctx, const httplib::Request&, const std::string&, http
   // compresses the stream for Chromium and nothing arrives.
   res.set_chunked_content_provider(
       "text/event-stream",
-      [&hub, sub, greeted = false](std::size_t, httplib::DataSink& sink) mutable {
+      [&hub, sub, greeted = false, quiet = Millis{0}](std::size_t, httplib::DataSink& sink) mutable {
         std::string out;
         if (!greeted) {
           greeted = true;
           out = "retry: 2000\n: connected\n\n";
         } else {
           bool closed = false;
-          const auto events = hub.wait(*sub, std::chrono::seconds(kEventHeartbeatS), closed);
+          // Short waits, and a look at the connection between them: a closed tab frees its
+          // slot within kEventCheck, not at the next heartbeat (issue 10, problem 8).
+          const auto events = hub.wait(*sub, kEventCheck, closed);
           if (closed) {
             sink.done();
             return true;
           }
-          // A heartbeat on an idle stream is how a closed tab gets noticed.
+          if (events.empty() && client_gone()) return false;
+          if (events.empty() && (quiet += kEventCheck) < std::chrono::seconds(kEventHeartbeatS)) return true;
+          quiet = Millis{0};
+          // A heartbeat keeps proxies from closing an idle stream.
           out = events.empty() ? std::string(": heartbeat\n\n") : format_sse(events);
         }
         return sink.write(out.data(), out.size());

@@ -26,6 +26,11 @@ void storm_status(RouteContext& ctx, const httplib::Request&, const std::string&
   send_json(res, 200, ctx.storm.status());
 }
 
+void storm_cancel(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+  const bool was_running = ctx.storm.cancel();
+  send_json(res, 200, {{"cancelled", was_running}, {"storm", ctx.storm.status()}});
+}
+
 void storm_start(RouteContext& ctx, const httplib::Request& req, const std::string& raw, httplib::Response& res) {
   // Parameters from the query string or a JSON body ({"mode": "legacy", "clients": 20, ...}).
   std::map<std::string, std::string> given;

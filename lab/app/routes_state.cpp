@@ -38,6 +38,7 @@ void incidents(RouteContext& ctx, const httplib::Request& req, const std::string
 }
 
 void reset_lab(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+  ctx.storm.cancel();  // a reset also stops a storm started from the lab (issue 10)
   ctx.storm.forget_result();
   ctx.app.reset();
   send_json(res, 200, {{"status", "reset"},

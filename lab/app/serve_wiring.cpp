@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "lab/app/classroom.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_routes.hpp"
 #include "lab/app/stop_signals.hpp"
@@ -93,17 +94,18 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   auto app = std::make_unique<LabApp>(LabDeps{catalog, policies, carrier_client, simulator.get(), state_file,
                                               clock, random, static_cast<std::size_t>(o.max_event_clients)});
   HttpServer server;
+  apply_classroom(server, o.host, o.classroom);
   StormExperiment storm(app->events());
   register_lab_routes(server, *app, StaticRoots{public_dir, o.chart_js}, carrier_url, storm, o.workers);
-  // Each open event stream holds a worker for as long as the page is open: they get their
-  // own share of the pool so that --workers stays what quote requests can use.
+  // With connection limits set (apply_classroom), the server has a thread per connection up
+  // to --max-connections, and `workers` bounds only the quote routes (WorkerSlots).
   const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);
   storm.set_self_url("http://" + (o.host == "0.0.0.0" ? std::string("127.0.0.1") : o.host) + ":" + std::to_string(port));
 
   const auto& r = policies.resilient;
   const auto& l = policies.legacy;
-  spdlog::info("quote-lab listening on http://{}:{} with {} workers (+{} for live dashboards)", o.host, port,
-               o.workers, o.max_event_clients);
+  spdlog::info("quote-lab listening on http://{}:{} with {} quote workers, up to {} connections ({} live dashboards)",
+               o.host, port, o.workers, o.classroom.max_connections, o.max_event_clients);
   spdlog::info("carrier: {} ({}, {} workers)", carrier_url,
                simulator ? "embedded simulator" : "external", simulator ? o.carrier_workers : 0);
   spdlog::info("scenarios: {} from {}", catalog.all().size(), scenarios_dir.string());

@@ -96,11 +96,14 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   const std::string path = query(o);
   const auto started = Steady::now();
   const auto deadline = started + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.duration_s));
+  const auto time_limit =
+      started + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.time_limit_s));
   std::atomic<long> issued{0};
   std::atomic<long> finished{0};
   std::atomic<bool> stop{false};
   auto should_stop = [&] {
-    return stop.load() || (cancel && cancel->load()) || (!o.requests && Steady::now() >= deadline);
+    return stop.load() || (cancel && cancel->load()) || (!o.requests && Steady::now() >= deadline) ||
+           (o.time_limit_s > 0 && Steady::now() >= time_limit);
   };
 
   struct ClientLog {

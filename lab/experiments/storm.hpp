@@ -29,6 +29,9 @@ struct StormOptions {
   int clients = 10;                                ///< concurrent clients, each one request at a time
   double duration_s = 10;                          ///< used when `requests` is unset
   std::optional<long> requests;                    ///< total requests instead of a duration
+  /// With `requests` too: no request starts after this many seconds (0: none). The lab
+  /// sets it on storms it starts, so requests=100000 cannot run for hours.
+  double time_limit_s = 0;
   std::vector<std::pair<std::string, std::string>> params;  ///< extra query parameters (overrides)
   double settle_s = 6;  ///< at most this long to wait for the carrier's calls in flight before reading waste
 };

@@ -13,7 +13,11 @@ void StormExperiment::set_self_url(std::string url) {
 
 StormExperiment::~StormExperiment() { cancel_and_wait(); }
 
-void StormExperiment::cancel() { cancel_ = true; }
+bool StormExperiment::cancel() {
+  std::lock_guard lock(mutex_);
+  cancel_ = true;
+  return running_;
+}
 
 void StormExperiment::cancel_and_wait() {
   cancel();
@@ -31,6 +35,7 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
     options.target = self_url_;
   }
   options.settle_s = 0;  // report at once; the dashboard shows the carrier catching up
+  options.time_limit_s = kExperimentMaxDurationS;
   errors = validate(options);
   if (options.clients > kExperimentMaxClients)
     errors.push_back("clients must be at most " + std::to_string(kExperimentMaxClients) + " for a storm started from the lab");
@@ -42,6 +47,7 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
   if (running_) return Start::busy;
   if (thread_.joinable()) thread_.join();  // the previous one has finished
   running_ = true;
+  cancel_ = false;  // a cancel before this start was for an earlier storm
   current_ = options;
   progress_ = {{"requests", 0}, {"elapsed_s", 0}, {"fraction", 0}};
   thread_ = std::thread([this, options] {
@@ -64,8 +70,8 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
       running_ = false;
     }
     events_.publish("storm_result", j);
-    if (cancel_)
-      spdlog::info("storm experiment cancelled after {} requests ({:.1f} s)", result.requests, result.elapsed_s);
+    if (cancel_ || result.elapsed_s >= kExperimentMaxDurationS)
+      spdlog::info("storm experiment cancelled or out of time after {} requests ({:.1f} s)", result.requests, result.elapsed_s);
     else
       spdlog::info("storm experiment done: {} requests, amplification {}", result.requests,
                    result.amplification.value_or(0));

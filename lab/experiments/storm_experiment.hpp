@@ -25,14 +25,17 @@ class StormExperiment {
   /// The lab's own address, e.g. "http://127.0.0.1:8080" (known once it listens).
   void set_self_url(std::string url);
   ~StormExperiment();  // cancel_and_wait()
-  /// Tells a running storm to stop (shutdown) and returns at once: its clients send no
-  /// new request; each ends when its request in flight is answered or refused.
-  void cancel();
+  /// Tells a running storm to stop (shutdown, DELETE /experiments/storm, /reset-lab) and
+  /// returns at once: its clients send no new request; each ends when its request in
+  /// flight is answered or refused (a quote is bounded, so within seconds). Returns
+  /// whether a storm was running.
+  bool cancel();
   /// cancel(), then waits for the storm's thread.
   void cancel_and_wait();
 
   enum class Start { started, busy, invalid };
   /// Starts `options` (its target is replaced by the lab itself) unless one is running.
+  /// Whatever its parameters, it sends no request after kExperimentMaxDurationS.
   /// On `invalid`, `errors` says why.
   Start start(StormOptions options, std::vector<std::string>& errors);
 

@@ -1,21 +1,107 @@
 #include "lab/http/http_server.hpp"
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <stdexcept>
 
 #include "lab/http/httplib_statics.hpp"
+#include "lab/http/request_guard.hpp"
 
 namespace quote_lab {
 
 namespace {
 constexpr int kListenBacklog = 1024;
 constexpr time_t kKeepAliveTimeoutS = 2;
+// Requests served on one connection before it is closed (httplib's default is 5; a
+// dashboard refreshing every 0.5 s would reconnect every 2.5 s).
+constexpr int kKeepAliveMaxCount = 1000;
+// Threads beyond max_connections: they answer the connections past the bound with a 503.
+constexpr int kRefusingThreads = 4;
+
+// The connection the current thread serves (each connection is served by one thread).
+struct CurrentConnection {
+  ConnectionStream* stream = nullptr;
+  bool close_after_answer = false;
+};
+thread_local CurrentConnection current;
+
+RequestFacts facts_of(const httplib::Request& req) {
+  RequestFacts f{req.version, {}};
+  for (const auto& [name, value] : req.headers) {
+    std::string lower = name;
+    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    // httplib adds these itself; they are not the client's.
+    if (lower == "remote_addr" || lower == "remote_port" || lower == "local_addr" || lower == "local_port") continue;
+    f.headers.emplace(std::move(lower), value);
+  }
+  return f;
+}
 }  // namespace
+
+bool client_gone() { return current.stream != nullptr && current.stream->peer_closed(); }
+
+HttpServer::Server::Server() {
+  httplib::Headers defaults;
+  for (const auto& [name, value] : security_headers()) defaults.emplace(name, value);
+  set_default_headers(defaults);
+  httplib::Server::set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (const auto error = check_framing(facts_of(req))) {
+      // The body (if any) is left unread: the connection closes after this answer, so
+      // its bytes can never be taken for a next request.
+      current.close_after_answer = true;
+      send_error(res, error->status, error->error, error->message);
+      return HandlerResponse::Handled;
+    }
+    if (access) {
+      const AccessFacts facts{changes_lab && changes_lab(req), req.get_header_value("Host"),
+                              req.get_header_value("Origin"), req.get_header_value("Sec-Fetch-Site"),
+                              req.get_header_value("Authorization")};
+      if (const auto status = admin_token_status(facts.authorization, *access); !status.empty())
+        res.set_header("X-Admin-Token", status);
+      if (const auto refusal = check_access(facts, *access)) {
+        if (refusal->status == 401) res.set_header("WWW-Authenticate", "Bearer");
+        send_error(res, refusal->status, refusal->error, refusal->message);
+        return HandlerResponse::Handled;
+      }
+    }
+    return lab_pre_routing_ ? lab_pre_routing_(req, res) : HandlerResponse::Unhandled;
+  });
+}
+
+HttpServer::Server& HttpServer::Server::set_pre_routing_handler(HandlerWithResponse handler) {
+  lab_pre_routing_ = std::move(handler);
+  return *this;
+}
 
 bool HttpServer::Server::raise_backlog(int backlog) {
   // On Linux, listen() on a socket that already listens only updates its backlog.
   return ::listen(svr_sock_, backlog) == 0;
+}
+
+bool HttpServer::Server::process_and_close_socket(socket_t sock) {
+  ConnectionLimits l = limits;
+  l.keep_alive_timeout_ms = static_cast<int>(keep_alive_timeout_sec_ * 1000);
+  ConnectionStream stream(sock, l);
+  bool ok = false;
+  if (l.max_connections > 0 && ++open_connections > l.max_connections) {
+    const std::string refusal = connection_refused_response(l.max_connections);
+    stream.write(refusal.data(), refusal.size());
+  } else {
+    if (l.max_connections <= 0) ++open_connections;
+    current = {&stream, false};
+    const auto stopping = [this] { return svr_sock_ == INVALID_SOCKET; };
+    for (auto left = keep_alive_max_count_; left > 0 && stream.wait_for_request(stopping); --left) {
+      bool closed = false;
+      ok = process_request(stream, left == 1, closed, [&stream](httplib::Request&) { stream.end_head(); });
+      if (!ok || closed || current.close_after_answer || !stream.head_complete()) break;
+    }
+    current = {};
+  }
+  --open_connections;
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+  return ok;
 }
 
 HttpServer::HttpServer() {
@@ -29,12 +115,14 @@ HttpServer::HttpServer() {
   });
   server_.set_tcp_nodelay(true);
   server_.set_keep_alive_timeout(kKeepAliveTimeoutS);
+  server_.set_keep_alive_max_count(kKeepAliveMaxCount);
 }
 
 HttpServer::~HttpServer() { stop(); }
 
 int HttpServer::start(const std::string& host, int port, int workers) {
-  const std::size_t pool = static_cast<std::size_t>(std::max(1, workers));
+  const int threads = server_.limits.max_connections > 0 ? server_.limits.max_connections + kRefusingThreads : workers;
+  const std::size_t pool = static_cast<std::size_t>(std::max(1, threads));
   server_.new_task_queue = [pool] { return new httplib::ThreadPool(pool); };
   int bound = port;
   if (port == 0) {
@@ -74,13 +162,17 @@ void on_post_or_put(httplib::Server& server, const std::string& pattern, BodyHan
     std::string body;
     if (chunked || (!length.empty() && length != "0")) {
       bool too_big = false;
-      read([&](const char* data, std::size_t n) {
+      const bool complete = read([&](const char* data, std::size_t n) {
         too_big = body.size() + n > kMaxBodyBytes;
         if (!too_big) body.append(data, n);
         return !too_big;
       });
       if (too_big)
         return send_error(res, 413, "body_too_large", "the request body is larger than 64 KiB");
+      // A body shorter than its Content-Length, or broken chunking: the handler must not
+      // act on half a request.
+      if (!complete)
+        return send_error(res, 400, "incomplete_body", "the request body ended early or its chunked framing is broken");
     }
     handler(req, body, res);
   };

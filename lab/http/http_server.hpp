@@ -10,9 +10,13 @@
 #include <atomic>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "lab/http/connection_limits.hpp"
+#include "lab/http/request_guard.hpp"
 
 namespace quote_lab {
 
@@ -25,7 +29,43 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  httplib::Server& routes() { return server_; }
+  // The httplib::Server with the lab's connection loop (lab/http/connection_limits.hpp)
+  // and framing checks (lab/http/request_guard.hpp) in front of every handler.
+  class Server : public httplib::Server {
+   public:
+    Server();
+    bool raise_backlog(int backlog);
+    /// Hides httplib's: `handler` runs after the framing check, which refuses malformed
+    /// requests (400 JSON, connection closed) before any route sees them.
+    Server& set_pre_routing_handler(HandlerWithResponse handler);
+    ConnectionLimits limits;  // set before start()
+    std::atomic<int> open_connections{0};
+    /// Set before start(): who may change the lab (request_guard.hpp); unset, every
+    /// request is allowed (the embedded carrier).
+    std::optional<AccessPolicy> access;
+    std::function<bool(const httplib::Request&)> changes_lab;
+
+   private:
+    bool process_and_close_socket(socket_t sock) override;
+    HandlerWithResponse lab_pre_routing_;
+  };
+
+  Server& routes() { return server_; }
+
+  /// Bounds every connection (head time and size, connections at once). Call before
+  /// start(); with `limits.max_connections` > 0 the worker pool has that many threads
+  /// (plus a few to refuse the ones past it): `workers` then bounds nothing, and the
+  /// routes bound concurrent work themselves (WorkerSlots).
+  void set_limits(const ConnectionLimits& limits) { server_.limits = limits; }
+  /// Checks Host on every request and, on those `changes_lab` says change the lab for
+  /// others, the Origin / Sec-Fetch-Site and the teacher token (request_guard.hpp);
+  /// refusals are 401/403 JSON answers. Call before start().
+  void set_access(AccessPolicy policy, std::function<bool(const httplib::Request&)> changes_lab) {
+    server_.access = std::move(policy);
+    server_.changes_lab = std::move(changes_lab);
+  }
+  /// Connections open now.
+  int open_connections() const { return server_.open_connections; }
 
   /// Binds `host:port` (port 0 picks a free one), serves with `workers` threads and
   /// returns the bound port once the listener runs, so that a stop() right after start()
@@ -39,16 +79,15 @@ class HttpServer {
   void stop();
 
  private:
-  // The listening socket is a protected member of httplib::Server: this subclass is the
-  // only way to re-listen it with a larger backlog.
-  class Server : public httplib::Server {
-   public:
-    bool raise_backlog(int backlog);
-  };
   Server server_;
   std::atomic<bool> listen_returned_{false};
   std::thread thread_;
 };
+
+/// True when the client of the request this thread is serving has closed its connection
+/// (for answers that stream for long: a live-events stream ends at once, not at its next
+/// write). False outside a request.
+bool client_gone();
 
 /// A handler for a route that may carry a small body (at most kMaxBodyBytes).
 using BodyHandler = std::function<void(const httplib::Request&, const std::string& body, httplib::Response&)>;

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "lab/resilience/quote_budget.hpp"
+
 namespace quote_lab {
 
 const std::string* find_param(const QueryParams& params, std::string_view name) {
@@ -87,6 +89,12 @@ std::optional<ApiError> apply_policy_overrides(const std::function<const std::st
     }
   }
   if (lookup("backoff_base_ms") && p.backoff_max_ms == 0) p.backoff_max_ms = 2000;
+  if (const Millis worst = worst_case_duration(p); worst.count() > kMaxQuoteMs)
+    return ApiError{400, "quote_too_long",
+                    "with these overrides one quote could take " + std::to_string(worst.count()) +
+                        " ms (timeout_ms x max_attempts + waits); the bound is " + std::to_string(kMaxQuoteMs) +
+                        " ms: lower timeout_ms or max_attempts",
+                    {}};
   for (const char* name : kPolicyOverrideParams)
     if (lookup(name)) changed.emplace_back(name);
   policy = p;

@@ -48,10 +48,16 @@ std::optional<ApiError> parse_int_param(const IntParam& p, const std::string* ra
 /// Query parameters that vary the policy of one quote request, for teaching.
 inline constexpr const char* kPolicyOverrideParams[] = {"timeout_ms", "max_attempts", "backoff_base_ms", "jitter"};
 
+/// The longest a quote with per-request overrides may hold a worker, in ms (its
+/// worst case, quote_budget.hpp). The configured policies stay far below it.
+inline constexpr int kMaxQuoteMs = 5000;
+
 /// Applies the per-request overrides found by `lookup` (name → raw value or null) to
 /// `policy`: timeout_ms 10–5000, max_attempts 1–10, backoff_base_ms 0–5000 (domain.hpp), jitter one of
 /// none, additive, full, equal, decorrelated. Returns the first error; `policy` is only
 /// changed when every value is valid. `changed` lists the names that were given.
+/// Overrides whose worst case (timeout × attempts + waits) is above kMaxQuoteMs are a
+/// 400 "quote_too_long" that names the bound and the worst case.
 std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,
                                                RetryPolicy& policy, std::vector<std::string>& changed);
 

@@ -444,10 +444,10 @@ TEST_CASE("ambiguous query strings are refused, not guessed") {
 TEST_CASE("methods: HEAD never has effects, wrong methods get 405 with Allow") {
   LabProcess lab;
   lab.get("/quote-resilient?scenario=ok");
-  CHECK(lab.raw_status("HEAD /reset-lab HTTP/1.1\r\nHost: x\r\n\r\n") == 405);
-  CHECK(lab.raw_status("HEAD /quote-legacy?scenario=down HTTP/1.1\r\nHost: x\r\n\r\n") == 405);
+  CHECK(lab.raw_status("HEAD /reset-lab HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 405);
+  CHECK(lab.raw_status("HEAD /quote-legacy?scenario=down HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 405);
   CHECK(lab.get("/incidents").json["incidents"].size() == 1);         // neither reset nor a new flow
-  CHECK(lab.raw_status("HEAD /health HTTP/1.1\r\nHost: x\r\n\r\n") == 200);
+  CHECK(lab.raw_status("HEAD /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 200);
   httplib::Client client("127.0.0.1", lab.port());
   auto del = client.Delete("/health");
   REQUIRE(del);

@@ -91,6 +91,7 @@ class LabProcess {
     const auto t0 = std::chrono::steady_clock::now();
     auto res = method == "POST" ? client.Post(path, headers, "", "application/json")
                : method == "PUT" ? client.Put(path, headers, "", "application/json")
+               : method == "DELETE" ? client.Delete(path, headers)
                                  : client.Get(path, headers);
     Reply r;
     r.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -1,0 +1,65 @@
+#include "lab/app/classroom.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+#include "lab/app/lab_routes.hpp"
+
+namespace quote_lab {
+
+void add_classroom_flags(CLI::App& serve, ClassroomOptions& o) {
+  serve.add_option("--max-connections", o.max_connections,
+                   "connections held at once (idle keep-alive, live dashboards, requests); past it a new "
+                   "connection gets a 503 and is closed")
+      ->envname("MAX_CONNECTIONS")->check(CLI::Range(8, 4096))->capture_default_str();
+  serve.add_option("--head-timeout-s", o.head_timeout_s,
+                   "a request head still arriving this long after its first byte is dropped")
+      ->envname("HEAD_TIMEOUT_S")->check(CLI::Range(0.1, 60.0))->capture_default_str();
+  serve.add_option("--max-head-kb", o.max_head_kb, "largest request head (request line and headers) in KiB")
+      ->envname("MAX_HEAD_KB")->check(CLI::Range(4, 1024))->capture_default_str();
+  serve.add_option("--admin-token", o.admin_token,
+                   "teacher token: resetting the lab, changing the carrier mode and storms need "
+                   "'Authorization: Bearer TOKEN' (quotes and reads never do)")
+      ->envname("LAB_ADMIN_TOKEN");
+  serve.add_option("--allowed-hosts", o.allowed_hosts,
+                   "host names the lab answers to besides IP addresses and localhost (comma-separated)")
+      ->envname("ALLOWED_HOSTS")->delimiter(',');
+}
+
+ConnectionLimits connection_limits(const ClassroomOptions& o) {
+  ConnectionLimits l;
+  l.max_connections = o.max_connections;
+  l.head_timeout_ms = static_cast<int>(std::lround(o.head_timeout_s * 1000));
+  l.max_head_bytes = static_cast<std::size_t>(o.max_head_kb) * 1024;
+  return l;
+}
+
+bool changes_lab(const httplib::Request& req) {
+  // From the route table; a POST, PUT or DELETE the table does not list changes nothing
+  // (it gets a 404 or 405) but is refused like a teacher-only one: a cross-site form
+  // learns nothing from probing.
+  if (req.method != "GET" && req.method != "HEAD" && req.method != "OPTIONS") return true;
+  return teacher_only(req.method, req.path);
+}
+
+std::optional<std::string> open_lab_warning(const std::string& listen_host, const std::string& admin_token) {
+  const bool loopback = listen_host == "localhost" || listen_host == "::1" || listen_host.rfind("127.", 0) == 0;
+  if (loopback || !admin_token.empty()) return std::nullopt;
+  std::string routes;
+  for (const auto& r : teacher_only_routes()) routes += (routes.empty() ? "" : ", ") + r;
+  return "listening on " + listen_host + " without a teacher token: anyone who can reach it can use " + routes +
+         " (reset the lab, change the carrier mode, start or stop storms); set --admin-token or "
+         "LAB_ADMIN_TOKEN to keep those for the teacher";
+}
+
+void apply_classroom(HttpServer& server, const std::string& listen_host, const ClassroomOptions& o) {
+  server.set_limits(connection_limits(o));
+  AccessPolicy access{o.admin_token, {}};
+  for (const auto& name : o.allowed_hosts)
+    if (!name.empty()) access.allowed_hosts.push_back(name);
+  server.set_access(std::move(access), changes_lab);
+  if (const auto warning = open_lab_warning(listen_host, o.admin_token)) spdlog::warn("{}", *warning);
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,152 @@
+#include "lab/http/connection_limits.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "lab/http/request_guard.hpp"
+
+namespace quote_lab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kStopCheckMs = 100;
+
+int poll_for(socket_t sock, short events, int timeout_ms) {
+  pollfd p{sock, events, 0};
+  int rc;
+  do rc = ::poll(&p, 1, std::max(0, timeout_ms));
+  while (rc < 0 && errno == EINTR);
+  return rc > 0 ? p.revents : (rc == 0 ? 0 : POLLERR);
+}
+
+void ip_and_port(const sockaddr_storage& addr, std::string& ip, int& port) {
+  char text[INET6_ADDRSTRLEN] = {};
+  if (addr.ss_family == AF_INET) {
+    const auto& a = reinterpret_cast<const sockaddr_in&>(addr);
+    ::inet_ntop(AF_INET, &a.sin_addr, text, sizeof text);
+    port = ntohs(a.sin_port);
+  } else if (addr.ss_family == AF_INET6) {
+    const auto& a = reinterpret_cast<const sockaddr_in6&>(addr);
+    ::inet_ntop(AF_INET6, &a.sin6_addr, text, sizeof text);
+    port = ntohs(a.sin6_port);
+  }
+  ip = text;
+}
+
+}  // namespace
+
+ConnectionStream::ConnectionStream(socket_t sock, const ConnectionLimits& limits) : sock_(sock), limits_(limits) {}
+
+bool ConnectionStream::wait_for_request(const std::function<bool()>& stopping) {
+  head_too_large_ = false;
+  bool ready = begin_ < end_;
+  for (int waited = 0; !ready && waited < limits_.keep_alive_timeout_ms; waited += kStopCheckMs) {
+    if (stopping()) return false;
+    const int revents = poll_for(sock_, POLLIN, std::min(kStopCheckMs, limits_.keep_alive_timeout_ms - waited));
+    if (revents & (POLLERR | POLLNVAL)) return false;
+    ready = revents != 0;  // readable, or hung up (the read then sees the end)
+  }
+  if (!ready || stopping()) return false;
+  in_head_ = true;
+  head_bytes_ = 0;
+  head_deadline_ = Clock::now() + std::chrono::milliseconds(limits_.head_timeout_ms);
+  return true;
+}
+
+bool ConnectionStream::peer_closed() const {
+  const int revents = poll_for(sock_, POLLIN | POLLRDHUP, 0);
+  if (revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) return true;
+  if (!(revents & POLLIN)) return false;
+  char byte;
+  return ::recv(sock_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+bool ConnectionStream::wait_readable() {
+  int timeout_ms = limits_.read_timeout_ms;
+  if (in_head_) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(head_deadline_ - Clock::now()).count();
+    if (left <= 0) return false;
+    timeout_ms = static_cast<int>(std::min<long long>(timeout_ms, left));
+  }
+  const int revents = poll_for(sock_, POLLIN, timeout_ms);
+  return revents != 0 && !(revents & POLLNVAL);
+}
+
+bool ConnectionStream::is_readable() const {
+  return begin_ < end_ || poll_for(sock_, POLLIN, limits_.read_timeout_ms) != 0;
+}
+
+bool ConnectionStream::is_writable() const {
+  return (poll_for(sock_, POLLOUT, limits_.write_timeout_ms) & POLLOUT) && !peer_closed();
+}
+
+ssize_t ConnectionStream::read(char* ptr, size_t size) {
+  if (in_head_ && head_bytes_ >= limits_.max_head_bytes) {
+    head_too_large_ = true;
+    return -1;
+  }
+  if (begin_ == end_) {
+    if (!wait_readable()) return -1;
+    ssize_t n;
+    do n = ::recv(sock_, buffer_, sizeof buffer_, 0);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) return n;
+    begin_ = 0;
+    end_ = static_cast<std::size_t>(n);
+  }
+  std::size_t n = std::min(size, end_ - begin_);
+  if (in_head_) {
+    n = std::min(n, limits_.max_head_bytes - head_bytes_);
+    head_bytes_ += n;
+  }
+  std::memcpy(ptr, buffer_ + begin_, n);
+  begin_ += n;
+  return static_cast<ssize_t>(n);
+}
+
+ssize_t ConnectionStream::write(const char* ptr, size_t size) {
+  std::size_t sent = 0;
+  while (sent < size) {
+    if (!(poll_for(sock_, POLLOUT, limits_.write_timeout_ms) & POLLOUT)) return -1;
+    const ssize_t n = ::send(sock_, ptr + sent, size - sent, MSG_NOSIGNAL);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) return -1;
+    sent += static_cast<std::size_t>(n);
+  }
+  return static_cast<ssize_t>(size);
+}
+
+void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getpeername(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, ip, port);
+}
+
+void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, ip, port);
+}
+
+std::string connection_refused_response(int max_connections) {
+  const std::string body =
+      nlohmann::ordered_json{{"error", "too_many_connections"},
+                             {"message", "the lab already holds its " + std::to_string(max_connections) +
+                                             " connections (--max-connections); close idle tabs or retry in a moment"}}
+          .dump(2) +
+      "\n";
+  std::string out = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n";
+  out += "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\nRetry-After: 1\r\n";
+  for (const auto& [name, value] : security_headers()) out += name + ": " + value + "\r\n";
+  return out + "\r\n" + body;
+}
+
+}  // namespace quote_lab
