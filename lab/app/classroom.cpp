@@ -18,6 +18,12 @@ void add_classroom_flags(CLI::App& serve, ClassroomOptions& o) {
       ->envname("HEAD_TIMEOUT_S")->check(CLI::Range(0.1, 60.0))->capture_default_str();
   serve.add_option("--max-head-kb", o.max_head_kb, "largest request head (request line and headers) in KiB")
       ->envname("MAX_HEAD_KB")->check(CLI::Range(4, 1024))->capture_default_str();
+  serve.add_option("--keep-alive-timeout-s", o.keep_alive_timeout_s,
+                   "how long an idle keep-alive connection stays open for its next request")
+      ->envname("KEEP_ALIVE_TIMEOUT_S")->check(CLI::Range(1, 300))->capture_default_str();
+  serve.add_option("--keep-alive-max-requests", o.keep_alive_max_requests,
+                   "requests served on one connection before it is closed")
+      ->envname("KEEP_ALIVE_MAX_REQUESTS")->check(CLI::Range(1, 1000000))->capture_default_str();
   serve.add_option("--admin-token", o.admin_token,
                    "teacher token: resetting the lab, changing the carrier mode and storms need "
                    "'Authorization: Bearer TOKEN' (quotes and reads never do)")
@@ -32,6 +38,8 @@ ConnectionLimits connection_limits(const ClassroomOptions& o) {
   l.max_connections = o.max_connections;
   l.head_timeout_ms = static_cast<int>(std::lround(o.head_timeout_s * 1000));
   l.max_head_bytes = static_cast<std::size_t>(o.max_head_kb) * 1024;
+  l.keep_alive_timeout_ms = o.keep_alive_timeout_s * 1000;
+  l.keep_alive_max_requests = o.keep_alive_max_requests;
   return l;
 }
 

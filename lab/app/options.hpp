@@ -26,6 +26,8 @@ struct ClassroomOptions {
   int max_connections = kDefaultMaxConnections;
   double head_timeout_s = ConnectionLimits::kDefaultHeadTimeoutMs / 1000.0;
   int max_head_kb = static_cast<int>(ConnectionLimits::kDefaultMaxHeadBytes / 1024);
+  int keep_alive_timeout_s = ConnectionLimits::kDefaultKeepAliveTimeoutMs / 1000;
+  int keep_alive_max_requests = ConnectionLimits::kDefaultKeepAliveMaxRequests;
   std::string admin_token;                 ///< empty: anyone may reset the lab (as before issue 10)
   std::vector<std::string> allowed_hosts;  ///< host names besides IP literals and localhost
 };

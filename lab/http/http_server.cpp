@@ -12,10 +12,9 @@ namespace quote_lab {
 
 namespace {
 constexpr int kListenBacklog = 1024;
-constexpr time_t kKeepAliveTimeoutS = 2;
-// Requests served on one connection before it is closed (httplib's default is 5; a
-// dashboard refreshing every 0.5 s would reconnect every 2.5 s).
-constexpr int kKeepAliveMaxCount = 1000;
+// Until set_limits() says otherwise (connection_limits.hpp explains the numbers).
+constexpr time_t kKeepAliveTimeoutS = ConnectionLimits::kDefaultKeepAliveTimeoutMs / 1000;
+constexpr int kKeepAliveMaxCount = ConnectionLimits::kDefaultKeepAliveMaxRequests;
 // Threads beyond max_connections: they answer the connections past the bound with a 503.
 constexpr int kRefusingThreads = 4;
 
@@ -119,6 +118,12 @@ HttpServer::HttpServer() {
 }
 
 HttpServer::~HttpServer() { stop(); }
+
+void HttpServer::set_limits(const ConnectionLimits& limits) {
+  server_.limits = limits;
+  server_.set_keep_alive_timeout(std::max<time_t>(1, limits.keep_alive_timeout_ms / 1000));
+  server_.set_keep_alive_max_count(static_cast<std::size_t>(std::max(1, limits.keep_alive_max_requests)));
+}
 
 int HttpServer::start(const std::string& host, int port, int workers) {
   const int threads = server_.limits.max_connections > 0 ? server_.limits.max_connections + kRefusingThreads : workers;

@@ -56,7 +56,7 @@ class HttpServer {
   /// start(); with `limits.max_connections` > 0 the worker pool has that many threads
   /// (plus a few to refuse the ones past it): `workers` then bounds nothing, and the
   /// routes bound concurrent work themselves (WorkerSlots).
-  void set_limits(const ConnectionLimits& limits) { server_.limits = limits; }
+  void set_limits(const ConnectionLimits& limits);
   /// Checks Host on every request and, on those `changes_lab` says change the lab for
   /// others, the Origin / Sec-Fetch-Site and the teacher token (request_guard.hpp);
   /// refusals are 401/403 JSON answers. Call before start().

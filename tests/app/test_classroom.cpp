@@ -343,3 +343,28 @@ TEST_CASE("problem 8: a closed page frees its live-stream slot within a second")
   }
   CHECK(status == 200);
 }
+
+TEST_CASE("keep-alive as clients expect: one connection serves many requests; both bounds are flags") {
+  SUBCASE("defaults: 5 s idle, 1000 requests, announced in every answer") {
+    LabProcess lab;
+    RawConnection c(lab.port());
+    // Twelve requests one after another on one connection (cpp-httplib's default closes after 5).
+    std::string replies;
+    for (int i = 0; i < 12; ++i) {
+      REQUIRE(c.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+      replies += c.receive(300ms);
+    }
+    CHECK(count_answers(replies) == 12);
+    CHECK(replies.find("Keep-Alive: timeout=5, max=1000") != std::string::npos);
+    CHECK(replies.find("Connection: close") == std::string::npos);
+  }
+  SUBCASE("--keep-alive-max-requests 3 closes after the third answer") {
+    LabProcess lab({"--keep-alive-max-requests", "3", "--keep-alive-timeout-s", "1"});
+    RawConnection c(lab.port());
+    const std::string one = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    c.send(one + one + one + one);
+    const std::string replies = c.receive(2000ms);
+    CHECK(count_answers(replies) == 3);
+    CHECK(replies.find("Keep-Alive: timeout=1, max=3") != std::string::npos);
+  }
+}
