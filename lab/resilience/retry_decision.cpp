@@ -11,7 +11,11 @@ RetryDecision decide_retry(const RetryPolicy& policy, const AttemptFacts& facts,
     return Stop{n == 1 ? Step::short_circuit : Step::retry_skipped, facts.refused, n};
   if (facts.error == CallError::none) return Stop{};
   if (n >= policy.max_attempts) return Stop{};
-  if (!CallOutcome::is_carrier_failure(facts.error)) return Stop{Step::retry_skipped, Reason::not_retryable, n + 1};
+  // A 4xx is our request's fault, and an answer we cannot read (a malformed body, a 204, a
+  // redirect) would come back the same: neither is retried (gRPC retries only the status
+  // codes a policy lists as retryable). The breaker still counts a bad answer as a failure.
+  if (!CallOutcome::is_carrier_failure(facts.error) || facts.error == CallError::bad_response)
+    return Stop{Step::retry_skipped, Reason::not_retryable, n + 1};
   // Our own failure opened the breaker: the next attempt would only be refused.
   if (facts.breaker_after == BreakerState::open) return Stop{Step::retry_skipped, Reason::circuit_open, n + 1};
   // Once the lab is stopping, a retry would only delay the stop (and could open the breaker).

@@ -8,11 +8,12 @@
 //   the call brought a quote            → stop: answered
 //   that was the last attempt allowed   → stop: attempts exhausted
 //   the failure is the request's fault  → stop: retry_skipped, not_retryable (a 4xx: the same
-//                                         request fails the same way)
+//   or the answer could not be used       request fails the same way; a malformed answer would
+//                                         come back malformed)
 //   the failure left the breaker open   → stop: retry_skipped, circuit_open
 //   the lab is shutting down            → stop: retry_skipped, shutting_down
 //   otherwise (timeout, connect error,  → retry after backoff_delay(policy, attempt, u, previous)
-//   5xx, 429, unusable answer)
+//   5xx, 429)
 //
 // Modelled on gRPC's retry decision (`std::optional<Duration> ShouldRetry(...)`: empty means
 // stop) with the reason kept, and on gobreaker's admission (the breaker says why it refused).

@@ -52,9 +52,12 @@ TEST_CASE("the retry decision, one attempt slot per row") {
       {"5xx, highest jitter", resilient(), {1, {}, CallError::http_5xx, kClosed}, 0.999, 0, "retry after 125 ms"},
       {"429, middle jitter", resilient(), {1, {}, CallError::http_429, kClosed}, 0.5, 0, "retry after 110 ms"},
       {"connection refused", resilient(), {1, {}, CallError::connect_error, kClosed}, 0.0, 0, "retry after 95 ms"},
-      // An unusable 200 (malformed body) is the carrier's failure too (SPEC reason bad_response):
-      // the breaker counts it, and so it is retried like a 5xx.
-      {"malformed answer", resilient(), {1, {}, CallError::bad_response, kClosed}, 0.0, 0, "retry after 95 ms"},
+      // An unusable answer (malformed body, 204, redirect; SPEC reason bad_response) would come
+      // back the same: not retried (the breaker still counts it as the carrier's failure).
+      {"malformed answer", resilient(), {1, {}, CallError::bad_response, kClosed}, 0.0, 0,
+       "stop: retry_skipped (not_retryable) at attempt 2"},
+      {"malformed answer in legacy", legacy(), {1, {}, CallError::bad_response, kClosed}, 0.0, 0,
+       "stop: retry_skipped (not_retryable) at attempt 2"},
       // A 4xx is our request's fault (shown as bad_response): the same request fails the same way.
       {"4xx", resilient(), {1, {}, CallError::http_4xx, kClosed}, 0.5, 0, "stop: retry_skipped (not_retryable) at attempt 2"},
       {"4xx in legacy", legacy(), {1, {}, CallError::http_4xx, kClosed}, 0.5, 0, "stop: retry_skipped (not_retryable) at attempt 2"},
