@@ -1,17 +1,48 @@
 // Integration: a real `quote-lab serve` (lab + embedded carrier over real HTTP) on
-// ephemeral ports, driven the way students drive it with curl.
+// ephemeral ports, driven the way students drive it with curl. Only what a real process
+// shows lives here: wiring, real sockets and clocks, HTTP codes and headers. The exact
+// numbers of each answer (events, waits, ages, breaker views) are asserted on the fake
+// clock in test_lab_app.cpp.
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cmath>
+#include <mutex>
 #include <set>
 #include <thread>
 
 #include "lab/app/route_table.hpp"
+#include "lab/base/time_format.hpp"
 #include "support/lab_process.hpp"
 
 using namespace quote_lab::testing;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Steady = std::chrono::steady_clock;
 
 namespace {
+
+// Milliseconds from one timestamp the lab wrote to another (ISO 8601, millisecond precision).
+double ms_between(const nlohmann::ordered_json& from, const nlohmann::ordered_json& to) {
+  const auto a = quote_lab::parse_iso8601(from.get<std::string>());
+  const auto b = quote_lab::parse_iso8601(to.get<std::string>());
+  REQUIRE(a);
+  REQUIRE(b);
+  return std::chrono::duration<double, std::milli>(*b - *a).count();
+}
+
+// A fallback's age_s is its age when served, to 0.1 s: the answer's own timestamps say what
+// it must be (off by at most the rounding, plus a millisecond of timestamp truncation).
+void check_age_matches_timestamps(const nlohmann::ordered_json& answer) {
+  const double age_ms = ms_between(answer["quote"]["cached_at"], answer["timestamp_utc"]);
+  CAPTURE(age_ms);
+  CHECK(std::abs(answer["quote"]["age_s"].get<double>() * 1000 - age_ms) <= 52);
+}
+
+double ms_since(Steady::time_point t) { return std::chrono::duration<double, std::milli>(Steady::now() - t).count(); }
+
+// The embedded carrier's own counters, read from the lab's /carrier view.
+nlohmann::ordered_json carrier_stats(const LabProcess& lab) { return lab.get("/carrier").json["stats"]; }
 
 struct Expect {
   const char* scenario;
@@ -42,6 +73,7 @@ void check_scenario(const LabProcess& lab, const Expect& e) {
   CHECK(legacy.json["scenario"] == e.scenario);
   CHECK(legacy.json["mode"] == "legacy");
 
+  const auto reset_at = Steady::now();
   lab.get("/reset-lab");
   const Reply resilient = lab.get(std::string("/quote-resilient?scenario=") + e.alias);
   CHECK(resilient.status == 200);
@@ -49,9 +81,13 @@ void check_scenario(const LabProcess& lab, const Expect& e) {
   CHECK(resilient.json["attempts"] == e.resilient_attempts);
   CHECK(resilient.json["scenario"] == e.scenario);          // the alias is reported canonically
   if (std::string(e.resilient_status) == "degraded") {
+    // Right after a reset the fallback is the seed quote, re-seeded by the reset itself.
     CHECK(resilient.json["quote"]["source"] == "fallback");
-    CHECK(resilient.json["quote"].contains("age_s"));
-    CHECK(resilient.json["quote"].contains("cached_at"));
+    CHECK(resilient.json["quote"]["quote_id"] == "SEED-42-3");
+    CHECK(resilient.json["quote"]["seed"] == true);
+    check_age_matches_timestamps(resilient.json);
+    CHECK(resilient.json["quote"]["age_s"].get<double>() >= 0.5);   // 2 x 220 ms + a backoff of at least 95 ms
+    CHECK(resilient.json["quote"]["age_s"].get<double>() * 1000 <= ms_since(reset_at) + 50);
   } else {
     CHECK(resilient.json["quote"]["source"] == "live");
   }
@@ -87,74 +123,89 @@ TEST_CASE("legacy provider_down: 4 timeouts of 360 ms in about 1.44 s, a retry s
   CHECK(events_of(r.json) == std::vector<std::string>(4, "attempt_failed"));
   for (const auto& e : r.json["events"]) {
     CHECK(e["reason"] == "timeout");
-    CHECK(e["elapsed_ms"].get<double>() >= 355);
-    CHECK(e["elapsed_ms"].get<double>() <= 460);
+    CHECK(e["elapsed_ms"].get<double>() >= 360);                         // a real socket timeout never fires early
+    CHECK(e["elapsed_ms"].get<double>() <= 460);                         // upper bounds leave room for a loaded machine
   }
   CHECK(r.json["timeout_count"] == 4);
   CHECK(r.json["quote"].is_null());
-  CHECK(r.elapsed_ms >= 1400);
+  CHECK(r.json["elapsed_ms"].get<double>() >= 1440);
+  CHECK(r.elapsed_ms >= 1440);
   CHECK(r.elapsed_ms <= 2600);
   const Reply carrier = lab.get("/carrier");
   CHECK(carrier.json["stats"]["calls_by_scenario"]["provider_down"] == 4);  // the amplification
 }
 
-TEST_CASE("the class sequence: reset, provider_down opens the breaker, the next call short-circuits") {
+// The exact sequence (events, waits, breaker view, short circuits) is in test_lab_app.cpp;
+// here: the real random draw and clocks, the HTTP codes, and what the real carrier saw.
+TEST_CASE("the class sequence over HTTP: provider_down opens the breaker for 30 s of wall time, the next call never reaches the carrier") {
   LabProcess lab;
   lab.get("/reset-lab");
   const Reply first = lab.get("/quote-resilient?scenario=provider_down");
-  CHECK(events_of(first.json) ==
-        std::vector<std::string>{"attempt_failed", "backoff", "attempt_failed", "circuit_opened", "fallback_used"});
-  const auto wait = first.json["events"][1]["wait_ms"].get<int>();
+  const auto answered_at = Steady::now();
+  CHECK(first.status == 200);                                            // degraded is still a 200
+  CHECK(first.json["status"] == "degraded");
+  REQUIRE(events_of(first.json).size() == 5);
+  const auto wait = first.json["events"][1]["wait_ms"].get<int>();     // 80 ms + a real jitter draw of 15-45 ms
   CHECK(wait >= 95);
   CHECK(wait <= 125);
+  for (int at : {0, 2}) CHECK(first.json["events"][at]["elapsed_ms"].get<double>() >= 220);  // real 220 ms socket timeouts
+  // Opened for the default 30 s: on the wall clock in opened_until, on the monotonic one in cooldown_left_ms.
+  CHECK(ms_between(first.json["timestamp_utc"], first.json["dependency"]["opened_until"]) == doctest::Approx(30000).epsilon(0.0001));
 
+  const auto asked_at = Steady::now();
   const Reply state = lab.get("/dependency/state");
   CHECK(state.json["circuit_status"] == "open");
-  CHECK(state.json["consecutive_failures"] == 2);
-  CHECK(state.json["open_events"] == 1);
-  CHECK(state.json["cooldown_left_ms"].get<int>() > 25000);
-  CHECK(state.json["cooldown_left_ms"].get<int>() <= 30000);
-  CHECK(state.json["opened_until"].is_string());
-  CHECK(state.json["last_outcome"] == "timeout");
+  CHECK(state.json["opened_until"] == first.json["dependency"]["opened_until"]);
+  CHECK(state.json["cooldown_left_ms"].get<double>() <= 30000 - std::chrono::duration<double, std::milli>(asked_at - answered_at).count() + 1);
+  CHECK(state.json["cooldown_left_ms"].get<double>() >= 30000 - ms_since(answered_at) - 50);
 
   const Reply shorted = lab.get("/quote-resilient?scenario=ok");
   CHECK(shorted.status == 200);
-  CHECK(shorted.json["attempts"] == 0);
   CHECK(shorted.json["status"] == "degraded");
-  CHECK(events_of(shorted.json) == std::vector<std::string>{"short_circuit", "fallback_used"});
-  CHECK(shorted.json["elapsed_ms"].get<double>() < 20);     // no carrier call, no wait
-  CHECK(shorted.json["dependency"]["short_circuit_count"] == 1);
-  const Reply carrier = lab.get("/carrier");
-  CHECK(carrier.json["stats"]["calls_by_scenario"]["ok"] == 0);  // the carrier never saw it
+  CHECK(shorted.json["elapsed_ms"].get<double>() < 20);                  // no carrier call, no wait: at once
+  const auto calls = carrier_stats(lab)["calls_by_scenario"];
+  CHECK(calls["provider_down"] == 2);
+  CHECK(calls["ok"] == 0);                                               // the carrier never saw it
 }
 
-TEST_CASE("after a short cooldown the breaker is half_open without traffic, one probe closes it") {
-  LabProcess lab({"--open-duration-s", "0.6"});
-  lab.get("/quote-resilient?scenario=provider_down");
-  CHECK(lab.get("/dependency/state").json["circuit_status"] == "open");
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
-  CHECK(lab.get("/dependency/state").json["circuit_status"] == "half_open");
+// The exact 30 s edge, the single probe and a concurrent caller are in test_lab_app.cpp;
+// here: --open-duration-s reaches the breaker, and its state turns on the real clock.
+TEST_CASE("with --open-duration-s 0.3 the breaker is half_open 0.3 s later without traffic, and one real probe closes it") {
+  LabProcess lab({"--open-duration-s", "0.3"});
+  const auto sent_at = Steady::now();
+  const Reply opened = lab.get("/quote-resilient?scenario=provider_down");
+  const auto answered_at = Steady::now();
+  REQUIRE(opened.json["dependency"]["circuit_status"] == "open");
+  REQUIRE(eventually([&] { return lab.get("/dependency/state").json["circuit_status"] == "half_open"; }, seconds(3)));
+  const auto half_open_at = Steady::now();
+  CHECK(half_open_at - sent_at >= milliseconds(300));                    // never before the cooldown
+  CHECK(half_open_at - answered_at <= milliseconds(300 + 1000));         // and soon after (room for a loaded machine)
   const std::string prom = lab.get("/metrics-prometheus").body;
   CHECK(prom.find(R"(quote_lab_breaker_state{state="half_open",upstream="carrier"} 1)") != std::string::npos);
+  CHECK(prom.find(R"(quote_lab_breaker_state{state="open",upstream="carrier"} 0)") != std::string::npos);
+
   const Reply probe = lab.get("/quote-resilient?scenario=ok");
-  CHECK(events_of(probe.json) == std::vector<std::string>{"half_open_probe", "attempt_success"});
+  CHECK(probe.status == 200);
   CHECK(probe.json["status"] == "completed");
+  CHECK(probe.json["quote"]["source"] == "live");
+  CHECK(carrier_stats(lab)["calls_by_scenario"]["ok"] == 1);            // the probe, over real HTTP
   CHECK(lab.get("/dependency/state").json["circuit_status"] == "closed");
 }
 
-TEST_CASE("the fallback is the last live quote for that customer and item count, with its age") {
+// The exact age on the fake clock and seed quotes are in test_lab_app.cpp; here: a quote from
+// the real carrier is cached and aged on the real wall clock.
+TEST_CASE("the fallback is the last live quote for that customer and item count, aged on the wall clock") {
   LabProcess lab;
+  const auto sent_at = Steady::now();
   const Reply live = lab.get("/quote-resilient?scenario=ok&customer_id=7&items=2");
   REQUIRE(live.json["quote"]["source"] == "live");
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const Reply fb = lab.get("/quote-resilient?scenario=provider_down&customer_id=7&items=2");
+  CHECK(fb.status == 200);
   CHECK(fb.json["quote"]["source"] == "fallback");
   CHECK(fb.json["quote"]["quote_id"] == live.json["quote"]["quote_id"]);
-  CHECK(fb.json["quote"]["amount"] == live.json["quote"]["amount"]);
-  CHECK(fb.json["quote"]["age_s"].get<double>() >= 0.5);
-  CHECK(fb.json["quote"]["seed"] == false);
-  const Reply state = lab.get("/dependency/state");
-  CHECK(state.json["fallback_quote"]["quote_id"] == live.json["quote"]["quote_id"]);
+  check_age_matches_timestamps(fb.json);
+  CHECK(fb.json["quote"]["age_s"].get<double>() >= 0.5);                 // the provider_down flow alone takes 535 ms or more
+  CHECK(fb.json["quote"]["age_s"].get<double>() * 1000 <= ms_since(sent_at) + 50);
 }
 
 TEST_CASE("every bad input is a 400 JSON error that says what is allowed") {
@@ -310,14 +361,16 @@ TEST_CASE("curl -X POST and -X PUT without a body answer at once, as curl sends 
 }
 
 TEST_CASE("every answer explains itself in plain Spanish and English") {
-  LabProcess lab({"--open-duration-s", "0.5"});
+  LabProcess lab({"--open-duration-s", "0.3"});
   const Reply down = lab.get("/quote-resilient?scenario=down");
   CHECK(down.json["explanation"]["en"] == "The carrier failed 2 times; the fallback quote was served.");
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  CHECK(down.json["explanation"]["es"] == "El proveedor falló 2 veces; se respondió con la cotización de respaldo.");
+  REQUIRE(eventually([&] { return lab.get("/dependency/state").json["circuit_status"] == "half_open"; }, seconds(3)));
   const Reply probe = lab.get("/quote-resilient?scenario=down");
   CHECK(probe.json["attempts"] == 1);
   CHECK(probe.json["explanation"]["en"] == "The half-open probe failed: the breaker reopened and the fallback quote was served.");
-  CHECK(probe.json["explanation"]["es"].get<std::string>().find("sonda") != std::string::npos);
+  CHECK(probe.json["explanation"]["es"] ==
+        "La sonda del circuito medio abierto falló: el circuito se reabrió y se respondió con la cotización de respaldo.");
   const Reply index = lab.get("/");
   const auto& scenarios = index.json["scenarios"];
   const auto down_scenario = std::find_if(scenarios.begin(), scenarios.end(), [](const auto& s) { return s["name"] == "provider_down"; });
@@ -350,35 +403,36 @@ TEST_CASE("the dashboard is served at / for browsers and under /ui/, and nothing
 
 TEST_CASE("the event stream pushes quote completions and is bounded in clients") {
   LabProcess lab({"--max-event-clients", "1"});
-  std::string received;
+  std::mutex mutex;
+  std::string received;  // guarded by mutex: the reader appends while the test reads
+  auto stream_has = [&](const std::string& text) {
+    std::lock_guard lock(mutex);
+    return received.find(text) != std::string::npos;
+  };
   std::atomic<bool> stop{false};
   httplib::Client stream("127.0.0.1", lab.port());
   std::thread reader([&] {
     stream.Get("/events", [&](const char* data, std::size_t n) {
+      std::lock_guard lock(mutex);
       received.append(data, n);
       return !stop.load();
     });
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE(eventually([&] { return stream_has(": connected"); }, seconds(5)));  // the stream holds the slot
   const Reply second = lab.get("/events");                             // the one slot is taken
   CHECK(second.status == 503);
   CHECK(second.json["error"] == "too_many_event_clients");
   const Reply q = lab.get("/quote-resilient?scenario=ok");
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(eventually([&] { return stream_has(q.json["request_id"].get<std::string>()); }, seconds(2)));
+  CHECK(stream_has("event: quote"));
   stop = true;
   lab.get("/health");
   stream.stop();
   reader.join();
-  CHECK(received.find("event: quote") != std::string::npos);
-  CHECK(received.find(q.json["request_id"].get<std::string>()) != std::string::npos);
-  // The closed stream's slot is freed by the next heartbeat, at most kEventHeartbeatS later.
-  int code = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
-  while (code != 200 && std::chrono::steady_clock::now() < deadline) {
-    code = lab.raw_status("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", std::chrono::milliseconds(500));
-    if (code != 200) std::this_thread::sleep_for(std::chrono::milliseconds(250));
-  }
-  CHECK(code == 200);
+  // The closed stream's slot is freed by the next heartbeat, at most kEventHeartbeatS (5 s) later:
+  // that wait is the behaviour under test.
+  CHECK(eventually([&] { return lab.raw_status("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", milliseconds(500)) == 200; },
+                   seconds(8), milliseconds(250)));
 }
 
 TEST_CASE("per-request overrides vary the policy of one request and are shown in the answer") {
@@ -400,10 +454,12 @@ TEST_CASE("per-request overrides vary the policy of one request and are shown in
 TEST_CASE("the carrier counts the work it finished after the lab gave up") {
   LabProcess lab;
   lab.get("/quote-legacy?scenario=slow");                                // 4 x (360 ms timeout vs 640-730 ms of work)
-  std::this_thread::sleep_for(std::chrono::milliseconds(900));
-  const Reply c = lab.get("/carrier");
-  CHECK(c.json["stats"]["wasted_calls"] == 4);
-  CHECK(c.json["stats"]["wasted_seconds"].get<double>() > 2.5);
+  // The last attempt's work ends up to 730 - 360 ms after the answer.
+  REQUIRE(eventually([&] { return carrier_stats(lab)["in_flight"] == 0; }, seconds(3)));
+  const auto stats = carrier_stats(lab);
+  CHECK(stats["wasted_calls"] == 4);
+  CHECK(stats["wasted_seconds"].get<double>() >= 4 * 0.640);
+  CHECK(stats["wasted_seconds"].get<double>() <= 4 * 0.730 + 0.6);       // room for late wake-ups on a loaded machine
   CHECK(lab.get("/metrics-prometheus").body.find("quote_lab_carrier_wasted_calls_total 4") != std::string::npos);
 }
 
@@ -415,12 +471,7 @@ TEST_CASE("POST /experiments/storm runs one storm at a time and keeps the last r
   CHECK(started.json["running"] == true);
   CHECK(lab.request("POST", "/experiments/storm?mode=legacy&scenario=ok&clients=2&requests=4").status == 409);
   Reply done;
-  for (int i = 0; i < 50; ++i) {
-    done = lab.get("/experiments/storm");
-    if (done.json["running"] == false) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  CHECK(done.json["running"] == false);
+  CHECK(eventually([&] { return (done = lab.get("/experiments/storm")).json["running"] == false; }, seconds(5), milliseconds(50)));
   CHECK(done.json["last_result"]["requests"] == 4);
   CHECK(done.json["last_result"]["amplification"] == 2.0);
   CHECK(lab.request("POST", "/experiments/storm?clients=1000").status == 400);
@@ -463,30 +514,54 @@ TEST_CASE("methods: HEAD never has effects, wrong methods get 405 with Allow") {
 TEST_CASE("provider_down holds the carrier only until the caller gives up") {
   LabProcess lab;
   lab.get("/quote-legacy?scenario=down");                               // 4 hung calls, 360 ms each
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const Reply c = lab.get("/carrier");
-  CHECK(c.json["stats"]["in_flight"] == 0);                              // not 5 s of hanging each
-  CHECK(c.json["stats"]["wasted_calls"] == 4);
-  CHECK(c.json["stats"]["wasted_seconds"].get<double>() < 4 * 0.5);
+  // Each hung call is released kHangGraceMs (50 ms) after its caller's deadline, not after 5 s.
+  CHECK(eventually([&] { return carrier_stats(lab)["in_flight"] == 0; }, milliseconds(1500)));
+  const auto stats = carrier_stats(lab);
+  CHECK(stats["wasted_calls"] == 4);
+  CHECK(stats["wasted_seconds"].get<double>() >= 4 * (0.360 + 0.050) - 0.04);
+  CHECK(stats["wasted_seconds"].get<double>() < 4 * 0.5);
 }
 
 TEST_CASE("--workers bounds the requests served at once: a legacy storm starves /health, an open dashboard does not") {
   LabProcess lab({"--workers", "2"});
+  // The carrier answers on its own listener, so it can be asked while both lab workers are busy.
+  const std::string carrier_url = lab.get("/health").json["carrier_url"];
+  httplib::Client carrier(carrier_url);
+  auto carrier_in_flight = [&] {
+    auto res = carrier.Get("/stats");
+    return res ? nlohmann::json::parse(res->body)["in_flight"].get<int>() : -1;
+  };
   // Two open event streams hold threads of their own, not the two workers.
+  std::atomic<int> streams_open{0};
   httplib::Client s1("127.0.0.1", lab.port()), s2("127.0.0.1", lab.port());
-  std::thread t1([&] { s1.Get("/events", [](const char*, std::size_t) { return true; }); });
-  std::thread t2([&] { s2.Get("/events", [](const char*, std::size_t) { return true; }); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto open_stream = [&](httplib::Client& c) {
+    c.Get("/events", [&, counted = false](const char*, std::size_t) mutable {
+      if (!std::exchange(counted, true)) ++streams_open;
+      return true;
+    });
+  };
+  std::thread t1([&] { open_stream(s1); });
+  std::thread t2([&] { open_stream(s2); });
+  REQUIRE(eventually([&] { return streams_open == 2; }, seconds(5)));
   CHECK(lab.get("/health").elapsed_ms < 100);
-  // Two legacy provider_down requests take both workers for ~1.44 s.
-  std::thread a([&] { lab.get("/quote-legacy?scenario=down"); });
-  std::thread b([&] { lab.get("/quote-legacy?scenario=down"); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Two legacy provider_down requests take both workers for 4 x 360 ms.
+  std::atomic<Steady::rep> first_done{Steady::time_point::max().time_since_epoch().count()};
+  auto storm = [&] {
+    lab.get("/quote-legacy?scenario=down");
+    Steady::rep now = Steady::now().time_since_epoch().count(), seen = first_done;
+    while (now < seen && !first_done.compare_exchange_weak(seen, now)) {}
+  };
+  std::thread a(storm);
+  std::thread b(storm);
+  REQUIRE(eventually([&] { return carrier_in_flight() == 2; }, seconds(2), milliseconds(5)));  // both workers are busy
   const Reply health = lab.get("/health");
-  CHECK(health.status == 200);
-  CHECK(health.elapsed_ms > 700);                                        // waited for a worker
+  const auto health_done = Steady::now().time_since_epoch().count();
   a.join();
   b.join();
+  CHECK(health.status == 200);
+  CHECK(health.elapsed_ms > 700);                                        // waited for a worker ...
+  // ... until a legacy request gave its worker back (50 ms: the two clients wake in either order).
+  CHECK(health_done + std::chrono::duration_cast<Steady::duration>(milliseconds(50)).count() >= first_done.load());
   s1.stop();
   s2.stop();
   t1.join();

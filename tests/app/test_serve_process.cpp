@@ -4,29 +4,41 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include <thread>
-
+#include "lab/base/time_format.hpp"
 #include "support/lab_process.hpp"
 
 using namespace quote_lab::testing;
+using Steady = std::chrono::steady_clock;
 
 TEST_CASE("a restart resumes an open breaker with its remaining cooldown, not a fresh one") {
   TempDir dir;
+  // No wait is needed: the stop and the start themselves spend cooldown, which the
+  // restarted lab must count, to the millisecond the client can see.
+  Steady::time_point opened_by;
+  std::string opened_until;
   {
     LabProcess lab({}, dir.path());
-    lab.get("/quote-resilient?scenario=provider_down");
-    CHECK(lab.get("/dependency/state").json["circuit_status"] == "open");
-    // A fixed wait on purpose: the behaviour under test is cooldown time passing while the
-    // lab runs, which a restart must not give back.
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    const Reply opened = lab.get("/quote-resilient?scenario=provider_down");
+    opened_by = Steady::now();
+    REQUIRE(opened.json["dependency"]["circuit_status"] == "open");
+    opened_until = opened.json["dependency"]["opened_until"];
     CHECK(lab.stop(SIGTERM) == 0);                           // a clean stop
     CHECK(lab.log().find("stopped cleanly") != std::string::npos);
   }
   LabProcess again({}, dir.path());
+  const auto asked_at = Steady::now();
   const Reply state = again.get("/dependency/state");
+  const double spent_ms = std::chrono::duration<double, std::milli>(asked_at - opened_by).count();
+  CAPTURE(spent_ms);
   CHECK(state.json["circuit_status"] == "open");
-  CHECK(state.json["cooldown_left_ms"].get<int>() > 20000);
-  CHECK(state.json["cooldown_left_ms"].get<int>() <= 28500);   // 1.5 s already spent
+  // The same deadline, not a fresh one (to the millisecond: the file and the answer each truncate to it).
+  const auto resumed_until = quote_lab::parse_iso8601(state.json["opened_until"].get<std::string>());
+  REQUIRE(resumed_until);
+  CHECK(std::chrono::abs(*resumed_until - *quote_lab::parse_iso8601(opened_until)) <= std::chrono::milliseconds(1));
+  // Remaining = 30 s - time since the breaker opened (before `opened_by`), give or take a
+  // few ms between the wall clock the file keeps and the monotonic one the test reads.
+  CHECK(state.json["cooldown_left_ms"].get<double>() <= 30000 - spent_ms + 5);
+  CHECK(state.json["cooldown_left_ms"].get<double>() >= 30000 - spent_ms - state.elapsed_ms - 100);
   CHECK(state.json["state_file_set_aside"].is_null());
   CHECK(again.get("/quote-resilient?scenario=ok").json["attempts"] == 0);  // still short-circuits
 }
@@ -120,8 +132,9 @@ TEST_CASE("a policy file and --open-duration-s change the numbers without recomp
   write_file(dir / "p.json", R"({"legacy": {"max_attempts": 2}})");
   LabProcess lab({"--policies", (dir / "p.json").string(), "--open-duration-s", "5"});
   CHECK(lab.get("/quote-legacy?scenario=down").json["attempts"] == 2);
-  lab.get("/quote-resilient?scenario=down");
-  CHECK(lab.get("/dependency/state").json["cooldown_left_ms"].get<int>() <= 5000);
+  const Reply opened = lab.get("/quote-resilient?scenario=down");
+  CHECK(opened.json["dependency"]["cooldown_left_ms"].get<int>() <= 5000);   // read as it opened: 5 s, to a few ms
+  CHECK(opened.json["dependency"]["cooldown_left_ms"].get<int>() >= 4900);
   CHECK(lab.get("/").json["policies"]["breaker"]["open_duration_s"] == 5.0);
 }
 

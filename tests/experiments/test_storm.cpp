@@ -59,14 +59,16 @@ TEST_CASE("a small storm reports requests, latency, status mix, amplification an
   // Each request: attempt 1 times out at legacy's 360 ms (flaky takes 520-560 ms), attempt 2
   // answers in 150-195 ms, so 510-555 ms plus loopback; 12 requests on 4 clients are 3 rounds.
   CHECK(r.latency.p50_ms.value() >= 510);
-  CHECK(r.latency.max_ms.value() < 555 + 150);
+  // Upper bounds leave room for a loaded machine and the sanitizer builds (the lower bounds
+  // are the precise ones: no request can be faster than its timeout plus the retry).
+  CHECK(r.latency.max_ms.value() < 555 + 400);
   CHECK(r.elapsed_s >= 3 * 0.510);
-  CHECK(r.elapsed_s < 3 * 0.705);
+  CHECK(r.elapsed_s < 3 * 0.555 + 1.5);
   // The monitor asks /health about every 50 ms while the clients run, and 16 lab workers
   // leave room for it beside 4 clients: at least one answer per 200 ms, never more than one per 50 ms.
   CHECK(r.health_latency.count >= static_cast<std::size_t>(r.elapsed_s / 0.2));
   CHECK(r.health_latency.count <= static_cast<std::size_t>(r.elapsed_s / 0.05) + 1);
-  CHECK(r.health_latency.p99_ms.value() < 250);  // never starved: about 1 ms when idle
+  CHECK(r.health_latency.p99_ms.value() < 500);  // never starved (about 1 ms when idle; a legacy storm: seconds)
   // Progress every 200 ms or more while it runs, then one final report of everything.
   REQUIRE(progress.size() >= 2);
   CHECK(progress.size() <= static_cast<std::size_t>(r.elapsed_s / 0.2) + 1);
@@ -79,6 +81,9 @@ TEST_CASE("a small storm reports requests, latency, status mix, amplification an
   }
   REQUIRE(r.wasted_carrier_calls);
   CHECK(*r.wasted_carrier_calls == 12);  // every first attempt finished after the lab gave up; no second one did
+  REQUIRE(r.wasted_carrier_seconds);
+  CHECK(*r.wasted_carrier_seconds >= 12 * 0.520);     // 520-560 ms of work each
+  CHECK(*r.wasted_carrier_seconds <= 12 * 0.560 + 1.0);  // room for late wake-ups on a loaded machine
   const auto j = to_json(r);
   for (const char* key : {"requests", "throughput_rps", "latency_ms", "status_counts", "carrier_calls", "amplification",
                           "health_latency_ms", "wasted_carrier_calls"})
