@@ -41,7 +41,10 @@ class DeadlineWatchdog {
   };
 
   /// Runs `cancel` at `deadline` (real steady time) unless the guard is destroyed first.
-  /// `cancel` runs on the watchdog thread and must be quick and thread-safe.
+  /// `cancel` runs on the watchdog thread, under the watchdog's lock (so a guard cannot be
+  /// destroyed between the decision and the call): it must be quick and thread-safe, and must
+  /// not take a lock that its caller holds while calling into the watchdog (ThreadSanitizer
+  /// reports that lock-order inversion).
   [[nodiscard]] Guard arm(SteadyTime deadline, std::function<void()> cancel);
 
  private:
