@@ -35,7 +35,29 @@ class CannedStream : public httplib::Stream {
 // process_request is protected: these subclasses exist only to reach it.
 struct PrimingServer : httplib::Server {
   void prime() {
-    CannedStream stream("BREW / HTTP/1.1\r\n\r\n");  // an unknown method: a 400, no handler
+    serve("BREW / HTTP/1.1\r\n\r\n");  // an unknown method: a 400, no handler
+    // A Range header is parsed (a regex) on any route a client sends it to.
+    Get("/plain", [](const httplib::Request&, httplib::Response& res) { res.set_content("x", "text/plain"); });
+    serve("GET /plain HTTP/1.1\r\nHost: a\r\nRange: bytes=0-0\r\n\r\n");
+    // A chunked answer's end marker is a static string built when the first stream ends
+    // (seen by TSan when two live streams ended at once at shutdown).
+    Get("/chunked", [](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("text/plain", [](size_t, httplib::DataSink& sink) {
+        sink.write("x", 1);
+        sink.done();
+        return true;
+      });
+    });
+    // A server with no listening socket counts as shutting down and skips the provider:
+    // pretend to listen (no socket is touched), then stop pretending.
+    svr_sock_ = 0;
+    serve("GET /chunked HTTP/1.1\r\nHost: a\r\n\r\n");
+    svr_sock_ = INVALID_SOCKET;
+  }
+
+ private:
+  void serve(std::string request) {
+    CannedStream stream(std::move(request));
     bool connection_closed = false;
     process_request(stream, true, connection_closed, nullptr);
   }
