@@ -150,14 +150,18 @@ TEST_CASE("the class sequence over HTTP: provider_down opens the breaker for 30 
   CHECK(wait <= 125);
   for (int at : {0, 2}) CHECK(first.json["events"][at]["elapsed_ms"].get<double>() >= 220);  // real 220 ms socket timeouts
   // Opened for the default 30 s: on the wall clock in opened_until, on the monotonic one in cooldown_left_ms.
-  CHECK(ms_between(first.json["timestamp_utc"], first.json["dependency"]["opened_until"]) == doctest::Approx(30000).epsilon(0.0001));
+  // The answer's timestamp is taken after the breaker opened (a few ms later, more under a
+  // sanitizer on busy cores): opened_until is 30 s after the opening, so at most 30 s after it.
+  const double open_for_ms = ms_between(first.json["timestamp_utc"], first.json["dependency"]["opened_until"]);
+  CHECK(open_for_ms <= 30000);
+  CHECK(open_for_ms >= 30000 - 250);
 
   const auto asked_at = Steady::now();
   const Reply state = lab.get("/dependency/state");
   CHECK(state.json["circuit_status"] == "open");
   CHECK(state.json["opened_until"] == first.json["dependency"]["opened_until"]);
   CHECK(state.json["cooldown_left_ms"].get<double>() <= 30000 - std::chrono::duration<double, std::milli>(asked_at - answered_at).count() + 1);
-  CHECK(state.json["cooldown_left_ms"].get<double>() >= 30000 - ms_since(answered_at) - 50);
+  CHECK(state.json["cooldown_left_ms"].get<double>() >= 30000 - ms_since(answered_at) - 250);
 
   const Reply shorted = lab.get("/quote-resilient?scenario=ok");
   CHECK(shorted.status == 200);

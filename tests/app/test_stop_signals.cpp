@@ -63,7 +63,11 @@ TEST_CASE("a SIGTERM in the first milliseconds of serve or carrier is never lost
     const auto startup = std::chrono::duration_cast<std::chrono::microseconds>(Steady::now() - t0);
     ::kill(first, SIGTERM);
     REQUIRE_MESSAGE(listening, read_file(log));
-    REQUIRE(LabProcess::wait_pid(first, seconds(3)) == 0);
+    // 10 s: under ThreadSanitizer on two busy cores a clean stop can take seconds; a lost
+    // signal never ends at all.
+    const auto first_code = LabProcess::wait_pid(first, seconds(10));
+    REQUIRE_MESSAGE(first_code.has_value(), command, " still runs 10 s after a SIGTERM:\n", read_file(log));
+    REQUIRE_MESSAGE(*first_code == 0, "exit ", *first_code, "\n", read_file(log));
     MESSAGE(command, " listens ", startup.count() / 1000.0, " ms after spawn");
 
     for (int i = 0; i < 40; ++i) {
@@ -73,12 +77,12 @@ TEST_CASE("a SIGTERM in the first milliseconds of serve or carrier is never lost
       // the start, whatever the program is doing then.
       std::this_thread::sleep_for(delay);
       ::kill(pid, SIGTERM);
-      const auto code = LabProcess::wait_pid(pid, seconds(3));
+      const auto code = LabProcess::wait_pid(pid, seconds(10));
       if (!code) {
         ::kill(pid, SIGKILL);
         LabProcess::wait_pid(pid, seconds(5));
       }
-      REQUIRE_MESSAGE(code.has_value(), command, " still runs 3 s after a SIGTERM sent ", delay.count(),
+      REQUIRE_MESSAGE(code.has_value(), command, " still runs 10 s after a SIGTERM sent ", delay.count(),
                       " us after its start:\n", read_file(log));
       // 0: a clean stop. Killed by the SIGTERM: it came while the program was still loading,
       // before it takes signals itself (nothing started, nothing to save).
