@@ -14,6 +14,7 @@ const TEXT = {
     reset: 'Reiniciar lab', live: 'en vivo', polling: 'sin conexión en vivo: consultando cada 2 s',
     tokenPrompt: 'Este lab tiene token del docente. Pegalo para reiniciar, cambiar el modo del proveedor y lanzar tormentas (o cancelá para solo mirar):',
     adminNote: 'Sin el token del docente: reiniciar, cambiar el modo del proveedor y lanzar tormentas quedan ocultos.',
+    tokenRejected: 'El lab no aceptó ese token del docente: reiniciar, cambiar el modo del proveedor y lanzar tormentas siguen ocultos. Recargá la página para ingresarlo de nuevo.',
     breakerTitle: 'Circuit breaker del proveedor', cooldown: 'Enfriamiento restante', failures: 'Fallos consecutivos',
     shortCircuits: 'Cortocircuitos', openEvents: 'Aperturas', fallbackQuote: 'Cotización de respaldo',
     incidents: 'Últimas requests (de cualquier cliente)', colTime: 'Hora', colMode: 'Modo', colScenario: 'Escenario',
@@ -46,6 +47,7 @@ const TEXT = {
     reset: 'Reset lab', live: 'live', polling: 'live updates lost: polling every 2 s',
     tokenPrompt: 'This lab has a teacher token. Paste it to reset, change the carrier mode and start storms (or cancel to just watch):',
     adminNote: 'Without the teacher token: reset, carrier mode and storms are hidden.',
+    tokenRejected: 'The lab did not accept that teacher token: reset, carrier mode and storms stay hidden. Reload the page to enter it again.',
     breakerTitle: "The carrier's circuit breaker", cooldown: 'Cooldown left', failures: 'Consecutive failures',
     shortCircuits: 'Short-circuits', openEvents: 'Times opened', fallbackQuote: 'Fallback quote',
     incidents: 'Latest requests (from any client)', colTime: 'Time', colMode: 'Mode', colScenario: 'Scenario',
@@ -108,9 +110,16 @@ async function checkAdmin() {
     const tok = window.prompt(t().tokenPrompt);
     if (tok && tok.trim()) { sessionStorage.setItem(TOKEN_KEY, tok.trim()); status = await probe(); }
   }
+  // A token the lab refuses (mistyped, or the lab restarted with another) is said so and
+  // forgotten, so that the next load asks again, instead of hiding the controls silently.
+  const rejected = status === 'required' && sessionStorage.getItem(TOKEN_KEY) !== null;
+  if (rejected) { sessionStorage.removeItem(TOKEN_KEY); sessionStorage.removeItem(TOKEN_KEY + '-asked'); }
   state.admin = status !== 'required';
   for (const node of document.querySelectorAll('.admin-only')) node.hidden = !state.admin;
-  $('#admin-note').hidden = state.admin;
+  const note = $('#admin-note');
+  note.dataset.i18n = rejected ? 'tokenRejected' : 'adminNote';  // applyLanguage keeps it
+  note.textContent = t()[note.dataset.i18n];
+  note.hidden = state.admin;
 }
 
 function el(tag, attrs = {}, ...children) {

@@ -7,13 +7,9 @@
 #include <set>
 #include <string>
 
+#include "lab/http/httplib_fwd.hpp"
 #include "lab/http/params.hpp"
 #include "lab/resilience/domain.hpp"
-
-namespace httplib {
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace quote_lab {
 

@@ -9,12 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "lab/http/httplib_fwd.hpp"
 #include "lab/http/static_files.hpp"
-
-namespace httplib {
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace quote_lab {
 

@@ -24,6 +24,12 @@ prometheus::MetricFamily single(const char* name, const char* help, prometheus::
   return {name, help, type, {m}};
 }
 
+// Registers one counter family in `registry`; the series are added by the caller.
+prometheus::Family<prometheus::Counter>& counter_family(prometheus::Registry& registry, const char* name,
+                                                        const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
+}
+
 }  // namespace
 
 const std::vector<double>& quote_duration_buckets_s() {
@@ -46,37 +52,25 @@ struct Metrics::Series {
   std::shared_mutex http_mutex;  // guards http_series (codes appear lazily; lookups share it)
 
   Series(const std::vector<std::string>& scenarios) {
-    auto& req = prometheus::BuildCounter()
-                    .Name("quote_lab_quote_requests_total")
-                    .Help("Quote requests answered by the lab, by mode, scenario and final status "
-                          "(completed = live quote, degraded = fallback quote, failed = 503).")
-                    .Register(registry);
+    auto& req = counter_family(registry, "quote_lab_quote_requests_total",
+                               "Quote requests answered by the lab, by mode, scenario and final status "
+                               "(completed = live quote, degraded = fallback quote, failed = 503).");
     auto& dur = prometheus::BuildHistogram()
                     .Name("quote_lab_quote_duration_seconds")
                     .Help("Time the lab took to answer one quote request, retries and backoff "
                           "included, in seconds.")
                     .Register(registry);
-    auto& att = prometheus::BuildCounter()
-                    .Name("quote_lab_carrier_attempts_total")
-                    .Help("Attempts to call the carrier by mode and outcome; short_circuit = "
-                          "the circuit breaker refused the call, so it never left the lab.")
-                    .Register(registry);
-    auto& ret = prometheus::BuildCounter()
-                    .Name("quote_lab_retries_total")
-                    .Help("Carrier calls that were retries of an earlier failed attempt.")
-                    .Register(registry);
-    auto& fb = prometheus::BuildCounter()
-                   .Name("quote_lab_fallbacks_total")
-                   .Help("Quote requests answered with the cached fallback quote.")
-                   .Register(registry);
-    auto& tr = prometheus::BuildCounter()
-                   .Name("quote_lab_breaker_transitions_total")
-                   .Help("Circuit breaker state changes, from one state to another.")
-                   .Register(registry);
-    http = &prometheus::BuildCounter()
-                .Name("quote_lab_http_requests_total")
-                .Help("HTTP requests the lab answered, by route template and status code.")
-                .Register(registry);
+    auto& att = counter_family(registry, "quote_lab_carrier_attempts_total",
+                               "Attempts to call the carrier by mode and outcome; short_circuit = "
+                               "the circuit breaker refused the call, so it never left the lab.");
+    auto& ret = counter_family(registry, "quote_lab_retries_total",
+                               "Carrier calls that were retries of an earlier failed attempt.");
+    auto& fb = counter_family(registry, "quote_lab_fallbacks_total",
+                              "Quote requests answered with the cached fallback quote.");
+    auto& tr = counter_family(registry, "quote_lab_breaker_transitions_total",
+                              "Circuit breaker state changes, from one state to another.");
+    http = &counter_family(registry, "quote_lab_http_requests_total",
+                           "HTTP requests the lab answered, by route template and status code.");
     for (const Mode m : kModes) {
       const std::string mode(to_string(m));
       for (const auto& s : scenarios) {

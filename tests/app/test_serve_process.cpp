@@ -1,9 +1,6 @@
 // The lab as a process: persistence across restarts and crashes, clean stops, start-up errors.
 #include <doctest/doctest.h>
 
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-
 #include "lab/base/time_format.hpp"
 #include "support/lab_process.hpp"
 
@@ -170,15 +167,15 @@ TEST_CASE("a device or FIFO at the state path stops start-up with a message, and
   std::string kind;
   // A device node of our own, never /dev/null itself: a lab without this fix would rename it.
   SUBCASE("a character device, as --state-file /dev/null is") {
-    if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    if (!make_special_file(path, SpecialFile::character_device)) {
       MESSAGE("skipped: mknod needs root");
       return;
     }
-    kind = "a character device";
+    kind = special_file_name(SpecialFile::character_device);
   }
   SUBCASE("a FIFO") {
-    REQUIRE(::mkfifo(path.c_str(), 0644) == 0);
-    kind = "a FIFO";
+    REQUIRE(make_special_file(path, SpecialFile::fifo));
+    kind = special_file_name(SpecialFile::fifo);
   }
   const auto type = std::filesystem::symlink_status(path).type();
   for (const char* mode : {"--check", "--log-level=info"}) {  // `serve --check` says so as well

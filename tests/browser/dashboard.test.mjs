@@ -46,11 +46,19 @@ async function startLab(extra = []) {
   };
 }
 
-async function openPage(lab, { locale = 'es-AR' } = {}) {
+// `answers`: what the user types into each window.prompt the page opens, in order (null:
+// Cancel; prompts beyond the list are cancelled too). `dialogs` lists the messages shown.
+async function openPage(lab, { locale = 'es-AR', answers = [] } = {}) {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, locale });
   const page = await context.newPage();
   const problems = [];
+  const dialogs = [];
+  page.on('dialog', d => {
+    dialogs.push(d.message());
+    const answer = answers.shift();
+    return answer == null ? d.dismiss() : d.accept(answer);
+  });
   page.on('console', m => {
     // Chromium logs every HTTP error it loads; legacy's 503 is the lesson, not a bug.
     const legacyFailed = m.text().includes('status of 503') && m.location().url.includes('/quote-legacy');
@@ -65,8 +73,23 @@ async function openPage(lab, { locale = 'es-AR' } = {}) {
     const legacyFailed = r.status() === 503 && r.url().includes('/quote-legacy');  // the lesson, not a bug
     if (r.status() >= 400 && !legacyFailed) problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
+  // A reload cuts short the fetches in flight, which would fail them for no fault of the
+  // page: reload() first waits until none has been in flight for 500 ms (longer than the
+  // page's 300 ms refresh delay), at most 5 s. The event stream never ends, so it is left out.
+  const inFlight = new Set();
+  page.on('request', r => { if (!r.url().endsWith('/events')) inFlight.add(r); });
+  page.on('requestfinished', r => inFlight.delete(r));
+  page.on('requestfailed', r => inFlight.delete(r));
+  const reload = async () => {
+    const start = Date.now();
+    for (let quietSince = start; Date.now() - quietSince < 500 && Date.now() - start < 5000;) {
+      if (inFlight.size) quietSince = Date.now();
+      await new Promise(resolve => setTimeout(resolve, 50));
+    }
+    await page.reload({ waitUntil: 'domcontentloaded' });
+  };
   await page.goto(lab.url + '/', { waitUntil: 'domcontentloaded' });
-  return { browser, page, problems };
+  return { browser, page, problems, dialogs, reload };
 }
 
 const points = (page, mode) => page.locator(`#mode-${mode} .chart-box`).getAttribute('data-points').then(Number);
@@ -200,6 +223,117 @@ test('the carrier mode switch is an outage for panels that follow it', async () 
     await page.locator('#mode-legacy .badge[data-status=completed]').waitFor({ timeout: 5000 });
     assert.equal(await page.locator('#mode-legacy .timeline li').count(), 2);   // flaky: the retry helps
     assert.equal((await lab.get('/incidents?limit=1')).body.incidents[0].scenario, 'flaky_provider');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+// The teacher token (issue 10): `serve --admin-token` guards reset, carrier mode and storms.
+// The page asks for it once per tab (window.prompt), keeps it in sessionStorage for the tab
+// and hides those controls without it.
+const TOKEN = 'chalk-42';
+const TEACHER_CONTROLS = ['#reset', '#carrier-mode', '#storm-form'];
+const hiddenControls = page => Promise.all(TEACHER_CONTROLS.map(sel => page.locator(sel).isHidden()));
+// Puts something in the lab for a reset to clear: an open breaker and one incident.
+async function openBreaker(lab) {
+  await lab.get('/quote-resilient?scenario=provider_down');
+  const { body } = await lab.get('/dependency/state');
+  assert.equal(body.circuit_status, 'open');
+  assert.equal(body.open_events, 1);
+}
+
+test('the teacher token: a page without it hides what changes the lab, and quotes still work', async () => {
+  const lab = await startLab(['--admin-token', TOKEN]);
+  const { browser, page, problems, dialogs, reload } = await openPage(lab, { locale: 'en-US', answers: [null] });
+  try {
+    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#admin-note').waitFor({ state: 'visible', timeout: 3000 });
+    assert.equal(dialogs.length, 1);
+    assert.match(dialogs[0], /teacher token/);
+    assert.equal(await page.locator('#admin-note').textContent(),
+      'Without the teacher token: reset, carrier mode and storms are hidden.');
+    assert.deepEqual(await hiddenControls(page), [true, true, true]);
+
+    await page.selectOption('#resilient-scenario', 'ok');
+    await page.locator('#mode-resilient button[type=submit]').click();
+    await page.locator('#mode-resilient .badge[data-status=completed]').waitFor({ timeout: 5000 });
+
+    // Cancelled once is asked once: a reload in the same tab does not ask again.
+    await reload();
+    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#admin-note').waitFor({ state: 'visible', timeout: 3000 });
+    assert.equal(dialogs.length, 1);
+    assert.deepEqual(await hiddenControls(page), [true, true, true]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('the teacher token: entered once, Reset and the carrier mode work, and the tab does not ask again', async () => {
+  const lab = await startLab(['--admin-token', TOKEN]);
+  await openBreaker(lab);
+  const { browser, page, problems, dialogs, reload } = await openPage(lab, { locale: 'en-US', answers: [TOKEN] });
+  try {
+    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#reset').waitFor({ state: 'visible', timeout: 3000 });
+    assert.equal(dialogs.length, 1);
+    assert.deepEqual(await hiddenControls(page), [false, false, false]);
+    assert.equal(await page.locator('#admin-note').isHidden(), true);
+
+    // The page shows the open breaker first, so that "closed" below is the reset's doing.
+    await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 3000 });
+    await page.locator('#reset').click();
+    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: 3000 });
+    const reset = (await lab.get('/dependency/state')).body;
+    assert.equal(reset.circuit_status, 'closed');
+    assert.equal(reset.open_events, 0);
+    assert.deepEqual((await lab.get('/incidents')).body.incidents, []);
+
+    // The next action needs the token too, and is not asked for it again.
+    const [changed] = await Promise.all([page.waitForResponse(r => r.url().includes('/carrier/mode')),
+      page.selectOption('#carrier-mode', 'slow_provider')]);
+    assert.equal(changed.status(), 200);
+    assert.equal((await lab.get('/carrier')).body.mode, 'slow_provider');
+
+    // The token is kept for the tab: after a reload the controls are there at once, unasked.
+    await openBreaker(lab);
+    await reload();
+    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#reset').waitFor({ state: 'visible', timeout: 3000 });
+    await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 3000 });
+    await page.locator('#reset').click();
+    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: 3000 });
+    assert.equal((await lab.get('/dependency/state')).body.open_events, 0);
+    assert.equal(dialogs.length, 1);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('the teacher token: a wrong one is said so on the page, changes nothing, and can be entered again', async () => {
+  const lab = await startLab(['--admin-token', TOKEN]);
+  await openBreaker(lab);
+  const { browser, page, problems, dialogs, reload } = await openPage(lab, { locale: 'en-US', answers: ['chalk-41', TOKEN] });
+  try {
+    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#admin-note').waitFor({ state: 'visible', timeout: 3000 });
+    assert.match(await page.locator('#admin-note').textContent(), /did not accept that teacher token/);
+    assert.deepEqual(await hiddenControls(page), [true, true, true]);
+    const state = (await lab.get('/dependency/state')).body;
+    assert.equal(state.circuit_status, 'open');
+    assert.equal(state.open_events, 1);
+
+    // The teacher reloads, as the message says, and types it right this time.
+    await reload();
+    await page.locator('#reset').waitFor({ state: 'visible', timeout: 5000 });
+    assert.equal(dialogs.length, 2);
+    assert.equal(await page.locator('#admin-note').isHidden(), true);
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

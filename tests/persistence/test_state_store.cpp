@@ -1,11 +1,5 @@
 #include <doctest/doctest.h>
 
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <sys/un.h>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -16,8 +10,11 @@
 
 using namespace quote_lab;
 using quote_lab::testing::eventually;
+using quote_lab::testing::make_special_file;
 using quote_lab::testing::read_file;
 using quote_lab::testing::SmallDisk;
+using quote_lab::testing::special_file_name;
+using quote_lab::testing::SpecialFile;
 using quote_lab::testing::TempDir;
 using quote_lab::testing::write_file;
 
@@ -287,24 +284,19 @@ TEST_CASE("a device, FIFO or socket at the state path stops start-up and is left
   const auto path = dir / "state.json";
   std::string kind;
   SUBCASE("a character device, as --state-file /dev/null would be") {
-    if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    if (!make_special_file(path, SpecialFile::character_device)) {
       MESSAGE("skipped: mknod needs root");
       return;
     }
-    kind = "a character device";
+    kind = special_file_name(SpecialFile::character_device);
   }
   SUBCASE("a FIFO") {
-    REQUIRE(::mkfifo(path.c_str(), 0644) == 0);
-    kind = "a FIFO";
+    REQUIRE(make_special_file(path, SpecialFile::fifo));
+    kind = special_file_name(SpecialFile::fifo);
   }
   SUBCASE("a socket") {
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    ::close(fd);
-    kind = "a socket";
+    REQUIRE(make_special_file(path, SpecialFile::socket));
+    kind = special_file_name(SpecialFile::socket);
   }
   const auto type_before = std::filesystem::symlink_status(path).type();
   for (const auto& via : {path, dir / "link.json"}) {

@@ -1,10 +1,16 @@
 #pragma once
-// A fresh temporary folder per test, removed at the end; a tiny disk of its own on demand.
+// A fresh temporary folder per test, removed at the end; a tiny disk of its own on demand;
+// special files (device, FIFO, socket) where a regular file is expected.
 
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -74,6 +80,42 @@ class SmallDisk {
   std::string options_;
   bool mounted_ = false;
 };
+
+/// A kind of file that is not a regular file, to put where the lab expects one.
+enum class SpecialFile { character_device, fifo, socket };
+
+/// The kind's human name, as the lab's messages say it: "a character device", "a FIFO", "a socket".
+inline std::string special_file_name(SpecialFile kind) {
+  switch (kind) {
+    case SpecialFile::character_device: return "a character device";
+    case SpecialFile::fifo: return "a FIFO";
+    case SpecialFile::socket: return "a socket";
+  }
+  return "?";
+}
+
+/// Makes a special file of `kind` at `path` (which must not exist yet): a character device
+/// node with /dev/null's numbers, of our own so that a lab that renames it never touches
+/// /dev/null itself; a FIFO; or a Unix socket, bound and closed (the file stays). False when
+/// the OS refuses: mknod of a device needs root, a socket path has at most 107 bytes.
+inline bool make_special_file(const std::filesystem::path& path, SpecialFile kind) {
+  switch (kind) {
+    case SpecialFile::character_device: return ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0;
+    case SpecialFile::fifo: return ::mkfifo(path.c_str(), 0644) == 0;
+    case SpecialFile::socket: {
+      sockaddr_un addr{};
+      addr.sun_family = AF_UNIX;
+      if (path.native().size() >= sizeof addr.sun_path) return false;
+      std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+      const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd < 0) return false;
+      const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+      ::close(fd);
+      return bound;
+    }
+  }
+  return false;
+}
 
 inline void write_file(const std::filesystem::path& p, const std::string& content) {
   std::ofstream(p, std::ios::binary) << content;
