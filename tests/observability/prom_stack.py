@@ -1,0 +1,169 @@
+"""A real lab and a real Prometheus (Debian's) on 127.0.0.1, for the observability tests.
+
+Prometheus runs with the repository's own observability/prometheus.yml, only its target
+(`lab:8080`, the compose service) pointed at the test's lab, so the tests measure the scrape
+interval and timeout that a class gets. Everything lives in one temporary folder and is
+stopped by `Stack.close()`, which prints the logs' tails when the test failed."""
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from poll import eventually  # noqa: E402
+
+COMPOSE_TARGET = "lab:8080"  # the scrape target in observability/prometheus.yml
+
+
+class Checks:
+    """Named checks: a failure is printed with its detail and the run goes on."""
+
+    def __init__(self):
+        self.count = 0
+        self.failures = []
+
+    def check(self, name, ok, detail=""):
+        self.count += 1
+        if not ok:
+            self.failures.append(name)
+            print(f"FAIL {name}: {detail}", flush=True)
+
+    def exit(self):
+        print(f"{self.count - len(self.failures)} passed, {len(self.failures)} failed")
+        sys.exit(1 if self.failures else 0)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url, timeout=30):
+    """(HTTP status, body bytes); an HTTP error status is an answer, not an exception."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def wait_until(fn, seconds, what):
+    if not eventually(fn, seconds):
+        raise SystemExit(f"timed out waiting for {what}")
+
+
+def duration_s(text):
+    """Seconds in a Prometheus or Grafana duration such as "1s", "500ms" or "1m30s".
+    Raises ValueError for anything else, so a config the test cannot read fails loudly."""
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)", text.strip())
+    if not parts or "".join(n + u for n, u in parts) != text.strip():
+        raise ValueError(f"not a duration: {text!r}")
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+def values(data):
+    """{frozenset(labels): value} of an instant vector answer."""
+    out = {}
+    for r in data.get("data", {}).get("result", []):
+        out[frozenset(r["metric"].items())] = float(r["value"][1])
+    return out
+
+
+def series(data):
+    """{frozenset(labels): [finite values]} of a range query answer: what a Grafana time
+    series panel draws (NaN, e.g. a quantile over no requests, is a gap)."""
+    out = {}
+    for r in data.get("data", {}).get("result", []):
+        out[frozenset(r["metric"].items())] = [v for v in (float(x) for _, x in r["values"]) if not math.isnan(v)]
+    return out
+
+
+def by(data, **labels):
+    """The values of an instant vector answer whose series carry all of `labels`."""
+    return [v for k, v in values(data).items() if all((n, l) in k for n, l in labels.items())]
+
+
+class Stack:
+    """A lab (`quote-lab serve` with `lab_args`) and a Prometheus scraping it."""
+
+    def __init__(self, binary, source, lab_args=()):
+        self.source = source
+        self.tmp = tempfile.mkdtemp(prefix="quote-lab-prom-")
+        self.procs = []
+        self.failed = True  # until the test says otherwise: a SystemExit shows the logs too
+        lab_port, carrier_port = free_port(), free_port()
+        self.lab_port = lab_port
+        self.lab = f"http://127.0.0.1:{lab_port}"
+        self._start("lab.log", [binary, "serve", "--port", str(lab_port), "--carrier-port", str(carrier_port),
+                                "--state-file", os.path.join(self.tmp, "state.json"), *lab_args])
+        try:
+            wait_until(lambda: get(self.lab + "/health", 1)[0] == 200, 20, "the lab")
+        except BaseException:
+            self.close()
+            raise
+
+    def start_prometheus(self):
+        """Starts Prometheus with the repository's config and waits until it answers
+        queries. Its first scrape comes ~5 s later (service discovery batches its first
+        update): `wait_for_first_scrape()`, with other work in between."""
+        with open(os.path.join(self.source, "observability", "prometheus.yml")) as f:
+            repo_config = f.read()
+        if repo_config.count(f'"{COMPOSE_TARGET}"') != 1:
+            raise SystemExit(f"observability/prometheus.yml no longer scrapes \"{COMPOSE_TARGET}\": update prom_stack.py")
+        config = os.path.join(self.tmp, "prometheus.yml")
+        with open(config, "w") as f:
+            f.write(repo_config.replace(f'"{COMPOSE_TARGET}"', f'"127.0.0.1:{self.lab_port}"'))
+        self.prom_port = free_port()
+        self._start("prometheus.log", ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={self.tmp}/data",
+                                       f"--web.listen-address=127.0.0.1:{self.prom_port}"])
+        prom = f"http://127.0.0.1:{self.prom_port}"
+        wait_until(lambda: get(prom + "/-/ready", 1)[0] == 200, 30, "Prometheus")
+
+    def wait_for_first_scrape(self):
+        wait_until(lambda: values(self.query("up")) != {}, 15, "the first scrape")
+
+    def target(self):
+        """The lab as Prometheus sees it: its job, effective scrape interval and timeout (s).
+        The timeout is Prometheus's resolved one (the interval when the file sets none)."""
+        status, body = get(f"http://127.0.0.1:{self.prom_port}/api/v1/targets?state=active")
+        t = json.loads(body)["data"]["activeTargets"][0]
+        return t["labels"]["job"], duration_s(t["scrapeInterval"]), duration_s(t["scrapeTimeout"])
+
+    def query(self, expr, at=None):
+        """An instant query's JSON answer, evaluated now or at `at` (Unix seconds)."""
+        params = {"query": expr, **({"time": f"{at:.3f}"} if at is not None else {})}
+        return json.loads(get(f"http://127.0.0.1:{self.prom_port}/api/v1/query?" + urllib.parse.urlencode(params))[1])
+
+    def query_range(self, expr, start, end, step_s):
+        """A range query's JSON answer, as a Grafana time series panel asks for it."""
+        params = {"query": expr, "start": f"{start:.3f}", "end": f"{end:.3f}", "step": f"{step_s:g}"}
+        return json.loads(get(f"http://127.0.0.1:{self.prom_port}/api/v1/query_range?" + urllib.parse.urlencode(params))[1])
+
+    def _start(self, log_name, argv):
+        log = open(os.path.join(self.tmp, log_name), "wb")
+        self.procs.append((log_name, subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)))
+
+    def close(self):
+        for _, p in reversed(self.procs):
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        if self.failed:
+            for log_name, _ in self.procs:
+                path = os.path.join(self.tmp, log_name)
+                print(f"--- {log_name} (tail)\n" + open(path, errors="replace").read()[-6000:])
+        shutil.rmtree(self.tmp, ignore_errors=True)
