@@ -331,8 +331,11 @@ test('the teacher token: a wrong one is said so on the page, changes nothing, an
 
     // The teacher reloads, as the message says, and types it right this time.
     await reload();
-    await page.locator('#reset').waitFor({ state: 'visible', timeout: 5000 });
+    // The page asks once it has loaded; its controls may show before that (under a sanitizer
+    // the lab is slow), so wait for the question, then for the controls it unlocks.
+    for (const until = Date.now() + 10000; dialogs.length < 2 && Date.now() < until;) await page.waitForTimeout(50);
     assert.equal(dialogs.length, 2);
+    await page.locator('#reset').waitFor({ state: 'visible', timeout: 5000 });
     assert.equal(await page.locator('#admin-note').isHidden(), true);
     assert.deepEqual(problems, []);
   } finally {
