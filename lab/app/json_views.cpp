@@ -77,7 +77,7 @@ nlohmann::ordered_json cached_quote_json(const CachedQuote& q, WallTime now) {
   return j;
 }
 
-nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_json& dependency) {
+nlohmann::ordered_json quote_json(const QuoteTrace& t, nlohmann::ordered_json dependency) {
   nlohmann::ordered_json quote = nullptr;
   if (t.answer) {
     quote = to_json(t.answer->quote);
@@ -97,12 +97,13 @@ nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_j
           {"trace_id", t.request.trace_id},
           {"customer_id", t.request.customer_id},
           {"items", t.request.items},
-          {"quote", quote},
+          // moved, not copied: a nested object in an initializer list is otherwise copied whole
+          {"quote", std::move(quote)},
           {"attempts", t.attempts()},
           {"retries", t.retries()},
           {"timeout_count", t.timeouts()},
-          {"events", events},
-          {"dependency", dependency},
+          {"events", std::move(events)},
+          {"dependency", std::move(dependency)},
           {"elapsed_ms", round2(t.elapsed_ms)},
           {"timestamp_utc", format_iso8601(t.timestamp)},
           {"explanation", explanation(t)}};
