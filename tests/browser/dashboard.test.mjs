@@ -73,9 +73,12 @@ async function openPage(lab, { locale = 'es-AR', answers = [], viewport = { widt
     if (m.type() === 'error' && !legacyFailed) problems.push(`console: ${m.text()} (${m.location().url})`);
   });
   page.on('pageerror', e => problems.push(`page error: ${e.message}`));
+  let reloading = false;
   page.on('requestfailed', r => {
-    // The event stream is cut when the page closes; anything else failing is a defect.
-    if (!r.url().endsWith('/events')) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+    // The event stream is cut when the page closes, and a reload aborts what is in flight;
+    // anything else failing is a defect.
+    const cutByReload = reloading && r.failure()?.errorText === 'net::ERR_ABORTED';
+    if (!r.url().endsWith('/events') && !cutByReload) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
   });
   page.on('response', r => {
     const legacyFailed = r.status() === 503 && r.url().includes('/quote-legacy');  // the lesson, not a bug
@@ -83,7 +86,9 @@ async function openPage(lab, { locale = 'es-AR', answers = [], viewport = { widt
   });
   // A reload cuts short the fetches in flight, which would fail them for no fault of the
   // page: reload() first waits until none has been in flight for 500 ms (longer than the
-  // page's 300 ms refresh delay), at most 5 s. The event stream never ends, so it is left out.
+  // page's 300 ms refresh delay), at most 5 s, and forgives the ones it aborts all the same
+  // (the page reads the lab's counters every second while something happens). The event
+  // stream never ends, so it is left out.
   const inFlight = new Set();
   page.on('request', r => { if (!r.url().endsWith('/events')) inFlight.add(r); });
   page.on('requestfinished', r => inFlight.delete(r));
@@ -94,7 +99,9 @@ async function openPage(lab, { locale = 'es-AR', answers = [], viewport = { widt
       if (inFlight.size) quietSince = Date.now();
       await new Promise(resolve => setTimeout(resolve, 50));
     }
+    reloading = true;
     await page.reload({ waitUntil: 'domcontentloaded' });
+    reloading = false;
   };
   await page.goto(lab.url + '/' + query, { waitUntil: 'domcontentloaded' });
   return { browser, page, problems, dialogs, reload };
