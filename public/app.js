@@ -223,8 +223,10 @@ function applyBreaker(dep) {
   state.breaker = dep;
   state.breakerAt = performance.now();
   story.breaker(dep.circuit_status, Date.now());
-  renderBreaker();
+  // A storm brings thousands of answers a second: draw the breaker once per frame.
+  if (!breakerFrame) breakerFrame = requestAnimationFrame(() => { breakerFrame = 0; renderBreaker(); });
 }
+let breakerFrame = 0;
 
 function renderBreaker() {
   const b = state.breaker;
@@ -258,9 +260,9 @@ const refreshBreaker = () => quietly(call('/dependency/state').then(r => applyBr
 
 // ---------- counters, incidents ----------
 async function refreshSummary() {
-  const { body } = await call('/diagnostics/summary');
+  const { body, answeredAt } = await call('/diagnostics/summary');
   state.summary = body;
-  if (story.counters(body.modes, Date.now())) drawStory();
+  if (story.counters(body.modes, answeredAt)) drawStory();
   renderCounters();
 }
 

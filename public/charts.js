@@ -44,6 +44,7 @@ export class StoryCharts {
     this.fmt = fmt;
     this.charts = {};
     this.scale = 1;
+    this.axisPx = { y: 60, y1: 48 };
     for (const mode of MODES) {
       const common = (yTitle, extraScales = {}) => ({
         animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
@@ -51,7 +52,9 @@ export class StoryCharts {
         plugins: { legend: { display: true, labels: { boxWidth: 14 } }, breakerBands: { bands: [] }, tooltip: { enabled: true } },
         scales: {
           x: { type: 'linear', ticks: { maxTicksLimit: 7, callback: v => this.fmt().time(v) } },
-          y: { beginAtZero: true, title: { display: true, text: yTitle } },
+          // Fixed axis widths: the plot areas of all four charts start and end at the same
+          // x, so that one second sits at the same place in every chart.
+          y: { beginAtZero: true, title: { display: true, text: yTitle }, afterFit: s => { s.width = this.axisPx.y; } },
           ...extraScales,
         },
       });
@@ -59,13 +62,15 @@ export class StoryCharts {
         type: 'line', plugins: mode === 'resilient' ? [breakerBands] : [],
         data: { datasets: [line('rate', words().chartRate), line('calls', words().chartCalls),
           line('errors', words().chartErrors, { yAxisID: 'y1', borderDash: [6, 4] })] },
-        options: common('/s', { y1: { position: 'right', min: 0, max: 100, grid: { drawOnChartArea: false }, ticks: { callback: v => `${v} %` } } }),
+        options: common('/s', { y1: { position: 'right', min: 0, max: 100, grid: { drawOnChartArea: false }, ticks: { callback: v => `${v} %` },
+          afterFit: s => { s.width = this.axisPx.y1; } } }),
       });
       const latency = new Chart(boxes[mode].latency, {
         type: 'line', plugins: mode === 'resilient' ? [breakerBands] : [],
         data: { datasets: [line('p50', words().chartP50), line('p95', words().chartP95), line('p99', words().chartP99)] },
         options: common('', {}),
       });
+      latency.options.layout = { padding: { right: this.axisPx.y1 } };  // where traffic has its % axis
       latency.options.scales.y.ticks = { callback: v => this.fmt().ms(v) };
       this.charts[mode] = { traffic, latency };
     }
@@ -75,11 +80,14 @@ export class StoryCharts {
   /// Type size for the current screen (projector mode scales with the width).
   setScale(px) {
     this.scale = px;
+    this.axisPx.y = Math.round(px * 5);
+    this.axisPx.y1 = Math.round(px * 4);
     for (const c of this.all()) {
       for (const axis of Object.values(c.options.scales)) { axis.ticks = { ...axis.ticks, font: { size: px } }; if (axis.title) axis.title.font = { size: px }; }
       c.options.plugins.legend.labels.font = { size: px };
       for (const d of c.data.datasets) d.borderWidth = Math.max(2, Math.round(px / 6));
     }
+    for (const m of MODES) this.charts[m].latency.options.layout.padding.right = this.axisPx.y1;
   }
 
   all() { return MODES.flatMap(m => [this.charts[m].traffic, this.charts[m].latency]); }

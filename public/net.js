@@ -27,16 +27,27 @@ function setReachable(on) {
 }
 export const isReachable = () => reachable;
 
-/// One JSON request: {status, body, headers}. Throws LabUnreachable when the lab does not
-/// answer within `timeoutMs` or cannot be reached at all.
+// When the lab answered (epoch ms): the first byte's arrival from Resource Timing, which a
+// page busy with thousands of live events a second does not delay, else now.
+function answeredAt(url, sentAt) {
+  const entries = performance.getEntriesByName(new URL(url, location.href).href).filter(e => e.startTime >= sentAt - 1);
+  if (performance.getEntriesByType('resource').length > 200) performance.clearResourceTimings();  // bounded
+  const first = entries[0];
+  return first && first.responseStart > 0 ? performance.timeOrigin + first.responseStart : Date.now();
+}
+
+/// One JSON request: {status, body, headers, answeredAt (epoch ms)}. Throws LabUnreachable
+/// when the lab does not answer within `timeoutMs` or cannot be reached at all.
 export async function api(path, { method = 'GET', headers = {}, timeoutMs = TIMEOUT_MS } = {}) {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
+  const url = labUrl(path);
+  const sentAt = performance.now();
   try {
-    const res = await fetch(labUrl(path), { method, headers: { Accept: 'application/json', ...headers }, signal: abort.signal });
+    const res = await fetch(url, { method, headers: { Accept: 'application/json', ...headers }, signal: abort.signal });
     const body = await res.json().catch(() => ({}));
     setReachable(true);
-    return { status: res.status, body, headers: res.headers };
+    return { status: res.status, body, headers: res.headers, answeredAt: answeredAt(url, sentAt) };
   } catch (e) {
     setReachable(false);
     throw new LabUnreachable(abort.signal.aborted ? 'timeout' : 'unreachable', Math.round(timeoutMs / 1000));

@@ -68,12 +68,16 @@ test('the story keeps a whole storm however many answers it had, and forgets onl
   assert.equal(story.samples.legacy.length, MAX_SAMPLES);
 });
 
-test('the story: counters that go down are a reset or a restart, not a negative rate', () => {
+test('the story: counters that go down are a reset or a restart, not a negative rate; late reads are ignored', () => {
   const story = new Story();
   story.counters(modes({ requests: 500 }), 0);
   assert.equal(story.counters(modes({ requests: 3 }), 2000), false);
   assert.equal(story.counters(modes({ requests: 5 }), 3000), true);
   assert.equal(story.points.legacy[0].requests, 2);
+  // two reads crossed: the older one, answered first but handled last, is not a reset
+  assert.equal(story.counters(modes({ requests: 4 }), 2500), false);
+  assert.equal(story.counters(modes({ requests: 9 }), 4000), true);
+  assert.equal(story.totals.legacy, 6);
 });
 
 test('the breaker shading: one span per open or half-open phase', () => {
