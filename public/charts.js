@@ -35,6 +35,12 @@ export function niceCeil(v) {
   return [1, 2, 5, 10].map(f => f * k).find(x => x >= v);
 }
 
+/// A time tick step of whole seconds (1, 2, 5, 10, 15, 30 s, 1, 2, 5 min) giving at most
+/// about six ticks over `spanMs`: never two ticks within one second.
+export function timeStepMs(spanMs) {
+  return [1, 2, 5, 10, 15, 30, 60, 120, 300].map(s => s * 1000).find(step => spanMs / step <= 6) ?? 600000;
+}
+
 const line = (key, label, extra = {}) => ({ key, label, data: [], borderColor: COLORS[key], backgroundColor: COLORS[key],
   pointRadius: 2, borderWidth: 2, spanGaps: false, clip: 8, ...extra });
 
@@ -95,6 +101,7 @@ export class StoryCharts {
   /// Redraws from `story` at `nowMs`.
   draw(story, nowMs) {
     const span = story.span(nowMs);
+    const stepMs = timeStepMs(span.max - span.min);
     let maxLat = 100;
     for (const m of MODES) for (const p of story.points[m]) maxLat = Math.max(maxLat, p.p99 ?? 0);
     for (const m of MODES) {
@@ -105,8 +112,10 @@ export class StoryCharts {
           d.data = pts.map(p => ({ x: p.x, y: p[d.key] }));
           d.label = this.words()[{ rate: 'chartRate', calls: 'chartCalls', errors: 'chartErrors', p50: 'chartP50', p95: 'chartP95', p99: 'chartP99' }[d.key]];
         }
+        c.options.locale = this.fmt().locale;  // Chart.js's own numbers: 1,5 or 1.5
         c.options.scales.x.min = span.min;
         c.options.scales.x.max = span.max;
+        c.options.scales.x.ticks.stepSize = stepMs;
         if (m === 'resilient') c.options.plugins.breakerBands.bands = story.bands;
       }
       traffic.options.scales.y.suggestedMax = 1;

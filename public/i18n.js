@@ -136,6 +136,7 @@ export function makeFormat(lang, locale) {
   const plural = new Intl.PluralRules(locale);
   const num = (n, digits = 0) => (n == null || !Number.isFinite(Number(n)) ? '—' : nf(0, digits).format(n));
   return {
+    locale,
     num,
     /// Milliseconds as a person reads them: "1,44 s" from 1,000 ms up, "221 ms", "0,02 ms".
     ms(ms) {

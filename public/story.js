@@ -47,8 +47,10 @@ export class Story {
 
   /// The lab's counters (summary.modes) read at `nowMs`. Adds a point per mode when at least
   /// MIN_STEP_MS have passed since the last one; counters that went down mean a reset or
-  /// a restart: they become the new baseline. Returns whether points were added.
+  /// a restart: they become the new baseline; a reading older than the last one is
+  /// ignored (two reads crossed). Returns whether points were added.
   counters(modes, nowMs) {
+    if (this.prev && nowMs <= this.prev.at) return false;  // an older reading that arrived late
     const c = {};
     for (const m of MODES) c[m] = Object.fromEntries(COUNTERS.map(k => [k, Number(modes?.[m]?.[k] ?? 0)]));
     if (!this.prev || MODES.some(m => COUNTERS.some(k => c[m][k] < this.prev.counters[m][k]))) {

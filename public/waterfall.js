@@ -45,7 +45,7 @@ export function renderWaterfall(list, rows, endMs, label, fmt) {
     li.dataset.reason = r.reason || '';
     li.dataset.startMs = String(r.start);
     if (r.ms != null) li.dataset.ms = String(r.ms);
-    const name = make('span', 'wf-label', r.ms != null ? `${label(r)} · ${fmt.ms(r.ms)}` : label(r));
+    const name = make('span', 'wf-label', r.ms != null ? `${label(r)} · ${fmt.ms(r.ms).replace(' ', '\u00a0')}` : label(r));
     const track = make('span', 'wf-track');
     const bar = make('span', `wf-bar ${r.kind}${r.kind === 'attempt_failed' ? ' failed' : ''}`);
     bar.style.left = pct(r.start);

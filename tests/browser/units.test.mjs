@@ -6,6 +6,7 @@ import { makeFormat, localeFor } from '../../public/i18n.js';
 import { Story, MAX_SAMPLES, WINDOW_MS } from '../../public/story.js';
 import { waterfallRows, waterfallEndMs, axisTicks } from '../../public/waterfall.js';
 import { streamRetryDelayMs } from '../../public/net.js';
+import { timeStepMs } from '../../public/charts.js';
 
 test('one number format: seconds from 1,000 ms, the reader\'s locale, correct plurals', () => {
   const es = makeFormat('es', 'es-AR');
@@ -113,4 +114,10 @@ test('the live stream backoff: full jitter under an exponential cap', () => {
   assert.equal(streamRetryDelayMs(3, 0.5), 4000);
   assert.equal(streamRetryDelayMs(10, 0.999), 9990);   // capped at 10 s
   assert.equal(streamRetryDelayMs(5, 0), 0);
+});
+
+test('chart time ticks: whole seconds, about six at most', () => {
+  assert.equal(timeStepMs(3000), 1000);
+  assert.equal(timeStepMs(9000), 2000);
+  assert.equal(timeStepMs(10 * 60 * 1000), 120000);
 });
