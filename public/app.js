@@ -393,7 +393,11 @@ function connect() {
     carrier_mode: e => setCarrierMode(JSON.parse(e.data).mode),
     reset: onReset,
     resync: () => quietly(refreshAll()),
-    storm_progress: e => renderStorm({ ...(state.stormStatus || {}), running: true, last_result: null, progress: JSON.parse(e.data) }),
+    storm_progress: e => {
+      const known = state.stormStatus?.running && state.stormStatus.options;
+      renderStorm({ ...(state.stormStatus || {}), running: true, last_result: null, progress: JSON.parse(e.data) });
+      if (!known) quietly(call('/experiments/storm').then(r => renderStorm(r.body)));  // started elsewhere: which mode?
+    },
     storm_result: e => renderStorm({ ...(state.stormStatus || {}), running: false, last_result: JSON.parse(e.data) }),
   }, on => {
     const was = state.live;

@@ -331,6 +331,33 @@ test('the carrier mode drives Run: the panels follow it and say what it is', asy
   }
 });
 
+test('during a legacy storm the waterfall shows the wait: the browser waited far longer than the lab worked', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
+    // 30 legacy clients on the default 16 workers, each held 1.44 s: the queue the issue saw.
+    const started = await fetch(`${lab.url}/experiments/storm?mode=legacy&scenario=provider_down&clients=30&duration_s=4`, { method: 'POST' });
+    assert.equal(started.status, 202);
+    await page.locator('#storm-legacy .running').waitFor({ timeout: 3000 });
+    await page.waitForTimeout(1500);                                 // the workers are taken
+    await page.selectOption('#resilient-scenario', 'ok');
+    await page.locator('#mode-resilient button[type=submit]').click();
+    await page.locator('#mode-resilient .badge[data-status=completed]').waitFor({ timeout: 20000 });
+    const ms = kind => page.locator(`#mode-resilient .waterfall li[data-kind=${kind}]`).getAttribute('data-ms').then(Number);
+    const [client, total] = [await ms('client'), await ms('total')];
+    assert.ok(client - total >= 500, `the browser waited ${client} ms, the lab counted ${total} ms`);
+    // Once answers report queue_ms, the wait is its own bar, first, on the same axis.
+    if (await page.locator('#mode-resilient .waterfall li[data-kind=queue]').count())
+      assert.ok((await ms('queue')) >= 300);
+    await page.locator('#storm-legacy[data-requests]:not([data-requests=""])').waitFor({ timeout: 15000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
 // Chromium reports every request a dead lab could not answer; those are the point here.
 const outage = p => !/ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|ERR_ABORTED|net::ERR_/.test(p);
 
