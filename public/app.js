@@ -300,14 +300,15 @@ function drawStory() {
   }
 }
 
-// About once a second: the lab's counters when something happened (an answer, a storm,
-// or no live stream to say so), else a flat second without asking the lab.
+// About once a second: the lab's counters when something happened (an answer, a storm),
+// else a flat second without asking the lab. Without the live stream the page's polling
+// reads them every 2 s instead (a class of refused pages costs the lab no more than that).
 let ticking = false;
 async function storyTick() {
-  if (ticking) return;
+  if (ticking || !state.live) return;
   ticking = true;
   try {
-    const busy = state.active || !state.live || state.stormStatus?.running;
+    const busy = state.active || state.stormStatus?.running;
     state.active = false;
     if (busy) await quietly(refreshSummary());
     else if (story.idle(Date.now())) drawStory();

@@ -267,7 +267,11 @@ test('projected at 1920x1080: a legacy then a resilient storm, side by side in l
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.waitForTimeout(1200);  // the next story point: the charts have drawn the storms
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-1920x1080.png') });
+    // The same at 1280x720, in Spanish: the reader's number format on the big numbers too.
     await page.setViewportSize({ width: 1280, height: 720 });
+    await page.locator('.lang button[data-lang=es]').click();
+    assert.match(await page.locator('#storm-legacy [data-key=p50] b').textContent(), /^1,\d\d s$/);
+    assert.equal(await page.locator('#storm-legacy [data-key=requests] span').textContent(), 'solicitudes');
     await page.waitForTimeout(300);
     assert.ok((await minFontPx(page, '.key-number')) >= 32);
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-1280x720.png') });
@@ -277,7 +281,7 @@ test('projected at 1920x1080: a legacy then a resilient storm, side by side in l
     await page.locator('#reset').click();
     await page.waitForFunction(() => document.querySelector('#storm-legacy').dataset.requests === ''
       && document.querySelector('#storm-resilient').dataset.requests === '');
-    assert.equal(await page.locator('#storm-legacy .note').textContent(), 'No storm yet');
+    assert.equal(await page.locator('#storm-legacy .note').textContent(), 'Sin tormenta todavía');
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
