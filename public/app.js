@@ -7,6 +7,7 @@ import { api, isReachable, onReachability, openStream, QUOTE_TIMEOUT_MS } from '
 import { MODES, Story } from './story.js';
 import { StoryCharts } from './charts.js';
 import { renderWaterfall, waterfallEndMs, waterfallRows } from './waterfall.js';
+import { el, figure, renderBreakerView, renderCountersView, renderIncidentsView, renderStormCardsView } from './views.js';
 
 const MAX_SEEN = 2000;      // request ids remembered to draw each answer once
 const POLL_EVERY_S = 2;     // without the live stream
@@ -61,18 +62,11 @@ async function checkAdmin() {
   note.hidden = state.admin;
 }
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') node.className = v; else if (k === 'text') node.textContent = v; else node.setAttribute(k, v);
-  }
-  for (const c of children) node.append(c);
-  return node;
-}
-
-// A big number with its caption: what a projector shows from the back of the room.
-const figure = (key, value, caption, extra = '') =>
-  el('div', { class: `figure ${extra}`, 'data-key': key }, el('b', { class: 'key-number', text: value }), el('span', { text: caption }));
+const renderBreaker = () => state.breaker && renderBreakerView(state.breaker, state.breakerAt, t(), fmt);
+const renderCounters = () => state.summary && renderCountersView(state.summary, t(), fmt);
+const renderIncidents = () => renderIncidentsView(state.incidents, t(), fmt);
+const renderStormCards = () =>
+  renderStormCardsView(state.storms, state.stormStatus?.running ? state.stormStatus.options?.mode : null, t(), fmt);
 
 // ---------- panels ----------
 function scenarioOptions(select, withCarrierMode) {
@@ -228,22 +222,6 @@ function applyBreaker(dep) {
 }
 let breakerFrame = 0;
 
-function renderBreaker() {
-  const b = state.breaker;
-  if (!b) return;
-  const badge = $('#breaker-state');
-  badge.className = `state key-number ${b.circuit_status}`;
-  badge.dataset.state = b.circuit_status;
-  badge.textContent = t().state[b.circuit_status] || b.circuit_status;
-  const left = b.circuit_status === 'open' ? Math.max(0, b.cooldown_left_ms - (performance.now() - state.breakerAt)) : 0;
-  $('#breaker-cooldown').textContent = b.circuit_status === 'open' ? `${fmt.num(left / 1000, 1)} ${t().seconds}` : t().none;
-  $('#breaker-failures').textContent = fmt.num(b.consecutive_failures);
-  $('#breaker-shorts').textContent = fmt.num(b.short_circuit_count);
-  $('#breaker-opens').textContent = fmt.num(b.open_events);
-  const q = b.fallback_quote;
-  $('#breaker-fallback').textContent = q ? `${fmt.num(q.amount, 2)} ${q.currency} · ${q.quote_id} · ${t().age(fmt.num(q.age_s, 1))}` : t().none;
-}
-
 setInterval(() => {
   renderBreaker();
   // The breaker turns half-open by itself when the cooldown ends: ask the lab then.
@@ -266,27 +244,10 @@ async function refreshSummary() {
   renderCounters();
 }
 
-function renderCounters() {
-  if (!state.summary) return;
-  for (const mode of MODES) {
-    const m = state.summary.modes[mode];
-    $(`#mode-${mode} .counters`).replaceChildren(...Object.entries(t().counters).map(([k, label]) =>
-      el('div', { 'data-counter': k }, el('b', { text: fmt.num(m[k]) }), label)));
-  }
-}
-
 async function refreshIncidents() {
   state.incidents = (await call('/incidents?limit=10')).body.incidents || [];
   renderIncidents();
   for (const i of [...state.incidents].reverse()) addAnswer(i);  // catches up after polling
-}
-
-function renderIncidents() {
-  $('#incidents-body').replaceChildren(...state.incidents.map(i => el('tr', { 'data-request-id': i.request_id },
-    el('td', { text: fmt.time(i.timestamp_utc) }), el('td', { text: i.mode }),
-    el('td', { text: i.scenario }), el('td', {}, el('span', { class: `badge ${i.status}`, text: t().status[i.status] })),
-    el('td', { text: fmt.num(i.attempts) }), el('td', { text: fmt.ms(i.elapsed_ms) }),
-    el('td', { class: 'mono', text: i.request_id }))));
 }
 
 // ---------- the story over time ----------
@@ -338,28 +299,6 @@ function renderStorm(status) {
   renderStormCards();
 }
 
-function renderStormCards() {
-  const running = state.stormStatus?.running ? state.stormStatus.options?.mode : null;
-  for (const mode of MODES) {
-    const card = $(`#storm-${mode}`);
-    const r = state.storms[mode];
-    const head = el('h3', {}, el('span', { text: t()[mode] }));
-    if (running === mode) head.append(el('span', { class: 'running', text: ` · ${t().running}` }));
-    card.dataset.requests = r ? String(r.requests) : '';
-    if (!r) { card.replaceChildren(head, el('p', { class: 'note', text: t().stormNone })); continue; }
-    const k = t().stormKeys;
-    const bad = (r.status_counts.degraded || 0) + (r.status_counts.failed || 0) + (r.status_counts.error || 0);
-    card.replaceChildren(head, el('p', { class: 'note', text: t().stormOf(r, fmt) }),
-      el('div', { class: 'figures' },
-        figure('requests', fmt.num(r.requests), k.requests), figure('throughput', fmt.num(r.throughput_rps, 1), k.throughput),
-        figure('p50', fmt.ms(r.latency_ms.p50), k.p50), figure('p99', fmt.ms(r.latency_ms.p99), k.p99),
-        figure('amplification', fmt.ratio(r.amplification), k.amplification),
-        figure('health', fmt.ms(r.health_latency_ms.p99), k.health),
-        figure('wasted', fmt.num(r.wasted_carrier_calls), k.wasted),
-        figure('errors', `${fmt.num(r.requests ? (100 * bad) / r.requests : null, 0)}\u00a0%`, k.errors)));
-  }
-}
-
 // ---------- live updates ----------
 let incidentsQueued = false;
 function queueIncidents() {  // at most one incidents fetch per 300 ms, however busy
@@ -387,6 +326,7 @@ function onReset() {
   quietly(refreshAll());
 }
 
+let stormAsked = false;
 function connect() {
   openStream({
     quote: e => { addAnswer(JSON.parse(e.data)); queueIncidents(); },
@@ -397,7 +337,11 @@ function connect() {
     storm_progress: e => {
       const known = state.stormStatus?.running && state.stormStatus.options;
       renderStorm({ ...(state.stormStatus || {}), running: true, last_result: null, progress: JSON.parse(e.data) });
-      if (!known) quietly(call('/experiments/storm').then(r => renderStorm(r.body)));  // started elsewhere: which mode?
+      // Started elsewhere: ask once which mode it storms (the answer may queue behind it).
+      if (!known && !stormAsked) {
+        stormAsked = true;
+        quietly(call('/experiments/storm').then(r => renderStorm(r.body))).finally(() => { stormAsked = false; });
+      }
     },
     storm_result: e => renderStorm({ ...(state.stormStatus || {}), running: false, last_result: JSON.parse(e.data) }),
   }, on => {

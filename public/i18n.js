@@ -138,6 +138,8 @@ export function makeFormat(lang, locale) {
   return {
     locale,
     num,
+    /// Always `digits` decimals: a countdown that ticks "30,0 s", "29,9 s" without jumping.
+    fixed(n, digits) { return n == null || !Number.isFinite(Number(n)) ? '—' : nf(digits, digits).format(n); },
     /// Milliseconds as a person reads them: "1,44 s" from 1,000 ms up, "221 ms", "0,02 ms".
     ms(ms) {
       if (ms == null || !Number.isFinite(Number(ms))) return '—';

@@ -343,8 +343,7 @@ test('during a legacy storm the waterfall shows the wait: the browser waited far
     // 30 legacy clients on the default 16 workers, each held 1.44 s: the queue the issue saw.
     const started = await fetch(`${lab.url}/experiments/storm?mode=legacy&scenario=provider_down&clients=30&duration_s=4`, { method: 'POST' });
     assert.equal(started.status, 202);
-    await page.locator('#storm-legacy .running').waitFor({ timeout: 3000 });
-    await page.waitForTimeout(1500);                                 // the workers are taken
+    await page.waitForTimeout(2000);                                 // the workers are taken
     await page.selectOption('#resilient-scenario', 'ok');
     await page.locator('#mode-resilient button[type=submit]').click();
     await page.locator('#mode-resilient .badge[data-status=completed]').waitFor({ timeout: 20000 });

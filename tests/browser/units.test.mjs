@@ -18,6 +18,8 @@ test('one number format: seconds from 1,000 ms, the reader\'s locale, correct pl
   assert.equal(en.ms(0.012), '0.01 ms');
   assert.equal(es.num(109701), '109.701');
   assert.equal(en.num(109701), '109,701');
+  assert.equal(es.fixed(30, 1), '30,0');
+  assert.equal(en.fixed(29.94, 1), '29.9');
   assert.equal(es.count(1, 'attempt'), '1 intento');
   assert.equal(es.count(4, 'attempt'), '4 intentos');
   assert.equal(en.count(1, 'request'), '1 request');
