@@ -97,7 +97,7 @@ function buildPanels() {
   scenarioOptions(modeSelect, false);
   modeSelect.addEventListener('change', async () => {
     const { status } = await call(`/carrier/mode?mode=${encodeURIComponent(modeSelect.value)}`, { method: 'PUT' }).catch(() => ({}));
-    if (status === 200) setCarrierMode(modeSelect.value);
+    if (status === 200) setCarrierMode(modeSelect.value, performance.now());
   });
   const stormScenario = $('#storm-scenario');
   scenarioOptions(stormScenario, true);
@@ -110,8 +110,12 @@ function buildPanels() {
   window.addEventListener('resize', scaleCharts);
 }
 
-function setCarrierMode(mode) {
-  if (!mode) return;
+// `knownAt` (performance.now()): when the lab said so. A read sent before the last change
+// was heard of (a refresh crossing the change's event) must not put the old mode back.
+let carrierModeAt = 0;
+function setCarrierMode(mode, knownAt = performance.now()) {
+  if (!mode || knownAt < carrierModeAt) return;
+  carrierModeAt = knownAt;
   state.carrierMode = mode;
   $('#carrier-mode').value = mode;
   for (const o of document.querySelectorAll('.carrier-mode-option')) o.textContent = t().carrierModeOption(mode);
@@ -331,7 +335,7 @@ function connect() {
   openStream({
     quote: e => { addAnswer(JSON.parse(e.data)); queueIncidents(); },
     breaker: () => refreshBreaker(),
-    carrier_mode: e => setCarrierMode(JSON.parse(e.data).mode),
+    carrier_mode: e => setCarrierMode(JSON.parse(e.data).mode, performance.now()),
     reset: onReset,
     resync: () => quietly(refreshAll()),
     storm_progress: e => {
@@ -352,11 +356,16 @@ function connect() {
   });
 }
 
+function readCarrierMode() {
+  const sentAt = performance.now();
+  return quietly(call('/carrier').then(r => setCarrierMode(r.body.mode, sentAt)));
+}
+
 let refreshing = null;
 function refreshAll() {
   refreshing ??= Promise.all([refreshBreaker(), quietly(refreshSummary()), quietly(refreshIncidents()),
     quietly(call('/experiments/storm').then(r => renderStorm(r.body))),
-    quietly(call('/carrier').then(r => setCarrierMode(r.body.mode)))]).finally(() => { refreshing = null; });
+    readCarrierMode()]).finally(() => { refreshing = null; });
   return refreshing;
 }
 
@@ -373,7 +382,7 @@ function applyLanguage() {
     $('canvas.traffic', section)?.setAttribute('aria-label', `${t()[mode]}: ${t().chartTraffic}`);
     $('canvas.latency', section)?.setAttribute('aria-label', `${t()[mode]}: ${t().chartLatency}`);
   }
-  setCarrierMode(state.carrierMode);
+  setCarrierMode(state.carrierMode, carrierModeAt);  // new words, same mode
   renderAnswers();
   renderBadge();
   renderStormCards();

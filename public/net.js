@@ -66,25 +66,36 @@ export function streamRetryDelayMs(failures, u, baseMs = 1000, capMs = 10000) {
 /// whether it is open. After an error or a refusal (503) the page closes it and opens a new
 /// one after streamRetryDelayMs(), so that a class of refused pages never comes back in
 /// lockstep; a stream that stayed open a while starts the backoff over. When the lab
-/// becomes reachable again (a request answered), the stream is retried soon.
+/// becomes reachable again (a request answered), the stream is retried soon. A stream
+/// silent for QUIET_PROBE_MS is checked with /health: a lab that froze, or a network that
+/// dropped without closing the connection, would otherwise look "live" for ever.
+export const QUIET_PROBE_MS = 15000;
 export function openStream(handlers, onLive) {
-  let source = null, failures = 0, openedAt = 0, timer = null;
+  let source = null, failures = 0, openedAt = 0, timer = null, heardAt = 0, probing = false;
   const schedule = delayMs => { clearTimeout(timer); timer = setTimeout(connect, delayMs); };
+  function fail() {
+    if (!source) return;
+    source.close();  // the browser would retry every 2 s for ever, or never after a 503
+    source = null;
+    if (openedAt && Date.now() - openedAt > 10000) failures = 0;
+    openedAt = 0;
+    onLive(false);
+    schedule(streamRetryDelayMs(failures++, Math.random()));
+  }
   function connect() {
     timer = null;
     if (source) source.close();
     source = new EventSource(labUrl('/events'));
-    source.onopen = () => { openedAt = Date.now(); setReachable(true); onLive(true); };
-    source.onerror = () => {
-      source.close();  // the browser would retry every 2 s for ever, or never after a 503
-      source = null;
-      if (openedAt && Date.now() - openedAt > 10000) failures = 0;
-      openedAt = 0;
-      onLive(false);
-      schedule(streamRetryDelayMs(failures++, Math.random()));
-    };
-    for (const [type, fn] of Object.entries(handlers)) source.addEventListener(type, fn);
+    source.onopen = () => { openedAt = heardAt = Date.now(); setReachable(true); onLive(true); };
+    source.onerror = fail;
+    for (const [type, fn] of Object.entries(handlers))
+      source.addEventListener(type, e => { heardAt = Date.now(); fn(e); });
   }
+  setInterval(() => {
+    if (!openedAt || probing || Date.now() - heardAt < QUIET_PROBE_MS) return;
+    probing = true;
+    api('/health', { timeoutMs: 5000 }).then(() => { heardAt = Date.now(); }, fail).finally(() => { probing = false; });
+  }, 2500);
   onReachability(on => { if (on && !source) { failures = 0; schedule(streamRetryDelayMs(0, Math.random())); } });
   connect();
 }

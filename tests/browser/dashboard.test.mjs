@@ -315,7 +315,7 @@ test('the carrier mode drives Run: the panels follow it and say what it is', asy
     await page.selectOption('#carrier-mode', 'flaky_provider');
     // No scenario picked in the panel: Run asks for none, so the carrier mode answers.
     await page.waitForFunction(() => document.querySelector('#legacy-scenario option:checked').textContent === '— carrier mode (flaky_provider) —',
-      null, { timeout: 3000 });
+      null, { timeout: 5000 });
     assert.match(await page.locator('#mode-legacy .scenario-description').textContent(), /^Flaky carrier/);
     await page.locator('#mode-legacy button[type=submit]').click();
     await page.locator('#mode-legacy .badge[data-status=completed]').waitFor({ timeout: 5000 });
