@@ -151,7 +151,7 @@ test('the class sequence on the dashboard: breaker opens, a legacy waterfall, ch
       end = start + Number(await attempts.nth(i).getAttribute('data-ms'));
     }
     // one number format: "1,44 s" (not "1.442 ms"), "4 intentos", the browser's own time beside the lab's
-    assert.match(await page.locator('#mode-legacy [data-key=server] b').textContent(), /^1,\d\d s$/);
+    assert.match(await page.locator('#mode-legacy [data-key=server] b').textContent(), /^\d,\d\d s$/);  // 1,44 s; more on a busy machine
     assert.equal(await page.locator('#mode-legacy [data-key=attempts]').textContent(), '4intentos');
     assert.match(await page.locator('#mode-legacy [data-key=client] b').textContent(), /^\d,\d\d s$/);
     assert.match(await page.locator('#mode-legacy .waterfall li[data-kind=attempt_failed]').first().textContent(), /^intento 1: falló \(tiempo agotado\) · \d{3}\sms$/);
@@ -341,9 +341,10 @@ test('during a legacy storm the waterfall shows the wait: the browser waited far
   try {
     await page.locator('#live.live').waitFor({ timeout: 5000 });
     // 30 legacy clients on the default 16 workers, each held 1.44 s: the queue the issue saw.
-    const started = await fetch(`${lab.url}/experiments/storm?mode=legacy&scenario=provider_down&clients=30&duration_s=4`, { method: 'POST' });
+    const started = await fetch(`${lab.url}/experiments/storm?mode=legacy&scenario=provider_down&clients=30&duration_s=6`, { method: 'POST' });
     assert.equal(started.status, 202);
-    await page.waitForTimeout(2000);                                 // the workers are taken
+    // The workers are taken once the first round of storm answers (1.44 s each) is back.
+    await page.waitForFunction(() => document.querySelector('#storm-progress').value >= 0.3, null, { timeout: 10000 });
     await page.selectOption('#resilient-scenario', 'ok');
     await page.locator('#mode-resilient button[type=submit]').click();
     await page.locator('#mode-resilient .badge[data-status=completed]').waitFor({ timeout: 20000 });
@@ -385,7 +386,7 @@ test('a lab restart: the page says the lab is unreachable, never hangs, and reco
     await page.locator('#mode-legacy button[type=submit]').click();
     await page.locator('#mode-legacy .badge[data-status=completed]').waitFor({ timeout: 5000 });
     const { body } = await lab.get('/quote-resilient?scenario=ok');  // and the live stream works again
-    await page.locator(`#incidents-body tr[data-request-id="${body.request_id}"]`).waitFor({ timeout: 2000 });
+    await page.locator(`#incidents-body tr[data-request-id="${body.request_id}"]`).waitFor({ timeout: 5000 });
     assert.deepEqual(problems.filter(outage), []);
   } finally {
     await browser.close();
