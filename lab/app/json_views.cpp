@@ -30,7 +30,7 @@ nlohmann::ordered_json explanation(const QuoteTrace& t) {
   const bool short_circuited = t.short_circuited();
   const bool probed = t.probed();
   if (t.status == QuoteStatus::completed && probed)
-    return {{"es", "El circuito estaba medio abierto: esta llamada fue la sonda, el proveedor respondió y el circuito se cerró."},
+    return {{"es", "El circuito estaba semiabierto: esta llamada fue la sonda, el proveedor respondió y el circuito se cerró."},
             {"en", "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed."}};
   if (t.status == QuoteStatus::completed && n == 1)
     return {{"es", "Cotización en vivo al primer intento."}, {"en", "Live quote on the first attempt."}};
@@ -41,7 +41,7 @@ nlohmann::ordered_json explanation(const QuoteTrace& t) {
     return {{"es", "Circuito abierto: no se llamó al proveedor; se respondió con la cotización de respaldo."},
             {"en", "Circuit open: the carrier was not called; the fallback quote was served."}};
   if (t.status == QuoteStatus::degraded && probed)
-    return {{"es", "La sonda del circuito medio abierto falló: el circuito se reabrió y se respondió con la cotización de respaldo."},
+    return {{"es", "La sonda del circuito semiabierto falló: el circuito se reabrió y se respondió con la cotización de respaldo."},
             {"en", "The half-open probe failed: the breaker reopened and the fallback quote was served."}};
   if (t.status == QuoteStatus::degraded)
     return {{"es", "El proveedor falló " + times_es + "; se respondió con la cotización de respaldo."},
