@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lab/http/accept.hpp"
 #include "lab/http/http_server.hpp"
 
 namespace quote_lab {
@@ -29,6 +30,11 @@ bool serve_file(httplib::Response& res, const std::filesystem::path& file, const
   res.status = 200;
   res.set_content(buffer.str(), content_type);
   return true;
+}
+
+bool serve_page_to_browser(const httplib::Request& req, httplib::Response& res, const std::filesystem::path& page) {
+  res.set_header("Vary", "Accept");
+  return prefers_html(req.get_header_value("Accept")) && serve_file(res, page, "text/html; charset=utf-8");
 }
 
 }  // namespace quote_lab

@@ -28,4 +28,15 @@ void send_api_error(httplib::Response& res, const ApiError& e);
 /// Answers 200 with the whole of `file`; false (and `res` untouched) when it cannot be read.
 bool serve_file(httplib::Response& res, const std::filesystem::path& file, const char* content_type);
 
+/// Content negotiation of the routes that are also pages (`/`, /incidents,
+/// /diagnostics/summary, /metrics, /dependency/state): a browser (Accept prefers text/html,
+/// accept.hpp) gets the HTML `page` and true; any other client gets false and its JSON as
+/// before. Either way the answer says it varies by Accept, so no cache mixes the two.
+/// False too when `page` cannot be read: the JSON is still an answer.
+bool serve_page_to_browser(const httplib::Request& req, httplib::Response& res, const std::filesystem::path& page);
+
+/// The page that shows /incidents, /diagnostics/summary, /metrics and /dependency/state
+/// to a browser: one page that reads the route's JSON and draws it (public/pages.html).
+inline constexpr const char* kViewPage = "pages.html";
+
 }  // namespace quote_lab

@@ -26,11 +26,14 @@ void health(RouteContext& ctx, const httplib::Request&, const std::string&, http
                        {"carrier_mode", ctx.app.carrier_mode()}});
 }
 
-void dependency_state(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+void dependency_state(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
+  if (serve_page_to_browser(req, res, ctx.dashboard.public_dir / kViewPage)) return;
   send_json(res, 200, dependency_json(ctx.app.dependency_view()));
 }
 
 void incidents(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
+  // The page reads the same URL as JSON and shows its 400, if any: the query is checked there.
+  if (serve_page_to_browser(req, res, ctx.dashboard.public_dir / kViewPage)) return;
   if (auto e = check_known_params(req, {std::string(kIncidentsLimit.name)})) return send_api_error(res, *e);
   int limit = 0;
   if (auto e = parse_domain_param(req, kIncidentsLimit, limit)) return send_api_error(res, *e);
