@@ -22,6 +22,12 @@ std::optional<ApiError> check_known_params(const httplib::Request& req, const st
 
 void send_api_error(httplib::Response& res, const ApiError& e) { send_error(res, e.status, e.error, e.message, e.allowed); }
 
+void send_api_error(const httplib::Request& req, httplib::Response& res, const ApiError& e) {
+  send_error(res, e.status, e.error, e.message_in(preferred_language(req.get_header_value("Accept-Language"))),
+             e.allowed);
+  res.set_header("Vary", "Accept-Language");
+}
+
 bool serve_file(httplib::Response& res, const std::filesystem::path& file, const char* content_type) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return false;
