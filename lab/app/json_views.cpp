@@ -77,7 +77,21 @@ nlohmann::ordered_json cached_quote_json(const CachedQuote& q, WallTime now) {
   return j;
 }
 
-nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_json& dependency) {
+std::string policy_note(const RetryPolicy& p) {
+  // `dependency` is always the carrier's one breaker; say whether this request used it.
+  const std::string untouched = "`dependency` shows the carrier's circuit breaker that resilient requests share; "
+                                "this request neither asked it nor changed it";
+  const std::string asks = "asks the carrier's circuit breaker (`dependency`) before every attempt";
+  const std::string falls_back = "serves the last good quote when every attempt fails";
+  if (!p.circuit_breaker && !p.fallback)
+    return p.mode + " has no circuit breaker and no fallback: " + untouched;
+  if (!p.circuit_breaker) return p.mode + " has no circuit breaker but " + falls_back + "; " + untouched;
+  if (!p.fallback) return p.mode + " " + asks + " and has no fallback: when every attempt fails the answer is a 503";
+  return p.mode + " " + asks + " and " + falls_back;
+}
+
+nlohmann::ordered_json quote_json(const QuoteTrace& t, const std::string& policy_note,
+                                  const nlohmann::ordered_json& dependency) {
   nlohmann::ordered_json quote = nullptr;
   if (t.answer) {
     quote = to_json(t.answer->quote);
@@ -102,6 +116,7 @@ nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_j
           {"retries", t.retries()},
           {"timeout_count", t.timeouts()},
           {"events", events},
+          {"policy_note", policy_note},
           {"dependency", dependency},
           {"elapsed_ms", round2(t.elapsed_ms)},
           {"timestamp_utc", format_iso8601(t.timestamp)},
@@ -123,9 +138,9 @@ nlohmann::ordered_json incident_json(const Incident& i) {
 }
 
 nlohmann::ordered_json quote_response_json(const QuoteTrace& t, const DependencyView& dependency,
-                                           const nlohmann::ordered_json& policy,
+                                           const RetryPolicy& ran_under, const nlohmann::ordered_json& policy,
                                            const std::vector<std::string>& overrides) {
-  auto body = quote_json(t, dependency_json(dependency));
+  auto body = quote_json(t, policy_note(ran_under), dependency_json(dependency));
   body["policy"] = policy;
   body["policy_overrides"] = overrides;
   return body;

@@ -13,6 +13,7 @@
 #include "lab/observability/telemetry.hpp"
 #include "lab/resilience/circuit_breaker.hpp"
 #include "lab/resilience/fallback_cache.hpp"
+#include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_trace.hpp"
 
 namespace quote_lab {
@@ -26,17 +27,25 @@ nlohmann::ordered_json breaker_json(const BreakerSnapshot& s);
 /// cached_at, age_s, customer_id, items, seed.
 nlohmann::ordered_json cached_quote_json(const CachedQuote& q, WallTime now);
 
-/// One quote response. `dependency` is the breaker view to embed.
-nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_json& dependency);
+/// One quote response. `dependency` is the breaker view to embed, right after
+/// `policy_note` (policy_note() of the policy the flow ran under).
+nlohmann::ordered_json quote_json(const QuoteTrace& t, const std::string& policy_note,
+                                  const nlohmann::ordered_json& dependency);
+
+/// One plain English sentence saying which protections `p` has (issue 12: students read the
+/// `dependency` embedded in a legacy answer, once "open", as legacy's own breaker). SPEC
+/// keeps `dependency` in both modes; this says whether the request asked that breaker and
+/// whether it may fall back, e.g. "legacy has no circuit breaker and no fallback: ...".
+std::string policy_note(const RetryPolicy& p);
 
 /// One /incidents entry.
 nlohmann::ordered_json incident_json(const Incident& i);
 
 /// One quote response as the client and every open dashboard get it: quote_json() with the
-/// dependency, then `policy` (the rendered policy the flow ran under) and
+/// note of `ran_under` and the dependency, then `policy` (the rendered policy the flow ran under) and
 /// `policy_overrides` (the names of the per-request overrides, possibly none).
 nlohmann::ordered_json quote_response_json(const QuoteTrace& t, const DependencyView& dependency,
-                                           const nlohmann::ordered_json& policy,
+                                           const RetryPolicy& ran_under, const nlohmann::ordered_json& policy,
                                            const std::vector<std::string>& overrides);
 
 /// /dependency/state: breaker_json() plus fallback_quote, state_file, state_file_set_aside

@@ -132,7 +132,7 @@ LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int cu
   // count, a cached quote); transitions mark it from the breaker's listener.
   if (trace.attempts() > 0) mark_state_dirty();
   // One rendering: the client gets it and so does every open dashboard.
-  auto body = quote_response_json(trace, dependency_view(trace.dependency),
+  auto body = quote_response_json(trace, dependency_view(trace.dependency), chosen,
                                   !overrides.empty() ? to_json(chosen) : policy_json(mode), overrides);
   events_.publish("quote", body);
   return {std::move(trace), std::move(body)};
