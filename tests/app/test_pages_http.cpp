@@ -100,6 +100,15 @@ TEST_CASE("scenario names are case-insensitive, and a typo gets a did-you-mean")
   CHECK(param.json["error"] == "unknown_parameter");
   CHECK(param.json["message"].get<std::string>().find("did you mean 'scenario'?") != std::string::npos);
 
+  // A mistyped route is named too.
+  const Reply route = lab.get("/incident");
+  CHECK(route.status == 404);
+  CHECK(route.json["error"] == "not_found");
+  CHECK(route.json["message"] == "no route GET /incident; did you mean /incidents?; GET / lists the routes");
+  CHECK(lab.get("/04/diagnostic/summary").json["message"].get<std::string>().find("did you mean /04/diagnostics/summary?") !=
+        std::string::npos);
+  CHECK(lab.get("/nothing-like-it").json["message"] == "no route GET /nothing-like-it; GET / lists the routes");
+
   // The carrier mode takes any case too, and a storm's scenario gets the same help.
   const Reply mode = lab.request("PUT", "/carrier/mode?mode=Provider_Down");
   CHECK(mode.status == 200);
