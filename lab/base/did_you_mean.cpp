@@ -4,16 +4,12 @@
 #include <numeric>
 
 namespace quote_lab {
-namespace {
-
-std::string lower(std::string_view s) {
+std::string ascii_lower(std::string_view s) {
   std::string out(s);
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return out;
 }
-
-}  // namespace
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // One row of the dynamic-programming table at a time (Wagner–Fischer).
@@ -33,12 +29,12 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::optional<std::string> did_you_mean(std::string_view typed, const std::vector<std::string>& candidates) {
   // Short names are one typo apart from many others: allow less there.
-  const std::string wanted = lower(typed);
+  const std::string wanted = ascii_lower(typed);
   const std::size_t limit = wanted.size() <= 4 ? 1 : 2;
   std::optional<std::string> best;
   std::size_t best_distance = limit + 1;
   for (const auto& c : candidates) {
-    const std::size_t d = edit_distance(wanted, lower(c));
+    const std::size_t d = edit_distance(wanted, ascii_lower(c));
     if (d < best_distance) {
       best_distance = d;
       best = c;

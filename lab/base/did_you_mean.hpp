@@ -10,6 +10,9 @@
 
 namespace quote_lab {
 
+/// `s` with A-Z turned into a-z (names here are ASCII; other bytes are kept).
+std::string ascii_lower(std::string_view s);
+
 /// Levenshtein distance between `a` and `b`, byte-wise and case-sensitive: the fewest
 /// single-character insertions, deletions and substitutions that turn one into the other.
 std::size_t edit_distance(std::string_view a, std::string_view b);

@@ -204,10 +204,7 @@ ScenarioCatalog ScenarioCatalog::load_dir(const std::filesystem::path& dir) {
 
 const Scenario* ScenarioCatalog::find(std::string_view name_or_alias) const {
   // Students type "OK" and "Provider_Down"; every name in the index is lower case.
-  std::string lower(name_or_alias);
-  for (char& c : lower)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  const auto it = index_.find(lower);
+  const auto it = index_.find(ascii_lower(name_or_alias));
   return it == index_.end() ? nullptr : &scenarios_[it->second];
 }
 
