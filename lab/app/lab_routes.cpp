@@ -36,7 +36,7 @@ void serve(RouteContext& ctx, WorkerSlots& slots, const Route& route, const Requ
 // HEAD is answered only where a GET changes nothing.
 httplib::Server::HandlerResponse refuse_wrong_method(const Request& req, Response& res) {
   const std::string label = route_label(req.path);
-  const AllowedMethods allowed = allowed_methods(label);
+  const AllowedMethods& allowed = allowed_methods(label);
   if (allowed.methods.empty()) return httplib::Server::HandlerResponse::Unhandled;
   const bool listed = std::find(allowed.methods.begin(), allowed.methods.end(), req.method) != allowed.methods.end();
   if (listed || (req.method == "HEAD" && allowed.head)) return httplib::Server::HandlerResponse::Unhandled;
@@ -67,7 +67,7 @@ std::string route_pattern(const std::string& path) {
 void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
                          const std::string& carrier_url, StormExperiment& storm, int workers) {
   auto& r = server.routes();
-  const auto ctx = std::make_shared<RouteContext>(RouteContext{app, storm, dashboard, carrier_url});
+  const auto ctx = std::make_shared<RouteContext>(app, storm, dashboard, carrier_url);
   // Quotes and /health hold one of `workers` while served: the server has a thread per
   // connection (idle keep-alive, event streams, the page's reads), and those must not lend
   // a legacy storm extra workers.

@@ -6,6 +6,7 @@
 // (lab_routes), the 405 + Allow answer and HEAD, the `route` label of
 // quote_lab_http_requests_total, and the `GET /` index.
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,14 @@ struct RouteContext {
   StormExperiment& storm;
   StaticRoots dashboard;  // a copy: callers pass a temporary
   std::string carrier_url;
+
+  /// /health's answer for one carrier mode, rendered again only when the mode changes:
+  /// rendering it on every request was a fifth of the request's work (issue 11).
+  struct RenderedHealth {
+    std::mutex mutex;
+    std::string carrier_mode;
+    std::string body;  // empty until the first /health
+  } health{};
 };
 
 /// Serves one request. `body` is the request body of POST and PUT (empty for GET and for
@@ -69,7 +78,7 @@ struct AllowedMethods {
   bool head = false;
 };
 /// Empty `methods` when `label` is not a route of the table.
-AllowedMethods allowed_methods(const std::string& label);
+const AllowedMethods& allowed_methods(const std::string& label);
 
 /// Whether `method` on `path` is a teacher-only route of the table (HEAD counts as GET).
 bool teacher_only(const std::string& method, const std::string& path);
