@@ -28,9 +28,8 @@ nlohmann::ordered_json breaker_json(const BreakerSnapshot& s);
 nlohmann::ordered_json cached_quote_json(const CachedQuote& q, WallTime now);
 
 /// One quote response. `dependency` is the breaker view to embed, right after
-/// `policy_note` (policy_note() of the policy the flow ran under).
-nlohmann::ordered_json quote_json(const QuoteTrace& t, const std::string& policy_note,
-                                  const nlohmann::ordered_json& dependency);
+/// `policy_note` (policy_note() of the policy the flow ran under); both are moved in.
+nlohmann::ordered_json quote_json(const QuoteTrace& t, std::string policy_note, nlohmann::ordered_json dependency);
 
 /// One plain English sentence saying which protections `p` has (issue 12: students read the
 /// `dependency` embedded in a legacy answer, once "open", as legacy's own breaker). SPEC
