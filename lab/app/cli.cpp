@@ -31,6 +31,10 @@ int run_storm_command(StormOptions o, const std::vector<std::string>& params, bo
     return 2;
   }
   std::signal(SIGPIPE, SIG_IGN);
+  if (const auto problem = check_storm_target(o.target)) {
+    std::fprintf(stderr, "quote-lab storm: %s\n", problem->c_str());
+    return 1;
+  }
   const bool bar = isatty(STDERR_FILENO) != 0;
   const auto result = run_storm(o, [bar](const StormProgress& p) {
     if (!bar) return;

@@ -181,7 +181,7 @@ Explanation explanation(const QuoteTrace& t) {
 }
 
 template <class W>
-void write_quote_response(W& w, const QuoteTrace& t, const DependencyView& dependency,
+void write_quote_response(W& w, const QuoteTrace& t, std::string_view policy_note, const DependencyView& dependency,
                           const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides) {
   w.StartObject();
   key(w, "mode"), text(w, to_string(t.request.mode));
@@ -212,6 +212,7 @@ void write_quote_response(W& w, const QuoteTrace& t, const DependencyView& depen
   w.StartArray();
   for (const auto& e : t.events) write_event(w, e);
   w.EndArray();
+  key(w, "policy_note"), text(w, policy_note);
   key(w, "dependency"), write_dependency(w, dependency);
   key(w, "elapsed_ms"), number(w, round2(t.elapsed_ms));
   key(w, "timestamp_utc"), text(w, format_iso8601(t.timestamp));
@@ -248,9 +249,11 @@ std::string written(JsonLayout layout, const Write& write) {
 
 }  // namespace
 
-std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const nlohmann::ordered_json& policy,
-                                const std::vector<std::string>& overrides, JsonLayout layout) {
-  return written(layout, [&](auto& w) { write_quote_response(w, t, dependency, policy, overrides); });
+std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const RetryPolicy& ran_under,
+                                const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides,
+                                JsonLayout layout) {
+  const std::string note = policy_note(ran_under);
+  return written(layout, [&](auto& w) { write_quote_response(w, t, note, dependency, policy, overrides); });
 }
 
 std::string dependency_text(const DependencyView& d, JsonLayout layout) {
@@ -260,6 +263,19 @@ std::string dependency_text(const DependencyView& d, JsonLayout layout) {
 nlohmann::ordered_json dependency_json(const DependencyView& d) {
   // One writer for the fields; routes that embed the dependency in a document read it back.
   return nlohmann::ordered_json::parse(dependency_text(d, JsonLayout::one_line));
+}
+
+std::string policy_note(const RetryPolicy& p) {
+  // `dependency` is always the carrier's one breaker; say whether this request used it.
+  const std::string untouched = "`dependency` shows the carrier's circuit breaker that resilient requests share; "
+                                "this request neither asked it nor changed it";
+  const std::string asks = "asks the carrier's circuit breaker (`dependency`) before every attempt";
+  const std::string falls_back = "serves the last good quote when every attempt fails";
+  if (!p.circuit_breaker && !p.fallback)
+    return p.mode + " has no circuit breaker and no fallback: " + untouched;
+  if (!p.circuit_breaker) return p.mode + " has no circuit breaker but " + falls_back + "; " + untouched;
+  if (!p.fallback) return p.mode + " " + asks + " and has no fallback: when every attempt fails the answer is a 503";
+  return p.mode + " " + asks + " and " + falls_back;
 }
 
 nlohmann::ordered_json incident_json(const Incident& i) {

@@ -13,9 +13,16 @@
 #include "lab/observability/telemetry.hpp"
 #include "lab/resilience/circuit_breaker.hpp"
 #include "lab/resilience/fallback_cache.hpp"
+#include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_trace.hpp"
 
 namespace quote_lab {
+
+/// One plain English sentence saying which protections `p` has (issue 12: students read the
+/// `dependency` embedded in a legacy answer, once "open", as legacy's own breaker). SPEC
+/// keeps `dependency` in both modes; this says whether the request asked that breaker and
+/// whether it may fall back, e.g. "legacy has no circuit breaker and no fallback: ...".
+std::string policy_note(const RetryPolicy& p);
 
 /// One /incidents entry.
 nlohmann::ordered_json incident_json(const Incident& i);
@@ -24,11 +31,12 @@ nlohmann::ordered_json incident_json(const Incident& i);
 /// final newline, as send_json), `one_line` for a live event.
 enum class JsonLayout { pretty, one_line };
 
-/// One quote response as the client and every open dashboard get it (SPEC fields, then
-/// `explanation` {es, en}, `policy`: the rendered policy the flow ran under, and
-/// `policy_overrides`: the names of the per-request overrides, possibly none). Written
-/// straight from the values, without a JSON document (issue 11: the short circuit's cost).
-std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency,
+/// One quote response as the client and every open dashboard get it (SPEC fields, with
+/// `policy_note` (policy_note() of `ran_under`) just before `dependency`, then `explanation`
+/// {es, en}, `policy`: `ran_under` as rendered, and `policy_overrides`: the names of the
+/// per-request overrides, possibly none). Written straight from the values, without a JSON
+/// document (issue 11: the short circuit's cost).
+std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const RetryPolicy& ran_under,
                                 const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides,
                                 JsonLayout layout);
 

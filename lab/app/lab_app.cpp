@@ -137,9 +137,9 @@ LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int cu
   const nlohmann::ordered_json overridden = overrides.empty() ? nullptr : to_json(chosen);
   const nlohmann::ordered_json& policy_rendered = overrides.empty() ? policy_json(mode) : overridden;
   events_.publish_rendered("quote", [&] {
-    return quote_response_text(trace, dependency, policy_rendered, overrides, JsonLayout::one_line);
+    return quote_response_text(trace, dependency, chosen, policy_rendered, overrides, JsonLayout::one_line);
   });
-  std::string body = quote_response_text(trace, dependency, policy_rendered, overrides, JsonLayout::pretty);
+  std::string body = quote_response_text(trace, dependency, chosen, policy_rendered, overrides, JsonLayout::pretty);
   return {std::move(trace), std::move(body)};
 }
 

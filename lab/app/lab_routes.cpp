@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "lab/app/lab_app.hpp"
+#include "lab/app/route_table.hpp"
+#include "lab/base/did_you_mean.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/static_files.hpp"
 #include "lab/http/worker_slots.hpp"
@@ -90,10 +92,17 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
   r.set_error_handler([](const Request& req, Response& res) {
     // Called for every status >= 400; only fill in answers that have no body yet.
     if (!res.body.empty()) return;
-    if (res.status == 404)
-      send_error(res, 404, "not_found", "no route " + req.method + " " + req.path.substr(0, 80) + "; GET / lists the routes");
-    else
+    if (res.status == 404) {
+      // "/incident" and "/diagnostic/summary" are typos of a route: name it (issue 12).
+      const bool hub = req.path.rfind("/04/", 0) == 0;
+      const auto meant = did_you_mean(hub ? req.path.substr(3) : req.path, route_templates());
+      send_error(res, 404, "not_found",
+                 "no route " + req.method.substr(0, 10) + " " + req.path.substr(0, 80) +
+                     (meant ? "; did you mean " + std::string(hub ? "/04" : "") + *meant + "?" : "") +
+                     "; GET / lists the routes");
+    } else {
       send_error(res, res.status, "http_error", "the request could not be served (HTTP " + std::to_string(res.status) + ")");
+    }
   });
   r.set_exception_handler([](const Request& req, Response& res, std::exception_ptr ep) {
     std::string what = "unknown error";

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lab/http/accept.hpp"
 #include "lab/http/http_server.hpp"
 
 namespace quote_lab {
@@ -21,6 +22,12 @@ std::optional<ApiError> check_known_params(const httplib::Request& req, const st
 
 void send_api_error(httplib::Response& res, const ApiError& e) { send_error(res, e.status, e.error, e.message, e.allowed); }
 
+void send_api_error(const httplib::Request& req, httplib::Response& res, const ApiError& e) {
+  send_error(res, e.status, e.error, e.message_in(preferred_language(req.get_header_value("Accept-Language"))),
+             e.allowed);
+  res.set_header("Vary", "Accept-Language");
+}
+
 bool serve_file(httplib::Response& res, const std::filesystem::path& file, const char* content_type) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return false;
@@ -29,6 +36,11 @@ bool serve_file(httplib::Response& res, const std::filesystem::path& file, const
   res.status = 200;
   res.set_content(buffer.str(), content_type);
   return true;
+}
+
+bool serve_page_to_browser(const httplib::Request& req, httplib::Response& res, const std::filesystem::path& page) {
+  res.set_header("Vary", "Accept");
+  return prefers_html(req.get_header_value("Accept")) && serve_file(res, page, "text/html; charset=utf-8");
 }
 
 }  // namespace quote_lab

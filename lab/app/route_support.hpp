@@ -22,10 +22,25 @@ std::optional<ApiError> parse_domain_param(const httplib::Request& req, const In
 /// check_query() on the request's target and parameters.
 std::optional<ApiError> check_known_params(const httplib::Request& req, const std::set<std::string>& known);
 
-/// Answers `e` as the lab's error JSON {"error", "message", "allowed"?} with its status.
+/// Answers `e` as the lab's error JSON {"error", "message", "allowed"?} with its status,
+/// the message in English.
 void send_api_error(httplib::Response& res, const ApiError& e);
+/// The same, with the message in the language the request's Accept-Language prefers
+/// (English unless it asks for Spanish; api_error.hpp).
+void send_api_error(const httplib::Request& req, httplib::Response& res, const ApiError& e);
 
 /// Answers 200 with the whole of `file`; false (and `res` untouched) when it cannot be read.
 bool serve_file(httplib::Response& res, const std::filesystem::path& file, const char* content_type);
+
+/// Content negotiation of the routes that are also pages (`/`, /incidents,
+/// /diagnostics/summary, /metrics, /dependency/state): a browser (Accept prefers text/html,
+/// accept.hpp) gets the HTML `page` and true; any other client gets false and its JSON as
+/// before. Either way the answer says it varies by Accept, so no cache mixes the two.
+/// False too when `page` cannot be read: the JSON is still an answer.
+bool serve_page_to_browser(const httplib::Request& req, httplib::Response& res, const std::filesystem::path& page);
+
+/// The page that shows /incidents, /diagnostics/summary, /metrics and /dependency/state
+/// to a browser: one page that reads the route's JSON and draws it (public/pages.html).
+inline constexpr const char* kViewPage = "pages.html";
 
 }  // namespace quote_lab

@@ -16,21 +16,27 @@ const std::vector<Route>& lab_route_table() {
   const std::string limits = std::to_string(kIncidentsLimit.min) + "-" + std::to_string(kIncidentsLimit.max);
   const std::string storm_limits = "clients 1-" + std::to_string(kExperimentMaxClients) + ", duration_s 1-" +
                                    std::to_string(static_cast<int>(kExperimentMaxDurationS));
+  // A path pasted from `GET /` must work as it is: every parameter with a value that works
+  // (the defaults, on the carrier's mode), never "?scenario=&customer_id=", which is a 400.
+  const std::string quote_example = "?scenario=" + std::string(kDefaultScenario) + "&" +
+                                    std::string(kCustomerId.name) + "=" + std::to_string(kCustomerId.fallback) + "&" +
+                                    std::string(kItems.name) + "=" + std::to_string(kItems.fallback);
+  const std::string page = "; a browser (Accept: text/html) gets it as a page";
   // Listed in the order of the course material; routes added later come after.
   return std::vector<Route>{
       {{"GET"}, "/health", "", false, true, "liveness", health},
-      {{"GET"}, "/quote-legacy", "?scenario=&customer_id=&items=", true, true,
+      {{"GET"}, "/quote-legacy", quote_example, true, true,
        "one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback", quote_legacy},
-      {{"GET"}, "/quote-resilient", "?scenario=&customer_id=&items=", true, true,
+      {{"GET"}, "/quote-resilient", quote_example, true, true,
        "one quote with the resilient policy: short timeout, backoff with jitter, circuit breaker, fallback",
        quote_resilient},
-      {{"GET"}, "/dependency/state", "", false, false, "the carrier's circuit breaker and the fallback quote",
+      {{"GET"}, "/dependency/state", "", false, false, "the carrier's circuit breaker and the fallback quote" + page,
        dependency_state},
       {{"GET"}, "/incidents", "?limit=" + std::to_string(kIncidentsLimit.fallback), false, false,
-       "the last quote flows, newest first (limit " + limits + ")", incidents},
-      {{"GET"}, "/diagnostics/summary", "", false, false, "per mode and scenario counters and latency percentiles",
+       "the last quote flows, newest first (limit " + limits + ")" + page, incidents},
+      {{"GET"}, "/diagnostics/summary", "", false, false, "per mode and scenario counters and latency percentiles" + page,
        diagnostics_summary},
-      {{"GET"}, "/metrics", "", false, false, "telemetry as JSON, or Prometheus text when Accept asks for it", metrics},
+      {{"GET"}, "/metrics", "", false, false, "telemetry as JSON, or Prometheus text when Accept asks for it" + page, metrics},
       {{"GET"}, "/metrics-prometheus", "", false, false, "Prometheus text exposition format 0.0.4", metrics_prometheus},
       {{"GET", "POST"}, "/reset-lab", "", true, false,
        "telemetry, breaker, fallback cache and carrier mode back to their seeds; cancels a running storm", reset_lab,

@@ -7,6 +7,7 @@
 #include "lab/app/json_views.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/route_handlers.hpp"
+#include "lab/app/route_support.hpp"
 #include "lab/http/accept.hpp"
 #include "lab/http/http_server.hpp"
 
@@ -20,13 +21,19 @@ void prometheus_text(LabApp& app, httplib::Response& res) {
 
 }  // namespace
 
-void diagnostics_summary(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+void diagnostics_summary(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
+  if (serve_page_to_browser(req, res, ctx.dashboard.public_dir / kViewPage)) return;
   send_json(res, 200, ctx.app.diagnostics());
 }
 
 void metrics(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
   LabApp& app = ctx.app;
-  if (prefers_prometheus_text(req.get_header_value("Accept"))) return prometheus_text(app, res);
+  // Prometheus first: whatever preferred its text before the page existed still gets it.
+  if (prefers_prometheus_text(req.get_header_value("Accept"))) {
+    res.set_header("Vary", "Accept");
+    return prometheus_text(app, res);
+  }
+  if (serve_page_to_browser(req, res, ctx.dashboard.public_dir / kViewPage)) return;
   const auto stats = app.carrier_stats();
   send_json(res, 200, {{"metrics", Metrics::to_json(app.metric_families())},
                        {"dependency", dependency_json(app.dependency_view())},

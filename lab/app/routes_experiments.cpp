@@ -55,15 +55,13 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   if (!parse_mode(o.mode)) return send_error(res, 400, "invalid_parameter", "mode must be legacy or resilient", mode_names());
   if (const auto* sc = lookup("scenario")) {
     const Scenario* s = ctx.app.scenarios().find(*sc);
-    if (!s)
-      return send_error(res, 400, "unknown_scenario", "scenario '" + sc->substr(0, 40) + "' does not exist",
-                        ctx.app.scenarios().accepted_names());
+    if (!s) return send_api_error(req, res, unknown_scenario_error(ctx.app.scenarios(), *sc));
     o.scenario = s->name;
   }
   int clients = 0, duration = 0, requests = 0;
-  if (auto e = parse_int_param(kStormClients, lookup(kStormClients.name), clients)) return send_api_error(res, *e);
-  if (auto e = parse_int_param(kStormDurationS, lookup(kStormDurationS.name), duration)) return send_api_error(res, *e);
-  if (auto e = parse_int_param(kStormRequests, lookup(kStormRequests.name), requests)) return send_api_error(res, *e);
+  if (auto e = parse_int_param(kStormClients, lookup(kStormClients.name), clients)) return send_api_error(req, res, *e);
+  if (auto e = parse_int_param(kStormDurationS, lookup(kStormDurationS.name), duration)) return send_api_error(req, res, *e);
+  if (auto e = parse_int_param(kStormRequests, lookup(kStormRequests.name), requests)) return send_api_error(req, res, *e);
   o.clients = clients;
   o.duration_s = duration;
   if (lookup(kStormRequests.name)) o.requests = requests;

@@ -8,7 +8,6 @@
 #include "lab/app/route_handlers.hpp"
 #include "lab/app/route_support.hpp"
 #include "lab/formats/policy_json.hpp"
-#include "lab/http/accept.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/static_files.hpp"
 
@@ -67,9 +66,7 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
 }  // namespace
 
 void index(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
-  if (prefers_html(req.get_header_value("Accept")) &&
-      serve_file(res, ctx.dashboard.public_dir / "index.html", "text/html; charset=utf-8"))
-    return;
+  if (serve_page_to_browser(req, res, ctx.dashboard.public_dir / "index.html")) return;
   send_json(res, 200, index_json(ctx, req.get_header_value("Host")));
 }
 

@@ -18,25 +18,22 @@ void quote(Mode mode, RouteContext& ctx, const httplib::Request& req, httplib::R
     names.insert(std::begin(kPolicyOverrideParams), std::end(kPolicyOverrideParams));
     return names;
   }();
-  if (auto e = check_known_params(req, known)) return send_api_error(res, *e);
+  if (auto e = check_known_params(req, known)) return send_api_error(req, res, *e);
   LabApp& app = ctx.app;
   std::string scenario;
   if (const auto* raw = query_param(req, "scenario")) {
     const Scenario* s = app.scenarios().find(*raw);
-    if (s == nullptr)
-      return send_error(res, 400, "unknown_scenario",
-                        "scenario '" + raw->substr(0, 40) + "' does not exist; use one of the allowed names",
-                        app.scenarios().accepted_names());
+    if (s == nullptr) return send_api_error(req, res, unknown_scenario_error(app.scenarios(), *raw));
     scenario = s->name;
   }
   int customer_id = 0;
   int items = 0;
-  if (auto e = parse_domain_param(req, kCustomerId, customer_id)) return send_api_error(res, *e);
-  if (auto e = parse_domain_param(req, kItems, items)) return send_api_error(res, *e);
+  if (auto e = parse_domain_param(req, kCustomerId, customer_id)) return send_api_error(req, res, *e);
+  if (auto e = parse_domain_param(req, kItems, items)) return send_api_error(req, res, *e);
   RetryPolicy policy = app.policy(mode);
   std::vector<std::string> overrides;
   if (auto e = apply_policy_overrides([&req](const char* name) { return query_param(req, name); }, policy, overrides))
-    return send_api_error(res, *e);
+    return send_api_error(req, res, *e);
   const auto result = app.quote(mode, scenario, customer_id, items, &policy, overrides);
   send_rendered_json(res, quote_http_status(result.trace), result.body);
 }

@@ -33,14 +33,17 @@ void health(RouteContext& ctx, const httplib::Request&, const std::string&, http
   send_rendered_json(res, 200, cached.body);
 }
 
-void dependency_state(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+void dependency_state(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
+  if (serve_page_to_browser(req, res, ctx.dashboard.public_dir / kViewPage)) return;
   send_rendered_json(res, 200, dependency_text(ctx.app.dependency_view(), JsonLayout::pretty));
 }
 
 void incidents(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
-  if (auto e = check_known_params(req, {std::string(kIncidentsLimit.name)})) return send_api_error(res, *e);
+  // The page reads the same URL as JSON and shows its 400, if any: the query is checked there.
+  if (serve_page_to_browser(req, res, ctx.dashboard.public_dir / kViewPage)) return;
+  if (auto e = check_known_params(req, {std::string(kIncidentsLimit.name)})) return send_api_error(req, res, *e);
   int limit = 0;
-  if (auto e = parse_domain_param(req, kIncidentsLimit, limit)) return send_api_error(res, *e);
+  if (auto e = parse_domain_param(req, kIncidentsLimit, limit)) return send_api_error(req, res, *e);
   send_json(res, 200, incidents_json(limit, ctx.app.incidents(static_cast<std::size_t>(limit))));
 }
 
@@ -63,9 +66,7 @@ void carrier_mode(RouteContext& ctx, const httplib::Request& req, const std::str
     const auto j = nlohmann::ordered_json::parse(body, nullptr, false);
     if (j.is_object() && j.contains("mode") && j["mode"].is_string()) wanted = j["mode"].get<std::string>();
   }
-  if (!ctx.app.set_carrier_mode(wanted))
-    return send_error(res, 400, "unknown_scenario", "mode must be a scenario name (got '" + wanted.substr(0, 40) + "')",
-                      ctx.app.scenarios().accepted_names());
+  if (!ctx.app.set_carrier_mode(wanted)) return send_api_error(req, res, unknown_scenario_error(ctx.app.scenarios(), wanted));
   send_json(res, 200, carrier_view(ctx));
 }
 

@@ -1,6 +1,7 @@
 #include "lab/carrier/carrier_server.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <optional>
 
@@ -15,6 +16,11 @@ const std::string* param(const httplib::Request& req, const char* name) {
   const auto it = req.params.find(name);
   return it == req.params.end() ? nullptr : &it->second;
 }
+
+// The carrier's routes as its 404 lists them (the header's table, in one line each).
+constexpr std::array<const char*, 6> kCarrierRoutes{
+    "GET /quote?customer_id=&items=&scenario=", "GET /mode", "PUT|POST /mode?mode=NAME", "GET /stats",
+    "PUT|POST /reset", "GET /health"};
 
 void send_api_error(httplib::Response& res, const ApiError& e) {
   send_error(res, e.status, e.error, e.message, e.allowed);
@@ -48,12 +54,7 @@ CarrierServer::CarrierServer(CarrierSimulator& simulator, const Clock& clock)
       if (body.is_object() && body.contains("mode") && body["mode"].is_string())
         wanted = body["mode"].get<std::string>();
     }
-    if (!simulator_.set_mode(wanted)) {
-      send_error(res, 400, "unknown_scenario",
-                 "mode must be one of the scenario names (got '" + wanted.substr(0, 40) + "')",
-                 simulator_.catalog().accepted_names());
-      return;
-    }
+    if (!simulator_.set_mode(wanted)) return send_api_error(res, unknown_scenario_error(simulator_.catalog(), wanted));
     send_json(res, 200, mode_view());
   };
   on_post_or_put(r, "/mode", set_mode);
@@ -61,8 +62,16 @@ CarrierServer::CarrierServer(CarrierSimulator& simulator, const Clock& clock)
     simulator_.reset();
     send_json(res, 200, to_json(simulator_.stats()));
   });
-  r.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty()) send_error(res, res.status, "not_found", "no such carrier route");
+  r.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    // Students reach this port by mistake (8081 for 8080): say where they are and where the lab is.
+    send_error(res, res.status, res.status == 404 ? "not_found" : "http_error",
+               "this is the simulated carrier (the lab's dependency), not the quote lab: it has no route " +
+                   req.method.substr(0, 10) + " " + req.path.substr(0, 80) +
+                   " (its routes are in 'allowed'). The lab's own routes (/quote-legacy, /quote-resilient, "
+                   "/dependency/state, the dashboard) answer on the lab's port, another one: 8080 unless "
+                   "`quote-lab serve --port` says otherwise.",
+               {kCarrierRoutes.begin(), kCarrierRoutes.end()});
   });
 }
 
@@ -87,8 +96,7 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   const auto call = simulator_.plan(req.get_param_value("scenario"),
                                     req.get_header_value("Idempotency-Key"));
   if (!call) {
-    return send_error(res, 400, "unknown_scenario", "the carrier has no such scenario",
-                      simulator_.catalog().accepted_names());
+    return send_api_error(res, unknown_scenario_error(simulator_.catalog(), req.get_param_value("scenario")));
   }
   // The caller's deadline, when it sent one (the lab always does).
   const std::string deadline_header = req.get_header_value("X-Deadline-Unix-Ms");

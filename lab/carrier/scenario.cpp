@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "lab/base/did_you_mean.hpp"
 #include "lab/formats/json_int.hpp"
 
 namespace quote_lab {
@@ -202,7 +203,8 @@ ScenarioCatalog ScenarioCatalog::load_dir(const std::filesystem::path& dir) {
 }
 
 const Scenario* ScenarioCatalog::find(std::string_view name_or_alias) const {
-  const auto it = index_.find(name_or_alias);
+  // Students type "OK" and "Provider_Down"; every name in the index is lower case.
+  const auto it = index_.find(ascii_lower(name_or_alias));
   return it == index_.end() ? nullptr : &scenarios_[it->second];
 }
 
@@ -211,6 +213,18 @@ std::vector<std::string> ScenarioCatalog::accepted_names() const {
   for (const auto& s : scenarios_) names.push_back(s.name);
   for (const auto& s : scenarios_) names.insert(names.end(), s.aliases.begin(), s.aliases.end());
   return names;
+}
+
+ApiError unknown_scenario_error(const ScenarioCatalog& catalog, std::string_view typed) {
+  // Echo at most a short, printable prefix of what was typed.
+  std::string shown(typed.substr(0, 40));
+  for (char& c : shown)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  auto names = catalog.accepted_names();
+  if (const auto meant = did_you_mean(typed, names))
+    return api_error(400, "unknown_scenario", MessageId::unknown_scenario_did_you_mean,
+                     {{"got", shown}, {"suggestion", *meant}}, std::move(names));
+  return api_error(400, "unknown_scenario", MessageId::unknown_scenario, {{"got", shown}}, std::move(names));
 }
 
 nlohmann::ordered_json to_json(const Scenario& s) {

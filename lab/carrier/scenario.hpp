@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lab/http/api_error.hpp"
+
 namespace quote_lab {
 
 /// How the carrier treats one attempt.
@@ -71,7 +73,8 @@ class ScenarioCatalog {
   /// alias that two files claim.
   static ScenarioCatalog load_dir(const std::filesystem::path& dir);
 
-  /// The scenario named `name_or_alias`, or nullptr.
+  /// The scenario named `name_or_alias`, in any case ("OK", "Provider_Down"), or nullptr.
+  /// Names are lower case (a-z, 0-9, '_', '-'), so no two differ only in case.
   const Scenario* find(std::string_view name_or_alias) const;
   /// Canonical names followed by aliases, for 400 errors (`allowed`).
   std::vector<std::string> accepted_names() const;
@@ -81,6 +84,10 @@ class ScenarioCatalog {
   std::vector<Scenario> scenarios_;
   std::map<std::string, std::size_t, std::less<>> index_;  // name or alias → position
 };
+
+/// The 400 for a scenario name the catalog lacks ("unknown_scenario", every accepted name
+/// in `allowed`), with "did you mean" when `typed` is a near miss of one (base/did_you_mean).
+ApiError unknown_scenario_error(const ScenarioCatalog& catalog, std::string_view typed);
 
 /// JSON description of a scenario for `/` and the dashboard.
 nlohmann::ordered_json to_json(const Scenario& s);

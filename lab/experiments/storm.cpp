@@ -87,6 +87,23 @@ std::vector<std::string> validate(const StormOptions& o) {
   return errors;
 }
 
+std::optional<std::string> check_storm_target(const std::string& target) {
+  prime_httplib_statics();
+  auto c = client_for(target, std::chrono::seconds(30));
+  const auto res = c->Get("/health", {{"Accept", "application/json"}});
+  if (!res)
+    return target + " does not answer (" + httplib::to_string(res.error()) + "): is the lab running there? (`quote-lab serve`)";
+  const auto body = nlohmann::json::parse(res->body, nullptr, false);
+  const std::string service =
+      body.is_object() && body.contains("service") && body["service"].is_string() ? body["service"].get<std::string>() : "";
+  if (res->status == 200 && service == "quote-lab") return std::nullopt;
+  if (service == "carrier")
+    return target + " is the simulated carrier, not a quote lab: storm the lab's own port (8080 unless "
+                    "`quote-lab serve --port` says otherwise), which calls this carrier for you";
+  return target + " is not a quote lab: its GET /health answered HTTP " + std::to_string(res->status) +
+         (service.empty() ? std::string(" without \"service\": \"quote-lab\"") : " from service '" + service.substr(0, 40) + "'");
+}
+
 StormResult run_storm(const StormOptions& o, const std::function<void(const StormProgress&)>& on_progress,
                       const std::atomic<bool>* cancel) {
   StormResult result;

@@ -30,16 +30,14 @@ int match(std::string_view range, std::string_view type) {
   return 0;
 }
 
-}  // namespace
-
-double accept_quality(std::string_view accept, std::string_view media_type) {
-  if (trim(accept).empty()) return 1.0;
-  int best_specificity = 0;
-  double best_q = 0.0;
-  while (!accept.empty()) {
-    const auto comma = accept.find(',');
-    std::string_view item = accept.substr(0, comma);
-    accept = comma == std::string_view::npos ? std::string_view{} : accept.substr(comma + 1);
+// Calls `visit(range, q)` for each comma-separated item of an Accept or Accept-Language
+// header, with its q parameter (1 when absent, clamped to [0, 1]).
+template <class Visit>
+void for_each_range(std::string_view header, Visit visit) {
+  while (!header.empty()) {
+    const auto comma = header.find(',');
+    std::string_view item = header.substr(0, comma);
+    header = comma == std::string_view::npos ? std::string_view{} : header.substr(comma + 1);
     const auto semi = item.find(';');
     const std::string_view range = trim(item.substr(0, semi));
     double q = 1.0;
@@ -51,12 +49,23 @@ double accept_quality(std::string_view accept, std::string_view media_type) {
       if (p.size() > 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=')
         q = std::clamp(std::strtod(std::string(p.substr(2)).c_str(), nullptr), 0.0, 1.0);
     }
+    visit(range, q);
+  }
+}
+
+}  // namespace
+
+double accept_quality(std::string_view accept, std::string_view media_type) {
+  if (trim(accept).empty()) return 1.0;
+  int best_specificity = 0;
+  double best_q = 0.0;
+  for_each_range(accept, [&](std::string_view range, double q) {
     const int specificity = match(range, media_type);
     if (specificity > best_specificity) {
       best_specificity = specificity;
       best_q = q;
     }
-  }
+  });
   return best_q;
 }
 
@@ -69,6 +78,20 @@ bool prefers_prometheus_text(std::string_view accept) {
 bool prefers_html(std::string_view accept) {
   return accept.find("text/html") != std::string_view::npos &&
          accept_quality(accept, "text/html") > accept_quality(accept, "application/json");
+}
+
+Language preferred_language(std::string_view accept_language) {
+  Language best = Language::en;
+  double best_q = 0.0;
+  for_each_range(accept_language, [&](std::string_view range, double q) {
+    const std::string_view primary = range.substr(0, range.find('-'));
+    const bool es = iequals(primary, "es");
+    if ((es || iequals(primary, "en")) && q > best_q) {
+      best_q = q;
+      best = es ? Language::es : Language::en;
+    }
+  });
+  return best;
 }
 
 }  // namespace quote_lab

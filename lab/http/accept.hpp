@@ -1,6 +1,7 @@
 #pragma once
 // Content negotiation on the Accept header (RFC 9110 §12.5.1), reduced to the choices
-// the lab makes: JSON or Prometheus text for /metrics, JSON or the dashboard for /.
+// the lab makes: JSON or Prometheus text for /metrics, JSON or a page for / and the pages,
+// and English or Spanish for messages.
 
 #include <string_view>
 
@@ -18,5 +19,13 @@ bool prefers_prometheus_text(std::string_view accept);
 /// True when the client names text/html and prefers it strictly over application/json,
 /// as a browser does; curl's "*/*" gets JSON.
 bool prefers_html(std::string_view accept);
+
+/// The languages the lab speaks to students.
+enum class Language { en, es };
+
+/// The language an Accept-Language header (RFC 9110 §12.5.4) prefers of the two: the
+/// range with the highest q whose primary tag is "es" or "en" ("es-AR", "en-US" count),
+/// the first listed on a tie. English when it names neither, or is absent (curl).
+Language preferred_language(std::string_view accept_language);
 
 }  // namespace quote_lab

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "lab/base/did_you_mean.hpp"
 #include "lab/resilience/quote_budget.hpp"
 
 namespace quote_lab {
@@ -23,17 +24,19 @@ std::optional<ApiError> check_query(std::string_view target, const QueryParams& 
     const auto eq = piece.find('=');
     if (eq == 0 || piece.find('=', eq == std::string_view::npos ? 0 : eq + 1) != std::string_view::npos ||
         piece.find(';') != std::string_view::npos)
-      return ApiError{400, "malformed_query",
-                      "'" + std::string(piece.substr(0, 40)) + "' is not a name=value pair (use & between parameters)",
-                      {}};
+      return api_error(400, "malformed_query", MessageId::malformed_query, {{"piece", std::string(piece.substr(0, 40))}});
   }
   for (const auto& [name, _] : params) {
-    if (!known.count(name))
-      return ApiError{400, "unknown_parameter",
-                      "unknown query parameter '" + name.substr(0, 40) + "'",
-                      std::vector<std::string>(known.begin(), known.end())};
+    if (!known.count(name)) {
+      std::vector<std::string> allowed(known.begin(), known.end());
+      if (const auto meant = did_you_mean(name, allowed))
+        return api_error(400, "unknown_parameter", MessageId::unknown_parameter_did_you_mean,
+                         {{"name", name.substr(0, 40)}, {"suggestion", *meant}}, std::move(allowed));
+      return api_error(400, "unknown_parameter", MessageId::unknown_parameter, {{"name", name.substr(0, 40)}},
+                       std::move(allowed));
+    }
     if (params.count(name) > 1)
-      return ApiError{400, "invalid_parameter", name.substr(0, 40) + " is given more than once", {}};
+      return api_error(400, "invalid_parameter", MessageId::repeated_parameter, {{"name", name.substr(0, 40)}});
   }
   return std::nullopt;
 }
@@ -62,10 +65,8 @@ std::optional<ApiError> parse_int_param(std::string_view name, const std::string
   std::string shown = text.substr(0, 40);
   for (char& c : shown)
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
-  return ApiError{400, "invalid_parameter",
-                  std::string(name) + " must be an integer between " + std::to_string(lo) +
-                      " and " + std::to_string(hi) + " (got '" + shown + "')",
-                  {}};
+  return api_error(400, "invalid_parameter", MessageId::integer_out_of_range,
+                   {{"name", std::string(name)}, {"min", std::to_string(lo)}, {"max", std::to_string(hi)}, {"got", shown}});
 }
 
 std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,
@@ -80,7 +81,7 @@ std::optional<ApiError> apply_policy_overrides(const std::function<const std::st
   if (auto e = read(kBackoffBaseMsOverride, p.backoff_base_ms)) return e;
   if (const std::string* raw = lookup("jitter")) {
     if (!parse_jitter(*raw, p.jitter))
-      return ApiError{400, "invalid_parameter", "jitter must be one of the allowed strategies", jitter_names()};
+      return api_error(400, "invalid_parameter", MessageId::unknown_jitter, {}, jitter_names());
     // Legacy's policy has no backoff room at all; a jitter choice should be visible.
     if (p.backoff_max_ms == 0) p.backoff_max_ms = 2000;
     if (p.jitter == Jitter::additive && p.jitter_max_ms == 0) {
@@ -90,11 +91,8 @@ std::optional<ApiError> apply_policy_overrides(const std::function<const std::st
   }
   if (lookup("backoff_base_ms") && p.backoff_max_ms == 0) p.backoff_max_ms = 2000;
   if (const Millis worst = worst_case_duration(p); worst.count() > kMaxQuoteMs)
-    return ApiError{400, "quote_too_long",
-                    "with these overrides one quote could take " + std::to_string(worst.count()) +
-                        " ms (timeout_ms x max_attempts + waits); the bound is " + std::to_string(kMaxQuoteMs) +
-                        " ms: lower timeout_ms or max_attempts",
-                    {}};
+    return api_error(400, "quote_too_long", MessageId::quote_too_long,
+                     {{"worst_ms", std::to_string(worst.count())}, {"bound_ms", std::to_string(kMaxQuoteMs)}});
   for (const char* name : kPolicyOverrideParams)
     if (lookup(name)) changed.emplace_back(name);
   policy = p;

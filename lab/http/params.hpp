@@ -10,18 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "lab/http/api_error.hpp"
 #include "lab/resilience/domain.hpp"
 #include "lab/resilience/policy.hpp"
 
 namespace quote_lab {
-
-/// A client error, rendered as {"error", "message", "allowed"?} with `status`.
-struct ApiError {
-  int status = 400;
-  std::string error;    ///< machine-readable code, e.g. "invalid_parameter"
-  std::string message;  ///< one plain sentence for a student
-  std::vector<std::string> allowed;
-};
 
 /// A query's parameters, name → value, as cpp-httplib parses them (httplib::Params).
 using QueryParams = std::multimap<std::string, std::string>;
@@ -31,7 +24,7 @@ const std::string* find_param(const QueryParams& params, std::string_view name);
 
 /// Checks a query string before its values are used: every piece of `target`'s query is a
 /// name=value pair (else 400 "malformed_query"), every name is in `known` (else 400
-/// "unknown_parameter" listing them) and given once (else 400 "invalid_parameter"). A typo
+/// "unknown_parameter" listing them, with a "did you mean" for a near miss) and given once (else 400 "invalid_parameter"). A typo
 /// such as "scenaro=down" must not quietly run the default scenario, and cpp-httplib reads
 /// "scenario=nope=ok" as "ok" and keeps the first of two values, so those are refused.
 std::optional<ApiError> check_query(std::string_view target, const QueryParams& params,

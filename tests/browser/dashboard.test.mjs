@@ -526,3 +526,48 @@ test('the teacher token: a wrong one is said so on the page, changes nothing, an
     await lab.stop();
   }
 });
+
+test('the course pages: /incidents, /diagnostics/summary and /dependency/state as tables in Spanish and English, ?lab= kept', async () => {
+  const lab = await startLab();
+  await lab.get('/quote-legacy?scenario=ok');
+  const { browser, page, problems } = await openPage(lab, { locale: 'es-AR' });
+  try {
+    await page.goto(lab.url + '/incidents', { waitUntil: 'domcontentloaded' });
+    const row = page.locator('table.incidents tbody tr');
+    await row.first().waitFor({ timeout: 5000 });
+    // openPage opened the dashboard first; leaving it aborts its fetches in flight, which
+    // is not a defect of the pages under test.
+    problems.splice(0, problems.length, ...problems.filter(p => !p.includes('net::ERR_ABORTED')));
+    assert.equal(await page.locator('h1').textContent(), 'Incidentes: los últimos flujos de cotización');
+    assert.equal(await row.count(), 1);
+    assert.match(await row.first().textContent(), /legacy.*ok.*completada/);
+    assert.equal(await page.locator('nav a[aria-current=page]').textContent(), 'Incidentes');
+    assert.equal(await page.locator('#nav-dashboard').getAttribute('href'), '/');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pages-incidents-es.png') });
+
+    // The switch changes the language; the next page keeps it.
+    await page.locator('.lang button[data-lang=en]').click();
+    assert.equal(await page.locator('h1').textContent(), 'Incidents: the latest quote flows');
+    assert.match(await row.first().textContent(), /legacy.*ok.*completed/);
+    await page.locator('nav a[data-path="/diagnostics/summary"]').click();
+    await page.waitForURL(lab.url + '/diagnostics/summary');
+    await page.locator('table.counters').first().waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('h1').textContent(), 'Diagnostics: counters and latencies per mode and scenario');
+    assert.match(await page.locator('table.counters').first().textContent(), /all scenarios/);
+
+    // A student's page: ?lab=NAME goes into every fetch and every link.
+    const fetched = [];
+    page.on('request', r => fetched.push(new URL(r.url()).pathname + new URL(r.url()).search));
+    await page.goto(lab.url + '/dependency/state?lab=ana', { waitUntil: 'domcontentloaded' });
+    await page.locator('table.fields').first().waitFor({ timeout: 5000 });
+    assert.ok(fetched.includes('/dependency/state?lab=ana'), fetched.join(' '));
+    assert.equal(await page.locator('#nav-dashboard').getAttribute('href'), '/?lab=ana');
+    assert.equal(await page.locator('nav a[data-path="/incidents"]').getAttribute('href'), '/incidents?lab=ana');
+    assert.match(await page.locator('#view').textContent(), /Circuit status\s*closed/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pages-dependency-en.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});

@@ -63,6 +63,34 @@ TEST_CASE("the five shipped scenarios load with the course's names, aliases and 
   CHECK(burst.behaviour_for(3).latency_max_ms == 180);
 }
 
+TEST_CASE("names and aliases are found in any case and reported canonically") {
+  const auto catalog = ScenarioCatalog::load_dir(kShipped);
+  for (const char* typed : {"OK", "Ok", "STABLE", "Provider_Down", "DOWN", "Burst"}) {
+    CAPTURE(typed);
+    REQUIRE(catalog.find(typed) != nullptr);
+  }
+  CHECK(catalog.find("OK")->name == "ok");
+  CHECK(catalog.find("DOWN")->name == "provider_down");
+  CHECK(catalog.find("provider down") == nullptr);
+}
+
+TEST_CASE("an unknown scenario is a 400 listing every name, with a did-you-mean for a near miss") {
+  const auto catalog = ScenarioCatalog::load_dir(kShipped);
+  const ApiError typo = unknown_scenario_error(catalog, "provder_down");
+  CHECK(typo.status == 400);
+  CHECK(typo.error == "unknown_scenario");
+  CHECK(typo.message == "scenario 'provder_down' does not exist; did you mean 'provider_down'?");
+  CHECK(typo.message_in(Language::es) == "el escenario 'provder_down' no existe; ¿quisiste decir 'provider_down'?");
+  CHECK(typo.allowed == catalog.accepted_names());
+  const ApiError far = unknown_scenario_error(catalog, "nope");
+  CHECK(far.message == "scenario 'nope' does not exist; use one of the allowed names");
+  CHECK(unknown_scenario_error(catalog, "").message == "scenario '' does not exist; use one of the allowed names");
+  // What is echoed stays short and printable.
+  const ApiError odd = unknown_scenario_error(catalog, std::string("x\x01y") + std::string(100, 'z'));
+  CHECK(odd.message.find('\x01') == std::string::npos);
+  CHECK(odd.message.size() < 120);
+}
+
 TEST_CASE("latency draws cover the whole inclusive range") {
   const AttemptBehaviour b{115, 150, AttemptBehaviour::Kind::answer, 200};
   CHECK(draw_latency_ms(b, 0.0) == 115);

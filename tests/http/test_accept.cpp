@@ -40,3 +40,27 @@ TEST_CASE("q-values: the most specific range wins, q=0 refuses") {
   CHECK(accept_quality("application/json;q=0", "application/json") == 0);
   CHECK(accept_quality("image/png", "application/json") == 0);
 }
+
+TEST_CASE("Accept-Language: Spanish when the reader prefers it, English otherwise (curl sends none)") {
+  struct Row {
+    const char* header;
+    Language expected;
+  };
+  for (const Row& r : {
+           Row{"", Language::en},                                  // curl
+           Row{"es-AR,es;q=0.9,en;q=0.8", Language::es},          // a browser in Spanish
+           Row{"es", Language::es},
+           Row{"ES-mx", Language::es},                             // tags are case-insensitive
+           Row{"en-US,en;q=0.9,es;q=0.8", Language::en},
+           Row{"en;q=0.5, es;q=0.8", Language::es},                // q decides, not order
+           Row{"de-DE,de;q=0.9,es;q=0.7,en;q=0.6", Language::es},  // the first of ours by q
+           Row{"fr, de", Language::en},                            // neither: English
+           Row{"*", Language::en},
+           Row{"es;q=0", Language::en},                            // q=0 refuses
+           Row{"estonian, es", Language::es},                      // "estonian" is not "es"
+           Row{"es, en", Language::es},                            // a tie: the first listed
+       }) {
+    CAPTURE(r.header);
+    CHECK(preferred_language(r.header) == r.expected);
+  }
+}

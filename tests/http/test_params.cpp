@@ -104,6 +104,11 @@ TEST_CASE("query checks: unknown, repeated and malformed parameters are refused 
   REQUIRE(typo);
   CHECK(typo->error == "unknown_parameter");
   CHECK(typo->allowed == std::vector<std::string>{"limit"});
+  CHECK(typo->message == "unknown query parameter 'limt'; did you mean 'limit'?");
+  CHECK(typo->message_in(Language::es) == "parámetro de consulta desconocido: 'limt'; ¿quisiste decir 'limit'?");
+  const auto far = check_query("/incidents?colour=red", {{"colour", "red"}}, known);
+  REQUIRE(far);
+  CHECK(far->message == "unknown query parameter 'colour'");  // no wild guess
   const auto twice = check_query("/incidents?limit=1&limit=2", {{"limit", "1"}, {"limit", "2"}}, known);
   REQUIRE(twice);
   CHECK(twice->message == "limit is given more than once");

@@ -1,0 +1,54 @@
+#pragma once
+// A client error as the lab answers it — {"error", "message", "allowed"?} with a 4xx — and
+// the ONE table of the student-facing messages, in English and Spanish (issue 12: errors
+// in the reader's language, chosen by Accept-Language; English for curl). The `error`
+// codes are the contract and never translated; only `message` is.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lab/http/accept.hpp"
+
+namespace quote_lab {
+
+/// A client error, rendered as {"error", "message", "allowed"?} with `status`.
+struct ApiError {
+  int status = 400;
+  std::string error;    ///< machine-readable code, e.g. "invalid_parameter"
+  std::string message;  ///< one plain sentence for a student, in English
+  std::vector<std::string> allowed;
+  std::string message_es;  ///< the same sentence in Spanish; empty: only the English exists
+
+  /// The message in `language`, English when there is no Spanish one.
+  const std::string& message_in(Language language) const {
+    return language == Language::es && !message_es.empty() ? message_es : message;
+  }
+};
+
+/// The messages of the table. Each names the {placeholders} it fills.
+enum class MessageId {
+  malformed_query,                 ///< {piece}
+  unknown_parameter,               ///< {name}
+  unknown_parameter_did_you_mean,  ///< {name} {suggestion}
+  repeated_parameter,              ///< {name}
+  integer_out_of_range,            ///< {name} {min} {max} {got}
+  unknown_jitter,                  ///< —
+  quote_too_long,                  ///< {worst_ms} {bound_ms}
+  unknown_scenario,                ///< {got}
+  unknown_scenario_did_you_mean,   ///< {got} {suggestion}
+};
+
+/// Values for a message's placeholders: name (without braces) → text.
+using MessageArgs = std::vector<std::pair<std::string_view, std::string>>;
+
+/// Message `id` in `language` with every {name} of `args` filled in. Placeholders without
+/// a value stay as they are written (a test catches that, not a student).
+std::string message_text(MessageId id, Language language, const MessageArgs& args);
+
+/// An ApiError whose message comes from the table, in both languages.
+ApiError api_error(int status, std::string error, MessageId id, const MessageArgs& args,
+                   std::vector<std::string> allowed = {});
+
+}  // namespace quote_lab
