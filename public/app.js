@@ -4,6 +4,10 @@
 'use strict';
 
 const BASE = location.pathname.startsWith('/04') ? '/04' : '';
+// A student's own lab (/?lab=ana): every request of this page goes to that lab.
+const LAB = new URLSearchParams(location.search).get('lab');
+const labUrl = path => LAB === null ? BASE + path
+  : BASE + path + (path.includes('?') ? '&' : '?') + 'lab=' + encodeURIComponent(LAB);
 const MODES = ['legacy', 'resilient'];
 const MAX_POINTS = 300;
 
@@ -95,14 +99,14 @@ const TOKEN_KEY = 'quote-lab-admin-token';
 const authHeaders = () => { const tok = sessionStorage.getItem(TOKEN_KEY); return tok ? { Authorization: `Bearer ${tok}` } : {}; };
 
 async function api(path, options = {}) {
-  const res = await fetch(BASE + path, { ...options, headers: { Accept: 'application/json', ...authHeaders() } });
+  const res = await fetch(labUrl(path), { ...options, headers: { Accept: 'application/json', ...authHeaders() } });
   return { status: res.status, body: await res.json() };
 }
 
 // Every answer says whether the lab wants the teacher token (X-Admin-Token: "required",
 // or "accepted" for the one we sent; absent when the lab has none): ask for it once.
 async function checkAdmin() {
-  const probe = () => fetch(BASE + '/carrier', { headers: { Accept: 'application/json', ...authHeaders() } })
+  const probe = () => fetch(labUrl('/carrier'), { headers: { Accept: 'application/json', ...authHeaders() } })
     .then(r => r.headers.get('X-Admin-Token') || 'none');
   let status = await probe();
   if (status === 'required' && !sessionStorage.getItem(TOKEN_KEY + '-asked')) {
@@ -377,7 +381,7 @@ function setLive(on) {
 // class of refused pages does not come back in lockstep.
 let streamFailures = 0;
 function connect() {
-  const source = new EventSource(BASE + '/events');
+  const source = new EventSource(labUrl('/events'));
   source.onopen = () => { streamFailures = 0; setLive(true); };
   source.onerror = () => {
     setLive(false);  // a dropped stream reconnects by itself (retry: 2000); a refused one does not

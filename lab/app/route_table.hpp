@@ -6,6 +6,7 @@
 // (lab_routes), the 405 + Allow answer and HEAD, the `route` label of
 // quote_lab_http_requests_total, and the `GET /` index.
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,16 +16,23 @@
 namespace quote_lab {
 
 class LabApp;
+class LabRegistry;
 class StormExperiment;
 
-/// What a handler may reach: the lab, the storm runner, the dashboard's files and the
-/// carrier's URL (shown by / and /health). Lives as long as the server; `app` and `storm`
-/// must outlive it.
+/// What a handler may reach: the lab the request's `?lab=` selects (the teacher's without
+/// it) and its storm runner, every lab (GET /class), the dashboard's files and the
+/// carrier's URL (shown by / and /health). Made for each request by lab_routes.
 struct RouteContext {
   LabApp& app;
   StormExperiment& storm;
-  StaticRoots dashboard;  // a copy: callers pass a temporary
+  StaticRoots dashboard;
   std::string carrier_url;
+  LabRegistry& labs;
+  /// Keeps the selected lab alive while something outlives the handler (an event stream):
+  /// an idle student lab is forgotten only once nothing holds it.
+  std::shared_ptr<void> hold;
+  /// How long the request waited for a worker slot, in ms (0 on routes that take none).
+  double queue_ms = 0;
 };
 
 /// Serves one request. `body` is the request body of POST and PUT (empty for GET and for

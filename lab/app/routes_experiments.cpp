@@ -34,7 +34,8 @@ void storm_cancel(RouteContext& ctx, const httplib::Request&, const std::string&
 void storm_start(RouteContext& ctx, const httplib::Request& req, const std::string& raw, httplib::Response& res) {
   // Parameters from the query string or a JSON body ({"mode": "legacy", "clients": 20, ...}).
   std::map<std::string, std::string> given;
-  for (const auto& [k, v] : req.params) given.emplace(k, v);
+  for (const auto& [k, v] : req.params)
+    if (k != kLabParam) given.emplace(k, v);  // the lab is chosen by the query only
   if (!raw.empty()) {
     const auto body = nlohmann::ordered_json::parse(raw, nullptr, false);
     if (!body.is_object()) return send_error(res, 400, "invalid_body", "the body must be a JSON object");
@@ -51,6 +52,7 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
     return it == given.end() ? nullptr : &it->second;
   };
   StormOptions o;
+  o.lab = ctx.app.name();  // a student's storm runs against their own lab
   if (const auto* m = lookup("mode")) o.mode = *m;
   if (!parse_mode(o.mode)) return send_error(res, 400, "invalid_parameter", "mode must be legacy or resilient", mode_names());
   if (const auto* sc = lookup("scenario")) {

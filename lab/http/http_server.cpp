@@ -55,8 +55,8 @@ HttpServer::Server::Server() {
     if (access) {
       const AccessFacts facts{changes_lab && changes_lab(req), req.get_header_value("Host"),
                               req.get_header_value("Origin"), req.get_header_value("Sec-Fetch-Site"),
-                              req.get_header_value("Authorization")};
-      if (const auto status = admin_token_status(facts.authorization, *access); !status.empty())
+                              req.get_header_value("Authorization"), student_lab && student_lab(req)};
+      if (const auto status = admin_token_status(facts.authorization, *access); !status.empty() && !facts.student_lab)
         res.set_header("X-Admin-Token", status);
       if (const auto refusal = check_access(facts, *access)) {
         if (refusal->status == 401) res.set_header("WWW-Authenticate", "Bearer");
