@@ -120,6 +120,12 @@ std::size_t LabRegistry::expire_idle() {
   return expired.size();
 }
 
+std::size_t LabRegistry::running_student_storms() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<std::size_t>(std::count_if(students_.begin(), students_.end(),
+                                                [](const auto& e) { return e.second.lab->storm.running(); }));
+}
+
 std::size_t LabRegistry::student_count() const {
   std::lock_guard lock(mutex_);
   return students_.size();

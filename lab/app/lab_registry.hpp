@@ -33,6 +33,11 @@ struct LabLimits {
   std::chrono::minutes idle_expiry{kDefaultLabIdleMinutes};
 };
 
+/// Student storms (POST /experiments/storm?lab=NAME) running at once, class-wide: each is up
+/// to 100 clients on the one shared carrier and the shared --workers; a class that starts
+/// 30 at once would only queue behind each other on a 2-core machine.
+inline constexpr std::size_t kMaxStudentStorms = 4;
+
 /// One lab and the storm it runs against itself.
 struct Lab {
   explicit Lab(LabDeps deps) : app(std::move(deps)), storm(app.events()) {}
@@ -85,6 +90,8 @@ class LabRegistry {
   /// Forgets student labs idle past the expiry that nothing holds and that run no storm;
   /// returns how many. find() and class_rows() call it.
   std::size_t expire_idle();
+  /// Student labs whose storm is running now.
+  std::size_t running_student_storms() const;
   /// Student labs held now.
   std::size_t student_count() const;
   const LabLimits& limits() const { return limits_; }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "lab/app/lab_app.hpp"
+#include "lab/app/lab_registry.hpp"
 #include "lab/app/route_handlers.hpp"
 #include "lab/app/route_support.hpp"
 #include "lab/experiments/storm_experiment.hpp"
@@ -69,6 +70,12 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   o.clients = clients;
   o.duration_s = duration;
   if (lookup(kStormRequests.name)) o.requests = requests;
+  // A check, then a start: two students racing past it make kMaxStudentStorms + 1, a bound still.
+  if (!o.lab.empty() && !ctx.storm.running() && ctx.labs.running_student_storms() >= kMaxStudentStorms)
+    return send_error(res, 429, "class_storms_busy",
+                      std::to_string(kMaxStudentStorms) +
+                          " student storms are running already (they share one carrier and the lab's workers); "
+                          "start yours when one ends (GET /class shows the class)");
   std::vector<std::string> errors;
   switch (ctx.storm.start(o, errors)) {
     case StormExperiment::Start::busy:

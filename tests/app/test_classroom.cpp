@@ -17,6 +17,7 @@
 #include "support/raw_socket.hpp"
 
 using namespace std::chrono_literals;
+using quote_lab::testing::eventually;
 using quote_lab::testing::LabProcess;
 using quote_lab::testing::RawConnection;
 
@@ -438,4 +439,19 @@ TEST_CASE("issue 12: ?lab= on every route; a bad name is a 400, one lab past --m
   CHECK(view.json["labs"][1]["name"] == "bruno");
   CHECK(view.json["labs"][1]["carrier_calls_per_request"].is_null());
   CHECK(lab.get("/class", {{"Accept", "text/html"}}).content_type.find("text/html") == 0);
+}
+
+TEST_CASE("issue 12: at most 4 student storms run at once, class-wide; the teacher's is never refused") {
+  LabProcess lab;
+  const std::string storm = "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=";
+  for (const char* name : {"s1", "s2", "s3", "s4"}) CHECK(lab.request("POST", storm + name).status == 202);
+  const auto fifth = lab.request("POST", storm + "s5");
+  CHECK(fifth.status == 429);
+  CHECK(fifth.json["error"] == "class_storms_busy");
+  CHECK(lab.request("POST", storm + "s1").status == 409);  // one's own second storm: busy, as before
+  CHECK(lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30").status == 202);
+  CHECK(lab.request("DELETE", "/experiments/storm?lab=s2").status == 200);
+  CHECK(eventually([&] { return lab.request("POST", storm + "s5").status == 202; }, 10s));
+  for (const char* name : {"s1", "s3", "s4", "s5"}) lab.request("DELETE", std::string("/experiments/storm?lab=") + name);
+  lab.request("DELETE", "/experiments/storm");
 }
