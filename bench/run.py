@@ -11,6 +11,7 @@ in the same run, so the lab's figures are ratios to what the library can do here
 --smoke runs every step with tiny counts in a few seconds (the test suite does this so the
 script never rots); its numbers mean nothing and only their presence is checked."""
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -30,6 +31,7 @@ parser.add_argument("--binary", default=os.path.join(ROOT, "build", "quote-lab")
 parser.add_argument("--ceiling", default=os.path.join(ROOT, "build", "bench_minimal_server"))
 parser.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmark.md"))
 parser.add_argument("--smoke", action="store_true")
+parser.add_argument("--before", help="an earlier build of quote-lab, measured in the same run for a before/after table")
 args = parser.parse_args()
 SMOKE = args.smoke
 for tool in ("wrk",):
@@ -44,11 +46,11 @@ def free_port():
 
 
 class Lab:
-    def __init__(self, *extra):
+    def __init__(self, *extra, binary=None):
         self.dir = tempfile.mkdtemp(prefix="quote-lab-bench-")
         self.port, carrier = free_port(), free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen([args.binary, "serve", "--port", str(self.port), "--carrier-port", str(carrier),
+        self.proc = subprocess.Popen([binary or args.binary, "serve", "--port", str(self.port), "--carrier-port", str(carrier),
                                       "--state-file", os.path.join(self.dir, "state.json"), "--seed", "1",
                                       "--log-level", "warn", *extra],
                                      stdout=open(os.path.join(self.dir, "lab.log"), "wb"), stderr=subprocess.STDOUT)
@@ -177,10 +179,17 @@ secs = 1 if SMOKE else 5
 # 1. the ceiling, the lab's /health and its short-circuit path, at 10 and 50 connections.
 # Interleaved rounds, averaged: the two cores are shared with wrk, so one round is noisy.
 throughput = {}
-with Ceiling() as ceiling, Lab("--open-duration-s", "3600") as lab:
+with contextlib.ExitStack() as stack:
+    ceiling = stack.enter_context(Ceiling())
+    lab = stack.enter_context(Lab("--open-duration-s", "3600"))
     lab.open_breaker()
     targets = {"ceiling": ceiling.url + "/health", "health": lab.url + "/health",
                "short": lab.url + "/quote-resilient?scenario=provider_down"}
+    if args.before:
+        earlier = stack.enter_context(Lab("--open-duration-s", "3600", binary=args.before))
+        earlier.open_breaker()
+        targets.update({"health_before": earlier.url + "/health",
+                        "short_before": earlier.url + "/quote-resilient?scenario=provider_down"})
     for conns in (10, 50):
         rounds = 1 if SMOKE else 2
         for _ in range(rounds):
@@ -338,6 +347,22 @@ milliseconds.
     f"{', '.join(f'{k} {v:,}' for k, v in r['status_counts'].items())} | "
     f"{fmt_ms(r['health_latency_ms']['p99'])} ms | {rss / 1024:.1f} MB ({idle.get('VmRSS', 0) / 1024:.1f}) | "
     f"{threads} ({idle.get('Threads', 0)}) |" for c, m, r, idle, rss, threads in growth) + "\n"
+if args.before:
+    report += f"""
+Before and after, same run: `{os.path.relpath(args.before, ROOT)}` is the build given with `--before`
+(see the list of changes below for what it lacks), measured interleaved with this build and the ceiling.
+
+| wrk -t2 | before | after | minimal server |
+|---|---:|---:|---:|
+""" + "\n".join(
+        f"| {what} (-c{conns}) | {throughput[(b, conns)]:,.0f} req/s ({throughput[(b, conns)] / throughput[('ceiling', conns)]:.2f}×) | "
+        f"{throughput[(a, conns)]:,.0f} req/s ({throughput[(a, conns)] / throughput[('ceiling', conns)]:.2f}×) | "
+        f"{throughput[('ceiling', conns)]:,.0f} req/s |"
+        for conns in (10, 50) for what, b, a in (("`/health`", "health_before", "health"),
+                                                 ("short-circuit", "short_before", "short"))) + "\n"
+changes = os.path.join(ROOT, "bench", "changes.md")
+if os.path.exists(changes):
+    report += "\n" + open(changes).read()
 os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
 open(args.out, "w").write(report)
 print(report)

@@ -26,6 +26,7 @@ struct Shared {
   StaticRoots dashboard;
   std::string carrier_url;
   WorkerSlots slots;
+  RouteContext::RenderedHealth health;
 };
 
 // Runs `route`'s handler on the lab `?lab=` selects (the teacher's without it), holding a
@@ -37,7 +38,7 @@ void serve(Shared& shared, const Route& route, const Request& req, const std::st
   const auto found = shared.labs.find(query_param(req, kLabParam));
   if (found.error) return send_api_error(res, *found.error);
   Lab& lab = *found.lab;
-  RouteContext ctx{lab.app, lab.storm, shared.dashboard, shared.carrier_url, shared.labs, found.lab, 0};
+  RouteContext ctx{lab.app, lab.storm, shared.dashboard, shared.carrier_url, shared.labs, shared.health, found.lab, 0};
   if (!route.worker_slot) return route.handler(ctx, req, body, res);
   Clock& clock = lab.app.clock();
   const SteadyTime asked = clock.now();
@@ -55,7 +56,7 @@ void serve(Shared& shared, const Route& route, const Request& req, const std::st
 // HEAD is answered only where a GET changes nothing.
 httplib::Server::HandlerResponse refuse_wrong_method(const Request& req, Response& res) {
   const std::string label = route_label(req.path);
-  const AllowedMethods allowed = allowed_methods(label);
+  const AllowedMethods& allowed = allowed_methods(label);
   if (allowed.methods.empty()) return httplib::Server::HandlerResponse::Unhandled;
   const bool listed = std::find(allowed.methods.begin(), allowed.methods.end(), req.method) != allowed.methods.end();
   if (listed || (req.method == "HEAD" && allowed.head)) return httplib::Server::HandlerResponse::Unhandled;

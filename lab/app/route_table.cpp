@@ -1,6 +1,7 @@
 #include "lab/app/route_table.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "lab/app/route_handlers.hpp"
 #include "lab/experiments/storm_experiment.hpp"
@@ -10,11 +11,13 @@ namespace quote_lab {
 
 const std::vector<Route>& lab_route_table() {
   using namespace handlers;
+  // Built once: every request consults the table (405s, teacher-only routes, labels).
+  static const std::vector<Route> table = [] {
   const std::string limits = std::to_string(kIncidentsLimit.min) + "-" + std::to_string(kIncidentsLimit.max);
   const std::string storm_limits = "clients 1-" + std::to_string(kExperimentMaxClients) + ", duration_s 1-" +
                                    std::to_string(static_cast<int>(kExperimentMaxDurationS));
   // Listed in the order of the course material; routes added later come after.
-  static const std::vector<Route> table{
+  return std::vector<Route>{
       {{"GET"}, "/health", "", false, true, "liveness", health},
       {{"GET"}, "/quote-legacy", "?scenario=&customer_id=&items=", true, true,
        "one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback", quote_legacy},
@@ -53,6 +56,7 @@ const std::vector<Route>& lab_route_table() {
        "every student lab (?lab=NAME): breaker, requests, carrier calls per request, p99; a page for browsers",
        class_view},
   };
+  }();
   return table;
 }
 
@@ -81,27 +85,47 @@ std::string route_label(const std::string& path) {
   return std::find(routes.begin(), routes.end(), p) != routes.end() ? p : "other";
 }
 
-AllowedMethods allowed_methods(const std::string& label) {
-  AllowedMethods a;
-  for (const Route& r : lab_route_table()) {
-    if (route_template(r) != label) continue;
-    for (const auto& m : r.methods) {
-      if (std::find(a.methods.begin(), a.methods.end(), m) == a.methods.end()) a.methods.push_back(m);
-      // A HEAD runs the GET handler without its body: never where the GET changes the lab.
-      if (m == "GET" && !r.mutating) a.head = true;
+namespace {
+
+// What the checks before every handler need per label, derived from the table once.
+struct LabelFacts {
+  AllowedMethods allowed;
+  std::vector<std::string> teacher_only_methods;
+};
+
+const std::map<std::string, LabelFacts>& label_facts() {
+  static const std::map<std::string, LabelFacts> facts = [] {
+    std::map<std::string, LabelFacts> out;
+    for (const Route& r : lab_route_table()) {
+      LabelFacts& f = out[route_template(r)];
+      for (const auto& m : r.methods) {
+        if (std::find(f.allowed.methods.begin(), f.allowed.methods.end(), m) == f.allowed.methods.end())
+          f.allowed.methods.push_back(m);
+        // A HEAD runs the GET handler without its body: never where the GET changes the lab.
+        if (m == "GET" && !r.mutating) f.allowed.head = true;
+        if (r.teacher_only) f.teacher_only_methods.push_back(m);
+      }
     }
-  }
-  return a;
+    return out;
+  }();
+  return facts;
+}
+
+}  // namespace
+
+const AllowedMethods& allowed_methods(const std::string& label) {
+  static const AllowedMethods none;
+  const auto& facts = label_facts();
+  const auto it = facts.find(label);
+  return it == facts.end() ? none : it->second.allowed;
 }
 
 bool teacher_only(const std::string& method, const std::string& path) {
-  const std::string label = route_label(path);
-  const std::string m = method == "HEAD" ? "GET" : method;
-  for (const Route& r : lab_route_table())
-    if (r.teacher_only && route_template(r) == label &&
-        std::find(r.methods.begin(), r.methods.end(), m) != r.methods.end())
-      return true;
-  return false;
+  const auto& facts = label_facts();
+  const auto it = facts.find(route_label(path));
+  if (it == facts.end()) return false;
+  const auto& methods = it->second.teacher_only_methods;
+  return std::find(methods.begin(), methods.end(), method == "HEAD" ? "GET" : method) != methods.end();
 }
 
 std::vector<std::string> teacher_only_routes() {

@@ -7,6 +7,7 @@
 // quote_lab_http_requests_total, and the `GET /` index.
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,18 @@ class StormExperiment;
 struct RouteContext {
   LabApp& app;
   StormExperiment& storm;
-  StaticRoots dashboard;
-  std::string carrier_url;
+  const StaticRoots& dashboard;  // the server's: nothing is copied per request
+  const std::string& carrier_url;
   LabRegistry& labs;
+  /// /health's answer for one carrier mode, rendered again only when the mode changes:
+  /// rendering it on every request was a fifth of the request's work (issue 11). One for
+  /// every lab (the server's), so it is a reference.
+  struct RenderedHealth {
+    std::mutex mutex;
+    std::string carrier_mode;
+    std::string body;  // empty until the first /health
+  };
+  RenderedHealth& health;
   /// Keeps the selected lab alive while something outlives the handler (an event stream):
   /// an idle student lab is forgotten only once nothing holds it.
   std::shared_ptr<void> hold;
@@ -77,7 +87,7 @@ struct AllowedMethods {
   bool head = false;
 };
 /// Empty `methods` when `label` is not a route of the table.
-AllowedMethods allowed_methods(const std::string& label);
+const AllowedMethods& allowed_methods(const std::string& label);
 
 /// Whether `method` on `path` is a teacher-only route of the table (HEAD counts as GET).
 bool teacher_only(const std::string& method, const std::string& path);

@@ -22,8 +22,15 @@ nlohmann::ordered_json carrier_view(const RouteContext& ctx) {
 }  // namespace
 
 void health(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
-  send_json(res, 200, {{"status", "ok"}, {"service", "quote-lab"}, {"carrier_url", ctx.carrier_url},
-                       {"carrier_mode", ctx.app.carrier_mode()}});
+  std::string mode = ctx.app.carrier_mode();
+  auto& cached = ctx.health;
+  const std::lock_guard lock(cached.mutex);
+  if (cached.body.empty() || cached.carrier_mode != mode) {
+    cached.body = render_json({{"status", "ok"}, {"service", "quote-lab"}, {"carrier_url", ctx.carrier_url},
+                               {"carrier_mode", mode}});
+    cached.carrier_mode = std::move(mode);
+  }
+  send_rendered_json(res, 200, cached.body);
 }
 
 void dependency_state(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {

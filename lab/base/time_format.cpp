@@ -1,20 +1,47 @@
 #include "lab/base/time_format.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 
 namespace quote_lab {
 
 std::string format_iso8601(WallTime t) {
-  const auto ms = std::chrono::floor<std::chrono::milliseconds>(t.time_since_epoch()).count();
-  const std::time_t secs = static_cast<std::time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-  const int frac = static_cast<int>(ms - static_cast<long long>(secs) * 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
-  return buf;
+  // The civil calendar of <chrono> and plain digit writing: every quote answer carries
+  // several timestamps, and gmtime_r + snprintf were 7 % of a short-circuit (issue 11).
+  using namespace std::chrono;
+  const auto ms = floor<milliseconds>(t);
+  const auto day = floor<days>(ms);
+  const year_month_day ymd{day};
+  const hh_mm_ss hms{ms - day};
+  char buf[24];  // "YYYY-MM-DDTHH:MM:SS.mmmZ"
+  const auto put = [&buf](int at, long long value, int digits) {
+    for (int i = digits - 1; i >= 0; --i, value /= 10) buf[at + i] = static_cast<char>('0' + value % 10);
+  };
+  const int y = static_cast<int>(ymd.year());
+  if (y < 0 || y > 9999) {  // outside ISO 8601's four digits: never a clock's reading, still printed whole
+    char wide[64];
+    std::snprintf(wide, sizeof wide, "%d-%02u-%02uT%02d:%02d:%02d.%03dZ", y, static_cast<unsigned>(ymd.month()),
+                  static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
+                  static_cast<int>(hms.minutes().count()), static_cast<int>(hms.seconds().count()),
+                  static_cast<int>(hms.subseconds().count()));
+    return wide;
+  }
+  put(0, y, 4);
+  buf[4] = '-';
+  put(5, static_cast<unsigned>(ymd.month()), 2);
+  buf[7] = '-';
+  put(8, static_cast<unsigned>(ymd.day()), 2);
+  buf[10] = 'T';
+  put(11, hms.hours().count(), 2);
+  buf[13] = ':';
+  put(14, hms.minutes().count(), 2);
+  buf[16] = ':';
+  put(17, hms.seconds().count(), 2);
+  buf[19] = '.';
+  put(20, hms.subseconds().count(), 3);
+  buf[23] = 'Z';
+  return std::string(buf, sizeof buf);
 }
 
 std::optional<WallTime> parse_iso8601(std::string_view text) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "lab/http/request_guard.hpp"
@@ -41,11 +42,23 @@ void ip_and_port(const sockaddr_storage& addr, std::string& ip, int& port) {
   ip = text;
 }
 
+// A response head announcing a body of fixed, non-zero length: cpp-httplib writes such a
+// head and then, at once, its body (or nothing, for HEAD: the server loop flushes then).
+bool is_head_of_fixed_body(const char* data, std::size_t size) {
+  const std::string_view text(data, size);
+  if (!text.starts_with("HTTP/1.") || !text.ends_with("\r\n\r\n")) return false;
+  const auto at = text.find("\r\nContent-Length: ");
+  if (at == std::string_view::npos) return false;
+  const auto digits = at + std::string_view("\r\nContent-Length: ").size();
+  return digits < text.size() && text[digits] >= '1' && text[digits] <= '9';
+}
+
 }  // namespace
 
 ConnectionStream::ConnectionStream(socket_t sock, const ConnectionLimits& limits) : sock_(sock), limits_(limits) {}
 
 bool ConnectionStream::wait_for_request(const std::function<bool()>& stopping) {
+  if (!flush()) return false;
   head_too_large_ = false;
   bool ready = begin_ < end_;
   for (int waited = 0; !ready && waited < limits_.keep_alive_timeout_ms; waited += kStopCheckMs) {
@@ -94,10 +107,18 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
     return -1;
   }
   if (begin_ == end_) {
-    if (!wait_readable()) return -1;
+    // The bytes are usually there already (wait_for_request saw them arrive): read them
+    // without a poll first, and wait only when there is nothing yet. The head deadline is
+    // checked either way, so a head cannot outlive it by always having a byte ready.
+    if (in_head_ && Clock::now() >= head_deadline_) return -1;
     ssize_t n;
-    do n = ::recv(sock_, buffer_, sizeof buffer_, 0);
+    do n = ::recv(sock_, buffer_, sizeof buffer_, MSG_DONTWAIT);
     while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (!wait_readable()) return -1;
+      do n = ::recv(sock_, buffer_, sizeof buffer_, MSG_DONTWAIT);
+      while (n < 0 && errno == EINTR);
+    }
     if (n <= 0) return n;
     begin_ = 0;
     end_ = static_cast<std::size_t>(n);
@@ -113,27 +134,61 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
 }
 
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {
+  if (pending_head_.empty() && is_head_of_fixed_body(ptr, size)) {
+    pending_head_.assign(ptr, size);
+    return static_cast<ssize_t>(size);
+  }
+  if (!pending_head_.empty()) {
+    pending_head_.append(ptr, size);
+    const bool ok = flush();
+    return ok ? static_cast<ssize_t>(size) : -1;
+  }
+  return send_all(ptr, size) ? static_cast<ssize_t>(size) : -1;
+}
+
+bool ConnectionStream::flush() {
+  if (pending_head_.empty()) return true;
+  const bool ok = send_all(pending_head_.data(), pending_head_.size());
+  pending_head_.clear();
+  return ok;
+}
+
+bool ConnectionStream::send_all(const char* ptr, std::size_t size) {
   std::size_t sent = 0;
   while (sent < size) {
-    if (!(poll_for(sock_, POLLOUT, limits_.write_timeout_ms) & POLLOUT)) return -1;
-    const ssize_t n = ::send(sock_, ptr + sent, size - sent, MSG_NOSIGNAL);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n <= 0) return -1;
+    // Send first and poll only when the socket buffer is full: the common answer fits.
+    const ssize_t n = ::send(sock_, ptr + sent, size - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (!(poll_for(sock_, POLLOUT, limits_.write_timeout_ms) & POLLOUT)) return false;
+      continue;
+    }
+    if (n <= 0) return false;
     sent += static_cast<std::size_t>(n);
   }
-  return static_cast<ssize_t>(size);
+  return true;
 }
 
 void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  if (::getpeername(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, ip, port);
+  if (!remote_.known) {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    if (::getpeername(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, remote_.ip, remote_.port);
+    remote_.known = true;
+  }
+  ip = remote_.ip;
+  port = remote_.port;
 }
 
 void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, ip, port);
+  if (!local_.known) {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, local_.ip, local_.port);
+    local_.known = true;
+  }
+  ip = local_.ip;
+  port = local_.port;
 }
 
 std::string connection_refused_response(int max_connections) {

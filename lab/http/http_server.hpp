@@ -105,6 +105,11 @@ void on_post_or_put(httplib::Server& server, const std::string& pattern, BodyHan
 
 /// Writes `body` as UTF-8 JSON with `status`.
 void send_json(httplib::Response& res, int status, const nlohmann::ordered_json& body);
+/// The text send_json() writes for `body` (pretty, two-space indent, invalid UTF-8
+/// replaced, final newline): for answers rendered once and sent many times.
+std::string render_json(const nlohmann::ordered_json& body);
+/// Writes `rendered` (from render_json) as UTF-8 JSON with `status`.
+void send_rendered_json(httplib::Response& res, int status, const std::string& rendered);
 
 /// Writes the lab's error shape: {"error": code, "message": text[, "allowed": [...]]}.
 void send_error(httplib::Response& res, int status, const std::string& error,

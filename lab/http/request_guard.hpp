@@ -22,7 +22,8 @@ struct GuardError {
 };
 
 /// What the framing check needs to know: the protocol version as sent ("HTTP/1.1") and
-/// every header value by name (lower-case names; repeated headers appear once per value).
+/// the values of Content-Length, Transfer-Encoding and Host by lower-case name (repeated
+/// headers appear once per value; other headers may be left out).
 struct RequestFacts {
   std::string version;
   std::multimap<std::string, std::string> headers;

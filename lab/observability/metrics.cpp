@@ -33,9 +33,29 @@ prometheus::Family<prometheus::Counter>& counter_family(prometheus::Registry& re
 }  // namespace
 
 const std::vector<double>& quote_duration_buckets_s() {
-  static const std::vector<double> buckets{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15,
-                                           0.2,   0.25,   0.3,   0.4,  0.5,   0.75, 1.0, 1.25,
-                                           1.5,   1.75,   2.0,   2.5,  3.0,   5.0,  10.0};
+  // Bounds sit where the course's answers land, so histogram_quantile reads them back
+  // (Prometheus interpolates linearly inside a bucket: a wide bucket blurs every answer in
+  // it). Measured with the default policies (docs/grafana.md):
+  //   4–10 µs     a short circuit (breaker open, fallback from memory), by machine load:
+  //               steps of ×2–2.5 from 1 µs to 1 ms
+  //   115–150 ms  ok, one attempt
+  //   220–235 ms  resilient, one timed-out attempt (the half-open probe)
+  //   360–370 ms  legacy, one timed-out attempt
+  //   535–600 ms  resilient, 2 × 220 ms + 80 ms backoff + 15–45 ms jitter
+  //   1.44–1.58 s legacy, 4 × 360 ms: narrow buckets, so identical answers read as
+  //               themselves at p50 and p99 instead of anywhere between 1 and 1.5 s
+  // Nothing lands between 1 and 100 ms, or between 2 and 10 s: one bound each. 28 bounds in
+  // all, each one series per (mode, scenario).
+  static const std::vector<double> buckets{
+      0.000001, 0.0000025, 0.000005, 0.00001, 0.000025,  // short circuits
+      0.00005,  0.0001,    0.00025,  0.0005,  0.001,     //
+      0.01,     0.1,       0.15,                         // ok
+      0.2,      0.24,                                    // 220 ms
+      0.34,     0.38,                                    // 360 ms
+      0.45,     0.52,      0.6,                          // flaky; 550 ms
+      0.75,     1.0,                                     // burst, legacy ~0.9 s
+      1.42,     1.46,      1.5,      1.6,                // 1.44 s
+      2.0,      10.0};
   return buckets;
 }
 

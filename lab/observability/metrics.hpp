@@ -26,7 +26,8 @@
 
 namespace quote_lab {
 
-/// Latency buckets in seconds: resolve ~1 ms short circuits and ~1.5 s legacy storms.
+/// Latency buckets in seconds, ascending: they resolve ~10 µs short circuits and the default
+/// policies' own times (0.22, 0.36, 0.55 and 1.44 s) to a few percent through histogram_quantile.
 const std::vector<double>& quote_duration_buckets_s();
 
 class Metrics {

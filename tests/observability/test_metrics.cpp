@@ -1,8 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "lab/observability/metrics.hpp"
+#include "lab/resilience/policy.hpp"
 
 using namespace quote_lab;
 
@@ -60,8 +64,8 @@ TEST_CASE("one quote flow is counted in every family it touches") {
   CHECK(has(text, R"(quote_lab_carrier_attempts_total{mode="resilient",outcome="timeout"} 2)"));
   CHECK(has(text, R"(quote_lab_retries_total{mode="resilient"} 1)"));
   CHECK(has(text, R"(quote_lab_fallbacks_total{mode="resilient"} 1)"));
-  CHECK(has(text, R"(quote_lab_quote_duration_seconds_bucket{mode="resilient",scenario="provider_down",le="0.5"} 0)"));
-  CHECK(has(text, R"(quote_lab_quote_duration_seconds_bucket{mode="resilient",scenario="provider_down",le="0.75"} 1)"));
+  CHECK(has(text, R"(quote_lab_quote_duration_seconds_bucket{mode="resilient",scenario="provider_down",le="0.52"} 0)"));
+  CHECK(has(text, R"(quote_lab_quote_duration_seconds_bucket{mode="resilient",scenario="provider_down",le="0.6"} 1)"));
   CHECK(has(text, R"(quote_lab_breaker_state{state="open",upstream="carrier"} 1)"));
   CHECK(has(text, R"(quote_lab_breaker_state{state="closed",upstream="carrier"} 0)"));
   CHECK(has(text, R"(quote_lab_breaker_transitions_total{from="closed",to="open",upstream="carrier"} 1)"));
@@ -79,11 +83,54 @@ TEST_CASE("labels stay bounded: unknown routes count as other") {
   CHECK_FALSE(has(text, "passwd"));
 }
 
-TEST_CASE("buckets resolve a 1 ms short circuit and a 1.5 s legacy storm") {
+namespace {
+
+// The bucket (lower, upper] that holds `t` seconds; lower is 0 below the first bound.
+std::pair<double, double> bucket_of(double t) {
   const auto& b = quote_duration_buckets_s();
-  CHECK(b.front() <= 0.001);
-  CHECK(std::count_if(b.begin(), b.end(), [](double x) { return x > 1.0 && x <= 2.0; }) >= 3);
-  CHECK(std::is_sorted(b.begin(), b.end()));
+  const auto upper = std::lower_bound(b.begin(), b.end(), t);
+  REQUIRE(upper != b.end());
+  return {upper == b.begin() ? 0.0 : *(upper - 1), *upper};
+}
+
+}  // namespace
+
+TEST_CASE("buckets resolve the default policies' own times to a few percent") {
+  const Policies p = default_policies();
+  REQUIRE(p.resilient.max_attempts == 2);  // one backoff in the resilient total below
+  const double probe_s = p.resilient.timeout_ms / 1000.0;
+  const double legacy_attempt_s = p.legacy.timeout_ms / 1000.0;
+  const double resilient_all_s =
+      (2 * p.resilient.timeout_ms + p.resilient.backoff_base_ms + (p.resilient.jitter_min_ms + p.resilient.jitter_max_ms) / 2.0) /
+      1000.0;
+  const double legacy_all_s = p.legacy.max_attempts * p.legacy.timeout_ms / 1000.0;
+  CHECK(resilient_all_s == doctest::Approx(0.55));
+  CHECK(legacy_all_s == doctest::Approx(1.44));
+  // Each time, and the same time 4 % late (a busy machine), lands in a bucket at most 20 % of
+  // it wide: histogram_quantile then reads it back within a few percent.
+  for (const double nominal_s : {probe_s, legacy_attempt_s, resilient_all_s, legacy_all_s})
+    for (const double t : {nominal_s, nominal_s * 1.04}) {
+      CAPTURE(t);
+      const auto [lower, upper] = bucket_of(t);
+      CHECK(lower < t);
+      CHECK(upper - lower <= 0.2 * t);
+    }
+}
+
+TEST_CASE("buckets resolve a ~5 µs short circuit: sub-millisecond steps of at most 2.5×") {
+  for (double t = 0.0000012; t <= 0.001; t *= 1.1) {  // a short circuit: fast, loaded or sanitized
+    CAPTURE(t);
+    const auto [lower, upper] = bucket_of(t);
+    CHECK(lower > 0);
+    CHECK(upper / lower <= doctest::Approx(2.5));
+  }
+}
+
+TEST_CASE("buckets stay few, ascending and distinct (each is a series per mode and scenario)") {
+  const auto& b = quote_duration_buckets_s();
+  CHECK(b.size() <= 30);
+  CHECK(std::adjacent_find(b.begin(), b.end(), std::greater_equal<>()) == b.end());
+  CHECK(b.back() >= 10.0);  // a request the lab held for seconds still lands below +Inf
 }
 
 TEST_CASE("JSON view carries the same samples, reset zeroes the counters") {
