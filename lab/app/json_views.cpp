@@ -30,7 +30,7 @@ nlohmann::ordered_json explanation(const QuoteTrace& t) {
   const bool short_circuited = t.short_circuited();
   const bool probed = t.probed();
   if (t.status == QuoteStatus::completed && probed)
-    return {{"es", "El circuito estaba medio abierto: esta llamada fue la sonda, el proveedor respondió y el circuito se cerró."},
+    return {{"es", "El circuito estaba semiabierto: esta llamada fue la sonda, el proveedor respondió y el circuito se cerró."},
             {"en", "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed."}};
   if (t.status == QuoteStatus::completed && n == 1)
     return {{"es", "Cotización en vivo al primer intento."}, {"en", "Live quote on the first attempt."}};
@@ -41,7 +41,7 @@ nlohmann::ordered_json explanation(const QuoteTrace& t) {
     return {{"es", "Circuito abierto: no se llamó al proveedor; se respondió con la cotización de respaldo."},
             {"en", "Circuit open: the carrier was not called; the fallback quote was served."}};
   if (t.status == QuoteStatus::degraded && probed)
-    return {{"es", "La sonda del circuito medio abierto falló: el circuito se reabrió y se respondió con la cotización de respaldo."},
+    return {{"es", "La sonda del circuito semiabierto falló: el circuito se reabrió y se respondió con la cotización de respaldo."},
             {"en", "The half-open probe failed: the breaker reopened and the fallback quote was served."}};
   if (t.status == QuoteStatus::degraded)
     return {{"es", "El proveedor falló " + times_es + "; se respondió con la cotización de respaldo."},
@@ -77,7 +77,7 @@ nlohmann::ordered_json cached_quote_json(const CachedQuote& q, WallTime now) {
   return j;
 }
 
-nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_json& dependency) {
+nlohmann::ordered_json quote_json(const QuoteTrace& t, nlohmann::ordered_json dependency) {
   nlohmann::ordered_json quote = nullptr;
   if (t.answer) {
     quote = to_json(t.answer->quote);
@@ -97,12 +97,13 @@ nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_j
           {"trace_id", t.request.trace_id},
           {"customer_id", t.request.customer_id},
           {"items", t.request.items},
-          {"quote", quote},
+          // moved, not copied: a nested object in an initializer list is otherwise copied whole
+          {"quote", std::move(quote)},
           {"attempts", t.attempts()},
           {"retries", t.retries()},
           {"timeout_count", t.timeouts()},
-          {"events", events},
-          {"dependency", dependency},
+          {"events", std::move(events)},
+          {"dependency", std::move(dependency)},
           {"elapsed_ms", round2(t.elapsed_ms)},
           {"timestamp_utc", format_iso8601(t.timestamp)},
           {"explanation", explanation(t)}};

@@ -27,7 +27,7 @@ nlohmann::ordered_json breaker_json(const BreakerSnapshot& s);
 nlohmann::ordered_json cached_quote_json(const CachedQuote& q, WallTime now);
 
 /// One quote response. `dependency` is the breaker view to embed.
-nlohmann::ordered_json quote_json(const QuoteTrace& t, const nlohmann::ordered_json& dependency);
+nlohmann::ordered_json quote_json(const QuoteTrace& t, nlohmann::ordered_json dependency);
 
 /// One /incidents entry.
 nlohmann::ordered_json incident_json(const Incident& i);

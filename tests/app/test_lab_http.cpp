@@ -374,7 +374,7 @@ TEST_CASE("every answer explains itself in plain Spanish and English") {
   CHECK(probe.json["attempts"] == 1);
   CHECK(probe.json["explanation"]["en"] == "The half-open probe failed: the breaker reopened and the fallback quote was served.");
   CHECK(probe.json["explanation"]["es"] ==
-        "La sonda del circuito medio abierto falló: el circuito se reabrió y se respondió con la cotización de respaldo.");
+        "La sonda del circuito semiabierto falló: el circuito se reabrió y se respondió con la cotización de respaldo.");
   const Reply index = lab.get("/");
   const auto& scenarios = index.json["scenarios"];
   const auto down_scenario = std::find_if(scenarios.begin(), scenarios.end(), [](const auto& s) { return s["name"] == "provider_down"; });

@@ -1,10 +1,10 @@
 // The classroom dashboard in a real browser: Debian's Chromium driven by playwright-core.
 // Each test starts its own `quote-lab serve` on free loopback ports and stops it.
 // Env: QUOTE_LAB_BINARY (the built binary), ARTIFACT_DIR (where the screenshot goes).
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -17,9 +17,9 @@ assert.ok(BINARY, 'set QUOTE_LAB_BINARY to the built quote-lab');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-async function startLab(extra = []) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'quote-lab-browser-'));
-  const child = spawn(BINARY, ['serve', '--port', '0', '--carrier-port', '0',
+// `port`: 0 for any free one; `dir`: the state folder (a restart passes the previous one).
+async function startLab(extra = [], { port: wanted = 0, dir = mkdtempSync(path.join(tmpdir(), 'quote-lab-browser-')) } = {}) {
+  const child = spawn(BINARY, ['serve', '--port', String(wanted), '--carrier-port', '0',
     '--state-file', path.join(dir, 'state.json'), ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const port = await new Promise((resolve, reject) => {
@@ -35,12 +35,14 @@ async function startLab(extra = []) {
   });
   const url = `http://127.0.0.1:${port}`;
   return {
-    url,
-    async stop() {
-      const exited = new Promise(resolve => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
+    url, port, dir,
+    async stop({ keep = false, signal = 'SIGTERM' } = {}) {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise(resolve => child.once('exit', resolve));
+        child.kill(signal);
+        await exited;
+      }
+      if (!keep) rmSync(dir, { recursive: true, force: true });
     },
     async get(p) { const r = await fetch(url + p); return { status: r.status, body: await r.json() }; },
   };
@@ -48,9 +50,15 @@ async function startLab(extra = []) {
 
 // `answers`: what the user types into each window.prompt the page opens, in order (null:
 // Cancel; prompts beyond the list are cancelled too). `dialogs` lists the messages shown.
-async function openPage(lab, { locale = 'es-AR', answers = [] } = {}) {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, locale });
+// One Chromium for the whole file (a launch costs seconds on a busy machine); each page
+// gets a context of its own, closed by the test ("browser.close()" below closes it).
+let shared = null;
+const chromiumOnce = () => (shared ??= chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }));
+after(async () => { if (shared) await (await shared).close(); });
+
+async function openPage(lab, { locale = 'es-AR', answers = [], viewport = { width: 1280, height: 720 }, query = '' } = {}) {
+  const context = await (await chromiumOnce()).newContext({ viewport, locale });
+  const browser = context;  // closing it closes the page's context, not the shared Chromium
   const page = await context.newPage();
   const problems = [];
   const dialogs = [];
@@ -65,9 +73,12 @@ async function openPage(lab, { locale = 'es-AR', answers = [] } = {}) {
     if (m.type() === 'error' && !legacyFailed) problems.push(`console: ${m.text()} (${m.location().url})`);
   });
   page.on('pageerror', e => problems.push(`page error: ${e.message}`));
+  let reloading = false;
   page.on('requestfailed', r => {
-    // The event stream is cut when the page closes; anything else failing is a defect.
-    if (!r.url().endsWith('/events')) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+    // The event stream is cut when the page closes, and a reload aborts what is in flight;
+    // anything else failing is a defect.
+    const cutByReload = reloading && r.failure()?.errorText === 'net::ERR_ABORTED';
+    if (!r.url().endsWith('/events') && !cutByReload) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
   });
   page.on('response', r => {
     const legacyFailed = r.status() === 503 && r.url().includes('/quote-legacy');  // the lesson, not a bug
@@ -75,7 +86,9 @@ async function openPage(lab, { locale = 'es-AR', answers = [] } = {}) {
   });
   // A reload cuts short the fetches in flight, which would fail them for no fault of the
   // page: reload() first waits until none has been in flight for 500 ms (longer than the
-  // page's 300 ms refresh delay), at most 5 s. The event stream never ends, so it is left out.
+  // page's 300 ms refresh delay), at most 5 s, and forgives the ones it aborts all the same
+  // (the page reads the lab's counters every second while something happens). The event
+  // stream never ends, so it is left out.
   const inFlight = new Set();
   page.on('request', r => { if (!r.url().endsWith('/events')) inFlight.add(r); });
   page.on('requestfinished', r => inFlight.delete(r));
@@ -86,27 +99,33 @@ async function openPage(lab, { locale = 'es-AR', answers = [] } = {}) {
       if (inFlight.size) quietSince = Date.now();
       await new Promise(resolve => setTimeout(resolve, 50));
     }
+    reloading = true;
     await page.reload({ waitUntil: 'domcontentloaded' });
+    reloading = false;
   };
-  await page.goto(lab.url + '/', { waitUntil: 'domcontentloaded' });
+  await page.goto(lab.url + '/' + query, { waitUntil: 'domcontentloaded' });
   return { browser, page, problems, dialogs, reload };
 }
 
-const points = (page, mode) => page.locator(`#mode-${mode} .chart-box`).getAttribute('data-points').then(Number);
+// Requests the story charts have counted for a mode since the page opened (or the reset).
+const charted = (page, mode) => page.locator(`#mode-${mode} .traffic-box`).getAttribute('data-requests').then(Number);
+const waitCharted = (page, mode, n, timeout = 5000) => page.waitForFunction(([m, want]) =>
+  Number(document.querySelector(`#mode-${m} .traffic-box`)?.dataset.requests) === want, [mode, n], { timeout });
 
-test('the class sequence on the dashboard: breaker opens, legacy storm timeline, charts, language, reset', async () => {
+test('the class sequence on the dashboard: breaker opens, a legacy waterfall, charts, language, reset', async () => {
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab);
   try {
-    await page.locator('#live.on').waitFor({ timeout: 5000 });
-    assert.equal(await page.locator('h1').textContent(), 'Laboratorio de cotizaciones: legacy vs resiliente');
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('h1').textContent(), 'Laboratorio de cotizaciones: legacy vs. resiliente');
     assert.equal(await page.locator('#breaker-state').getAttribute('data-state'), 'closed');
-    // Both panels list the five scenarios with their descriptions.
+    // Both panels list the five scenarios with their descriptions; Run follows the carrier mode at first.
     assert.equal(await page.locator('#resilient-scenario option').count(), 6);  // five + "carrier mode"
+    assert.equal(await page.locator('#resilient-scenario option:checked').textContent(), '— modo del proveedor (ok) —');
+    await page.selectOption('#resilient-scenario', 'provider_down');
     assert.match(await page.locator('#mode-resilient .scenario-description').textContent(), /Proveedor caído/);
 
     // resilient + provider_down until the page shows the breaker open
-    await page.selectOption('#resilient-scenario', 'provider_down');
     for (let i = 0; i < 3 && (await page.locator('#breaker-state').getAttribute('data-state')) !== 'open'; i++) {
       await page.locator('#mode-resilient button[type=submit]').click();
       await page.locator('#mode-resilient .badge').waitFor();
@@ -118,28 +137,38 @@ test('the class sequence on the dashboard: breaker opens, legacy storm timeline,
     assert.match(await page.locator('#breaker-cooldown').textContent(), /^(2\d|30)[.,]\d s$/);
     assert.equal(await page.locator('#mode-resilient .badge').getAttribute('data-status'), 'degraded');
 
-    // legacy + provider_down: a timeline of 4 timeouts
+    // legacy + provider_down: a waterfall of 4 timeouts end to end, on the axis both panels share
     await page.selectOption('#legacy-scenario', 'provider_down');
     await page.locator('#mode-legacy button[type=submit]').click();
     await page.locator('#mode-legacy .badge[data-status=failed]').waitFor({ timeout: 5000 });
-    const timeline = page.locator('#mode-legacy .timeline li');
-    assert.equal(await timeline.count(), 4);
+    const attempts = page.locator('#mode-legacy .waterfall li[data-kind=attempt_failed]');
+    assert.equal(await attempts.count(), 4);
+    let end = 0;
     for (let i = 0; i < 4; i++) {
-      assert.equal(await timeline.nth(i).getAttribute('data-event'), 'attempt_failed');
-      assert.equal(await timeline.nth(i).getAttribute('data-reason'), 'timeout');
+      assert.equal(await attempts.nth(i).getAttribute('data-reason'), 'timeout');
+      const start = Number(await attempts.nth(i).getAttribute('data-start-ms'));
+      assert.ok(start >= end - 0.01, `attempt ${i + 1} starts after attempt ${i}`);
+      end = start + Number(await attempts.nth(i).getAttribute('data-ms'));
     }
+    // one number format: "1,44 s" (not "1.442 ms"), "4 intentos", the browser's own time beside the lab's
+    assert.match(await page.locator('#mode-legacy [data-key=server] b').textContent(), /^\d,\d\d s$/);  // 1,44 s; more on a busy machine
+    assert.equal(await page.locator('#mode-legacy [data-key=attempts]').textContent(), '4intentos');
+    assert.match(await page.locator('#mode-legacy [data-key=client] b').textContent(), /^\d,\d\d s$/);
+    assert.match(await page.locator('#mode-legacy .waterfall li[data-kind=attempt_failed]').first().textContent(), /^intento 1: falló \(tiempo agotado\) · \d{3}\sms$/);
+    const axis = page.locator('.waterfall .wf-axis .wf-tick:last-child');
+    assert.equal(await axis.first().textContent(), await axis.last().textContent());  // same axis in both panels
 
-    // points in both charts, counters and incidents follow
-    assert.ok((await points(page, 'legacy')) >= 1);
-    assert.ok((await points(page, 'resilient')) >= 1);
+    // both charts count the answers, counters and incidents follow
+    await page.waitForFunction(() => Number(document.querySelector('#mode-legacy .traffic-box').dataset.requests) >= 1);
+    assert.ok((await charted(page, 'resilient')) >= 1);
     await page.locator('#incidents-body tr').nth(1).waitFor({ timeout: 2000 });
     await page.waitForFunction(() => document.querySelector('#mode-legacy [data-counter=failures] b')?.textContent === '1');
 
     // switch language
     await page.locator('.lang button[data-lang=en]').click();
-    assert.equal(await page.locator('h1').textContent(), 'Quote lab: legacy vs resilient');
+    assert.equal(await page.locator('h1').textContent(), 'Quote lab: legacy vs. resilient');
     assert.equal(await page.locator('html').getAttribute('lang'), 'en');
-    assert.match(await page.locator('#mode-legacy .timeline li').first().textContent(), /attempt 1: failed \(timeout\)/);
+    assert.match(await page.locator('#mode-legacy .waterfall li[data-kind=attempt_failed]').first().textContent(), /attempt 1: failed \(timed out\)/);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png'), fullPage: true });
 
@@ -147,7 +176,7 @@ test('the class sequence on the dashboard: breaker opens, legacy storm timeline,
     await page.locator('#reset').click();
     await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: 3000 });
     await page.waitForFunction(() => document.querySelectorAll('#incidents-body tr').length === 0);
-    assert.equal(await points(page, 'legacy'), 0);
+    assert.equal(await charted(page, 'legacy'), 0);
 
     assert.deepEqual(problems, []);
   } finally {
@@ -160,13 +189,13 @@ test('a request made by curl appears on an open page within a second', async () 
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
     assert.equal(await page.locator('html').getAttribute('lang'), 'en');  // the browser's language
     const { body } = await lab.get('/quote-resilient?scenario=ok');
     const answered = Date.now();
     await page.locator(`#incidents-body tr[data-request-id="${body.request_id}"]`).waitFor({ timeout: 1000 });
     assert.ok(Date.now() - answered <= 1000);
-    assert.equal(await points(page, 'resilient'), 1);
+    await waitCharted(page, 'resilient', 1);
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
@@ -178,33 +207,81 @@ test('without the event stream the page says so and keeps up by polling', async 
   const lab = await startLab(['--max-event-clients', '0']);
   const { browser, page } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.waitForFunction(() => document.querySelector('#live')?.textContent.includes('polling'));
+    await page.locator('#live[data-state=polling]').waitFor({ timeout: 5000 });
     const { body } = await lab.get('/quote-legacy?scenario=ok');
     await page.locator(`#incidents-body tr[data-request-id="${body.request_id}"]`).waitFor({ timeout: 3500 });
-    assert.equal(await points(page, 'legacy'), 1);
+    await waitCharted(page, 'legacy', 1);
   } finally {
     await browser.close();
     await lab.stop();
   }
 });
 
-test('the storm experiment can be started from the page and reports its result', async () => {
+// Starts a storm from the page's form and waits for its result card.
+async function stormFromPage(page, mode, scenario, clients, durationS) {
+  await page.selectOption('#storm-mode', mode);
+  await page.selectOption('#storm-scenario', scenario);
+  await page.fill('#storm-clients', String(clients));
+  await page.fill('#storm-duration', String(durationS));
+  const before = await page.locator(`#storm-${mode}`).getAttribute('data-requests');
+  await page.locator('#storm-start').click();
+  await page.waitForFunction(([m, b]) => { const c = document.querySelector(`#storm-${m}`); return c.dataset.requests && c.dataset.requests !== b; },
+    [mode, before], { timeout: 30000 });
+  return Number(await page.locator(`#storm-${mode}`).getAttribute('data-requests'));
+}
+
+const minFontPx = (page, selector) => page.evaluate(sel => Math.min(...[...document.querySelectorAll(sel)]
+  .filter(n => n.getClientRects().length && n.textContent.trim())
+  .map(n => parseFloat(getComputedStyle(n).fontSize))), selector);
+// Every visible element that holds text of its own.
+const TEXT_NODES = 'body *:not(script):not(style):not(option)';
+const visibleFormControls = page => page.evaluate(() => [...document.querySelectorAll('form, select, input, textarea')]
+  .filter(n => n.getClientRects().length).map(n => n.id || n.name || n.tagName));
+
+test('projected at 1920x1080: a legacy then a resilient storm, side by side in large type and drawn whole', async () => {
   const lab = await startLab();
-  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US', viewport: { width: 1920, height: 1080 } });
   try {
-    await page.locator('#live.on').waitFor({ timeout: 5000 });
-    await page.selectOption('#storm-mode', 'resilient');
-    await page.selectOption('#storm-scenario', 'ok');
-    await page.fill('#storm-clients', '4');
-    await page.fill('#storm-duration', '1');
-    await page.locator('#storm-start').click();
-    await page.waitForFunction(() => /carrier calls per request/.test(document.querySelector('#storm-result').textContent),
-      null, { timeout: 10000 });
-    assert.match(await page.locator('#storm-result').textContent(), /resilient · ok · 4 clients: \d+ requests/);
-    assert.equal(await page.locator('#storm-start').isDisabled(), false);
-    // a reset clears the storm panel with the rest
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
+    // The teacher starts both storms (forms visible), then projects.
+    const legacy = await stormFromPage(page, 'legacy', 'provider_down', 8, 2);
+    const resilient = await stormFromPage(page, 'resilient', 'provider_down', 8, 2);
+    assert.ok(legacy > 0 && resilient > legacy, `${legacy} legacy, ${resilient} resilient requests`);
+    // The first result stays when the second arrives: both cards, one beside the other.
+    const boxes = await Promise.all(['#storm-legacy', '#storm-resilient'].map(s => page.locator(s).boundingBox()));
+    assert.equal(Math.round(boxes[0].y), Math.round(boxes[1].y));
+    assert.ok(boxes[0].x + boxes[0].width <= boxes[1].x);
+    assert.match(await page.locator('#storm-legacy [data-key=amplification] b').textContent(), /^[34](\.\d+)?$/);
+    assert.match(await page.locator('#storm-legacy .note').textContent(), /^provider_down · 8 clients · \d(\.\d)? s$/);
+    // Every request of both storms is in the charts (counted from the lab's counters, per second).
+    await waitCharted(page, 'legacy', legacy, 5000);
+    await waitCharted(page, 'resilient', resilient, 5000);
+
+    await page.locator('#projector').click();
+    assert.match(page.url(), /projector=1/);
+    assert.deepEqual(await visibleFormControls(page), []);
+    const keyPx = await minFontPx(page, '.key-number');
+    const textPx = await minFontPx(page, TEXT_NODES);
+    assert.ok(keyPx >= 48, `key numbers at ${keyPx} px`);
+    assert.ok(textPx >= 16, `smallest text at ${textPx} px`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.waitForTimeout(1200);  // the next story point: the charts have drawn the storms
+    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-1920x1080.png') });
+    // The same at 1280x720, in Spanish: the reader's number format on the big numbers too.
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.locator('.lang button[data-lang=es]').click();
+    assert.match(await page.locator('#storm-legacy [data-key=p50] b').textContent(), /^1,\d\d s$/);
+    assert.equal(await page.locator('#storm-legacy [data-key=requests] span').textContent(), 'solicitudes');
+    await page.waitForTimeout(300);
+    assert.ok((await minFontPx(page, '.key-number')) >= 32);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-1280x720.png') });
+
+    // a reset clears both results
+    await page.locator('#projector').click();
     await page.locator('#reset').click();
-    await page.waitForFunction(() => document.querySelector('#storm-result').textContent === '');
+    await page.waitForFunction(() => document.querySelector('#storm-legacy').dataset.requests === ''
+      && document.querySelector('#storm-resilient').dataset.requests === '');
+    assert.equal(await page.locator('#storm-legacy .note').textContent(), 'Sin tormenta todavía');
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
@@ -212,20 +289,126 @@ test('the storm experiment can be started from the page and reports its result',
   }
 });
 
-test('the carrier mode switch is an outage for panels that follow it', async () => {
+test('?projector=1 opens projected: no forms, large numbers; the toggle brings the forms back', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { viewport: { width: 1920, height: 1080 }, query: '?projector=1' });
+  try {
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('#projector').getAttribute('aria-pressed'), 'true');
+    assert.deepEqual(await visibleFormControls(page), []);
+    assert.ok((await minFontPx(page, '.key-number')) >= 48);
+    await page.locator('#projector').click();
+    assert.ok((await visibleFormControls(page)).includes('legacy-scenario'));
+    assert.doesNotMatch(page.url(), /projector/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('the carrier mode drives Run: the panels follow it and say what it is', async () => {
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
     await page.selectOption('#carrier-mode', 'flaky_provider');
-    await page.selectOption('#legacy-scenario', '');               // "carrier mode"
+    // No scenario picked in the panel: Run asks for none, so the carrier mode answers.
+    await page.waitForFunction(() => document.querySelector('#legacy-scenario option:checked').textContent === '— carrier mode (flaky_provider) —',
+      null, { timeout: 5000 });
+    assert.match(await page.locator('#mode-legacy .scenario-description').textContent(), /^Flaky carrier/);
     await page.locator('#mode-legacy button[type=submit]').click();
     await page.locator('#mode-legacy .badge[data-status=completed]').waitFor({ timeout: 5000 });
-    assert.equal(await page.locator('#mode-legacy .timeline li').count(), 2);   // flaky: the retry helps
+    assert.equal(await page.locator('#mode-legacy .waterfall li[data-kind^=attempt_]').count(), 2);   // flaky: the retry helps
     assert.equal((await lab.get('/incidents?limit=1')).body.incidents[0].scenario, 'flaky_provider');
+
+    // Changed elsewhere (another teacher tab, curl): the description follows, and so does Run.
+    await fetch(`${lab.url}/carrier/mode?mode=slow_provider`, { method: 'PUT' });
+    await page.locator('#mode-resilient .scenario-description', { hasText: /^Slow carrier/ }).waitFor({ timeout: 3000 });
+    await page.locator('#mode-resilient button[type=submit]').click();
+    await page.locator('#mode-resilient .badge[data-status=degraded]').waitFor({ timeout: 5000 });
+    assert.equal((await lab.get('/incidents?limit=1')).body.incidents[0].scenario, 'slow_provider');
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
+    await lab.stop();
+  }
+});
+
+test('during a legacy storm the waterfall shows the wait: the browser waited far longer than the lab worked', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
+    // 30 legacy clients on the default 16 workers, each held 1.44 s: the queue the issue saw.
+    const started = await fetch(`${lab.url}/experiments/storm?mode=legacy&scenario=provider_down&clients=30&duration_s=6`, { method: 'POST' });
+    assert.equal(started.status, 202);
+    // The workers are taken once the first round of storm answers (1.44 s each) is back.
+    await page.waitForFunction(() => document.querySelector('#storm-progress').value >= 0.3, null, { timeout: 10000 });
+    await page.selectOption('#resilient-scenario', 'ok');
+    await page.locator('#mode-resilient button[type=submit]').click();
+    await page.locator('#mode-resilient .badge[data-status=completed]').waitFor({ timeout: 20000 });
+    const ms = kind => page.locator(`#mode-resilient .waterfall li[data-kind=${kind}]`).getAttribute('data-ms').then(Number);
+    const [client, total] = [await ms('client'), await ms('total')];
+    assert.ok(client - total >= 500, `the browser waited ${client} ms, the lab counted ${total} ms`);
+    // Once answers report queue_ms, the wait is its own bar, first, on the same axis.
+    if (await page.locator('#mode-resilient .waterfall li[data-kind=queue]').count())
+      assert.ok((await ms('queue')) >= 300);
+    await page.locator('#storm-legacy[data-requests]:not([data-requests=""])').waitFor({ timeout: 15000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+// Chromium reports every request a dead lab could not answer; those are the point here.
+const outage = p => !/ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|ERR_ABORTED|net::ERR_/.test(p);
+
+test('a lab restart: the page says the lab is unreachable, never hangs, and recovers without a reload', async () => {
+  let lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
+    await page.selectOption('#legacy-scenario', 'provider_down');   // 1.44 s: time to pull the plug
+    await page.locator('#mode-legacy button[type=submit]').click();
+    await page.locator('#mode-legacy .totals .running').waitFor({ timeout: 2000 });
+    await lab.stop({ keep: true, signal: 'SIGKILL' });               // a crash, mid-request
+
+    await page.locator('#live[data-state=unreachable]').waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('#live').textContent(), 'lab unreachable: reconnecting…');
+    await page.locator('#mode-legacy .totals [data-error=unreachable]').waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('#mode-legacy button[type=submit]').isDisabled(), false);
+
+    lab = await startLab([], { port: lab.port, dir: lab.dir });      // the same address again
+    await page.locator('#live[data-state=live]').waitFor({ timeout: 15000 });
+    await page.selectOption('#legacy-scenario', 'ok');
+    await page.locator('#mode-legacy button[type=submit]').click();
+    await page.locator('#mode-legacy .badge[data-status=completed]').waitFor({ timeout: 5000 });
+    const { body } = await lab.get('/quote-resilient?scenario=ok');  // and the live stream works again
+    await page.locator(`#incidents-body tr[data-request-id="${body.request_id}"]`).waitFor({ timeout: 5000 });
+    assert.deepEqual(problems.filter(outage), []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('a refused live stream is asked again, with backoff, until it opens', async () => {
+  const lab = await startLab(['--max-event-clients', '1']);
+  const first = await openPage(lab, { locale: 'en-US' });
+  const second = await openPage(lab, { locale: 'en-US' });
+  try {
+    await first.page.locator('#live.live').waitFor({ timeout: 5000 });
+    await second.page.locator('#live[data-state=polling]').waitFor({ timeout: 5000 });
+    let tries = 0;
+    second.page.on('request', r => { if (r.url().endsWith('/events')) tries++; });
+    await first.browser.close();                                     // a slot frees up
+    await second.page.locator('#live[data-state=live]').waitFor({ timeout: 15000 });
+    assert.ok(tries >= 1);
+    assert.deepEqual(second.problems.filter(p => !p.includes('/events')), []);
+  } finally {
+    await second.browser.close();
     await lab.stop();
   }
 });
@@ -248,7 +431,7 @@ test('the teacher token: a page without it hides what changes the lab, and quote
   const lab = await startLab(['--admin-token', TOKEN]);
   const { browser, page, problems, dialogs, reload } = await openPage(lab, { locale: 'en-US', answers: [null] });
   try {
-    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
     await page.locator('#admin-note').waitFor({ state: 'visible', timeout: 3000 });
     assert.equal(dialogs.length, 1);
     assert.match(dialogs[0], /teacher token/);
@@ -262,7 +445,7 @@ test('the teacher token: a page without it hides what changes the lab, and quote
 
     // Cancelled once is asked once: a reload in the same tab does not ask again.
     await reload();
-    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
     await page.locator('#admin-note').waitFor({ state: 'visible', timeout: 3000 });
     assert.equal(dialogs.length, 1);
     assert.deepEqual(await hiddenControls(page), [true, true, true]);
@@ -278,7 +461,7 @@ test('the teacher token: entered once, Reset and the carrier mode work, and the 
   await openBreaker(lab);
   const { browser, page, problems, dialogs, reload } = await openPage(lab, { locale: 'en-US', answers: [TOKEN] });
   try {
-    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
     await page.locator('#reset').waitFor({ state: 'visible', timeout: 3000 });
     assert.equal(dialogs.length, 1);
     assert.deepEqual(await hiddenControls(page), [false, false, false]);
@@ -302,7 +485,7 @@ test('the teacher token: entered once, Reset and the carrier mode work, and the 
     // The token is kept for the tab: after a reload the controls are there at once, unasked.
     await openBreaker(lab);
     await reload();
-    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
     await page.locator('#reset').waitFor({ state: 'visible', timeout: 3000 });
     await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 3000 });
     await page.locator('#reset').click();
@@ -321,7 +504,7 @@ test('the teacher token: a wrong one is said so on the page, changes nothing, an
   await openBreaker(lab);
   const { browser, page, problems, dialogs, reload } = await openPage(lab, { locale: 'en-US', answers: ['chalk-41', TOKEN] });
   try {
-    await page.locator('#live.on').waitFor({ timeout: 5000 });
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
     await page.locator('#admin-note').waitFor({ state: 'visible', timeout: 3000 });
     assert.match(await page.locator('#admin-note').textContent(), /did not accept that teacher token/);
     assert.deepEqual(await hiddenControls(page), [true, true, true]);

@@ -1,0 +1,76 @@
+// What the page draws from the lab's data: the breaker, the storm result cards, the
+// counters and the latest requests. Each takes the data, the words of the reader's language
+// (`w`, from i18n.js) and the formatter (`f`), and only writes the DOM.
+import { MODES } from './story.js';
+
+const $ = sel => document.querySelector(sel);
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') node.className = v; else if (k === 'text') node.textContent = v; else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+/// A big number with its caption: what a projector shows from the back of the room.
+export const figure = (key, value, caption) =>
+  el('div', { class: 'figure', 'data-key': key }, el('b', { class: 'key-number', text: value }), el('span', { text: caption }));
+
+/// The breaker `b` (/dependency/state) as read at `readAt` (performance.now()): the
+/// cooldown counts down from there.
+export function renderBreakerView(b, readAt, w, f) {
+  const badge = $('#breaker-state');
+  badge.className = `state key-number ${b.circuit_status}`;
+  badge.dataset.state = b.circuit_status;
+  badge.textContent = w.state[b.circuit_status] || b.circuit_status;
+  const left = b.circuit_status === 'open' ? Math.max(0, b.cooldown_left_ms - (performance.now() - readAt)) : 0;
+  $('#breaker-cooldown').textContent = b.circuit_status === 'open' ? `${f.fixed(left / 1000, 1)} ${w.seconds}` : w.none;
+  $('#breaker-failures').textContent = f.num(b.consecutive_failures);
+  $('#breaker-shorts').textContent = f.num(b.short_circuit_count);
+  $('#breaker-opens').textContent = f.num(b.open_events);
+  const q = b.fallback_quote;
+  $('#breaker-fallback').textContent = q ? `${f.num(q.amount, 2)} ${q.currency} · ${q.quote_id} · ${w.age(f.num(q.age_s, 1))}` : w.none;
+}
+
+/// The last storm result of each mode (`storms[mode]`, POST /experiments/storm's
+/// last_result), side by side; `runningMode` is the mode of a storm under way, if any.
+export function renderStormCardsView(storms, runningMode, w, f) {
+  for (const mode of MODES) {
+    const card = $(`#storm-${mode}`);
+    const r = storms[mode];
+    const head = el('h3', {}, el('span', { text: w[mode] }));
+    if (runningMode === mode) head.append(el('span', { class: 'running', text: ` · ${w.running}` }));
+    card.dataset.requests = r ? String(r.requests) : '';
+    if (!r) { card.replaceChildren(head, el('p', { class: 'note', text: w.stormNone })); continue; }
+    const k = w.stormKeys;
+    const bad = (r.status_counts.degraded || 0) + (r.status_counts.failed || 0) + (r.status_counts.error || 0);
+    card.replaceChildren(head, el('p', { class: 'note', text: w.stormOf(r, f) }),
+      el('div', { class: 'figures' },
+        figure('requests', f.num(r.requests), k.requests), figure('throughput', f.num(r.throughput_rps, 1), k.throughput),
+        figure('p50', f.ms(r.latency_ms.p50), k.p50), figure('p99', f.ms(r.latency_ms.p99), k.p99),
+        figure('amplification', f.ratio(r.amplification), k.amplification),
+        figure('health', f.ms(r.health_latency_ms.p99), k.health),
+        figure('wasted', f.num(r.wasted_carrier_calls), k.wasted),
+        figure('errors', `${f.num(r.requests ? (100 * bad) / r.requests : null, 0)}\u00a0%`, k.errors)));
+  }
+}
+
+/// Per mode, the lab's counters (/diagnostics/summary).
+export function renderCountersView(summary, w, f) {
+  for (const mode of MODES) {
+    const m = summary.modes[mode];
+    $(`#mode-${mode} .counters`).replaceChildren(...Object.entries(w.counters).map(([k, label]) =>
+      el('div', { 'data-counter': k }, el('b', { text: f.num(m[k]) }), label)));
+  }
+}
+
+/// The latest requests (/incidents), newest first.
+export function renderIncidentsView(incidents, w, f) {
+  $('#incidents-body').replaceChildren(...incidents.map(i => el('tr', { 'data-request-id': i.request_id },
+    el('td', { text: f.time(i.timestamp_utc) }), el('td', { text: i.mode }),
+    el('td', { text: i.scenario }), el('td', {}, el('span', { class: `badge ${i.status}`, text: w.status[i.status] })),
+    el('td', { text: f.num(i.attempts) }), el('td', { text: f.ms(i.elapsed_ms) }),
+    el('td', { class: 'mono', text: i.request_id }))));
+}
