@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <string_view>
 
 #include "lab/base/time_format.hpp"
 #include "lab/formats/policy_json.hpp"
@@ -14,99 +18,250 @@ namespace {
 // Latencies keep two decimals so a sub-millisecond short circuit does not read as 0.
 double round2(double v) { return std::round(v * 100) / 100; }
 
-nlohmann::ordered_json event_json(const TraceEvent& e) {
-  nlohmann::ordered_json j = {{"event", to_string(e.step)}, {"attempt", e.attempt}};
-  if (e.elapsed_ms) j["elapsed_ms"] = round2(*e.elapsed_ms);
-  if (e.reason) j["reason"] = to_string(*e.reason);
-  if (e.wait_ms) j["wait_ms"] = *e.wait_ms;
-  return j;
+// Quote answers and the dependency are written straight from the values with RapidJSON's
+// writer, never built as a document first: on a short circuit, building and printing an
+// nlohmann document was two thirds of the request (issue 11, bench/changes.md). Every
+// string written here is UTF-8 by construction (names from fixed sets, ids in hex, values
+// parsed as JSON) except the state file's path and error, which go through valid_utf8().
+using Buffer = rapidjson::StringBuffer;
+using OneLine = rapidjson::Writer<Buffer>;
+using Pretty = rapidjson::PrettyWriter<Buffer>;
+
+// A path or an OS message may hold bytes that are not UTF-8: replaced (U+FFFD) as nlohmann
+// does; ASCII, the common case, is returned as it is.
+std::string valid_utf8(const std::string& s) {
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return s;
+  const auto quoted = nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json::parse(quoted).get<std::string>();
 }
 
+template <class W>
+void key(W& w, std::string_view k) {
+  w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+}
+template <class W>
+void text(W& w, std::string_view v) {
+  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+}
+template <class W>
+void number(W& w, double v) {
+  if (std::isfinite(v)) w.Double(v);
+  else w.Null();  // as nlohmann prints NaN and infinities
+}
+template <class W>
+void time_or_null(W& w, const std::optional<WallTime>& t) {
+  if (t) text(w, format_iso8601(*t));
+  else w.Null();
+}
+template <class W>
+void text_or_null(W& w, const std::optional<std::string>& v) {
+  if (v) text(w, valid_utf8(*v));
+  else w.Null();
+}
+
+// Any nlohmann value (the policy, rendered once per mode) into the same writer.
+template <class W>
+void value(W& w, const nlohmann::ordered_json& j) {
+  switch (j.type()) {
+    case nlohmann::ordered_json::value_t::object:
+      w.StartObject();
+      for (const auto& [k, v] : j.items()) {
+        key(w, k);
+        value(w, v);
+      }
+      w.EndObject();
+      break;
+    case nlohmann::ordered_json::value_t::array:
+      w.StartArray();
+      for (const auto& v : j) value(w, v);
+      w.EndArray();
+      break;
+    case nlohmann::ordered_json::value_t::string: text(w, j.get_ref<const std::string&>()); break;
+    case nlohmann::ordered_json::value_t::boolean: w.Bool(j.get<bool>()); break;
+    case nlohmann::ordered_json::value_t::number_integer: w.Int64(j.get<std::int64_t>()); break;
+    case nlohmann::ordered_json::value_t::number_unsigned: w.Uint64(j.get<std::uint64_t>()); break;
+    case nlohmann::ordered_json::value_t::number_float: number(w, j.get<double>()); break;
+    default: w.Null(); break;
+  }
+}
+
+template <class W>
+void write_event(W& w, const TraceEvent& e) {
+  w.StartObject();
+  key(w, "event"), text(w, to_string(e.step));
+  key(w, "attempt"), w.Int(e.attempt);
+  if (e.elapsed_ms) key(w, "elapsed_ms"), number(w, round2(*e.elapsed_ms));
+  if (e.reason) key(w, "reason"), text(w, to_string(*e.reason));
+  if (e.wait_ms) key(w, "wait_ms"), w.Int64(*e.wait_ms);
+  w.EndObject();
+}
+
+// The quote fields of the carrier's answer (formats/quote_json.hpp writes the same four).
+template <class W>
+void write_quote_fields(W& w, const Quote& q) {
+  key(w, "quote_id"), text(w, q.quote_id);
+  key(w, "amount"), number(w, q.amount);
+  key(w, "currency"), text(w, q.currency);
+  key(w, "priced_at"), text(w, format_iso8601(q.priced_at));
+}
+
+// The breaker fields of /dependency/state: name, circuit_status, consecutive_failures,
+// opened_until (ISO 8601 UTC or null), cooldown_left_ms, open_events,
+// short_circuit_count, last_outcome (null before any call), last_latency_ms.
+template <class W>
+void write_breaker_fields(W& w, const BreakerSnapshot& s) {
+  key(w, "name"), text(w, s.name);
+  key(w, "circuit_status"), text(w, to_string(s.state));
+  key(w, "consecutive_failures"), w.Int(s.consecutive_failures);
+  key(w, "opened_until"), time_or_null(w, s.opened_until);
+  key(w, "cooldown_left_ms"), w.Int64(s.cooldown_left_ms);
+  key(w, "open_events"), w.Uint64(s.open_events);
+  key(w, "short_circuit_count"), w.Uint64(s.short_circuit_count);
+  key(w, "last_outcome");
+  if (s.last_outcome.empty()) w.Null();
+  else text(w, s.last_outcome);
+  key(w, "last_latency_ms");
+  if (s.last_latency_ms) number(w, round2(*s.last_latency_ms));
+  else w.Null();
+}
+
+// /dependency/state: the breaker, fallback_quote (quote fields, source, cached_at, age_s,
+// customer_id, items, seed), state_file, state_file_set_aside, state_file_error.
+template <class W>
+void write_dependency(W& w, const DependencyView& d) {
+  w.StartObject();
+  write_breaker_fields(w, d.breaker);
+  key(w, "fallback_quote");
+  w.StartObject();
+  const CachedQuote& q = d.fallback_quote;
+  write_quote_fields(w, q.quote);
+  key(w, "source"), text(w, "fallback");
+  key(w, "cached_at"), text(w, format_iso8601(q.cached_at));
+  key(w, "age_s"), number(w, q.age_s(d.now));
+  key(w, "customer_id"), w.Int(q.customer_id);
+  key(w, "items"), w.Int(q.items);
+  key(w, "seed"), w.Bool(q.seed);
+  w.EndObject();
+  key(w, "state_file"), text(w, valid_utf8(d.state_file));
+  key(w, "state_file_set_aside"), text_or_null(w, d.state_file_set_aside);
+  key(w, "state_file_error"), text_or_null(w, d.state_file_error);
+  w.EndObject();
+}
+
+struct Explanation {
+  std::string es, en;
+};
+
 // One plain sentence per outcome, in both of the course's languages.
-nlohmann::ordered_json explanation(const QuoteTrace& t) {
+Explanation explanation(const QuoteTrace& t) {
   const int n = t.attempts();
   const std::string times_es = n == 1 ? "1 vez" : std::to_string(n) + " veces";
   const std::string times_en = n == 1 ? "once" : std::to_string(n) + " times";
   const bool short_circuited = t.short_circuited();
   const bool probed = t.probed();
   if (t.status == QuoteStatus::completed && probed)
-    return {{"es", "El circuito estaba semiabierto: esta llamada fue la sonda, el proveedor respondió y el circuito se cerró."},
-            {"en", "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed."}};
+    return {"El circuito estaba semiabierto: esta llamada fue la sonda, el proveedor respondió y el circuito se cerró.",
+            "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed."};
   if (t.status == QuoteStatus::completed && n == 1)
-    return {{"es", "Cotización en vivo al primer intento."}, {"en", "Live quote on the first attempt."}};
+    return {"Cotización en vivo al primer intento.", "Live quote on the first attempt."};
   if (t.status == QuoteStatus::completed)
-    return {{"es", "Cotización en vivo tras " + std::to_string(n) + " intentos: el reintento sirvió."},
-            {"en", "Live quote after " + std::to_string(n) + " attempts: the retry helped."}};
+    return {"Cotización en vivo tras " + std::to_string(n) + " intentos: el reintento sirvió.",
+            "Live quote after " + std::to_string(n) + " attempts: the retry helped."};
   if (t.status == QuoteStatus::degraded && short_circuited)
-    return {{"es", "Circuito abierto: no se llamó al proveedor; se respondió con la cotización de respaldo."},
-            {"en", "Circuit open: the carrier was not called; the fallback quote was served."}};
+    return {"Circuito abierto: no se llamó al proveedor; se respondió con la cotización de respaldo.",
+            "Circuit open: the carrier was not called; the fallback quote was served."};
   if (t.status == QuoteStatus::degraded && probed)
-    return {{"es", "La sonda del circuito semiabierto falló: el circuito se reabrió y se respondió con la cotización de respaldo."},
-            {"en", "The half-open probe failed: the breaker reopened and the fallback quote was served."}};
+    return {"La sonda del circuito semiabierto falló: el circuito se reabrió y se respondió con la cotización de respaldo.",
+            "The half-open probe failed: the breaker reopened and the fallback quote was served."};
   if (t.status == QuoteStatus::degraded)
-    return {{"es", "El proveedor falló " + times_es + "; se respondió con la cotización de respaldo."},
-            {"en", "The carrier failed " + times_en + "; the fallback quote was served."}};
-  return {{"es", "El proveedor falló " + times_es + " y no hay respaldo: 503."},
-          {"en", "The carrier failed " + times_en + " and there is no fallback: 503."}};
+    return {"El proveedor falló " + times_es + "; se respondió con la cotización de respaldo.",
+            "The carrier failed " + times_en + "; the fallback quote was served."};
+  return {"El proveedor falló " + times_es + " y no hay respaldo: 503.",
+          "The carrier failed " + times_en + " and there is no fallback: 503."};
+}
+
+template <class W>
+void write_quote_response(W& w, const QuoteTrace& t, const DependencyView& dependency,
+                          const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides,
+                          double queue_ms) {
+  w.StartObject();
+  key(w, "mode"), text(w, to_string(t.request.mode));
+  key(w, "scenario"), text(w, t.request.scenario);
+  key(w, "status"), text(w, to_string(t.status));
+  key(w, "request_id"), text(w, t.request.request_id);
+  key(w, "trace_id"), text(w, t.request.trace_id);
+  key(w, "customer_id"), w.Int(t.request.customer_id);
+  key(w, "items"), w.Int(t.request.items);
+  key(w, "quote");
+  if (t.answer) {
+    w.StartObject();
+    write_quote_fields(w, t.answer->quote);
+    key(w, "source"), text(w, t.answer->fallback ? "fallback" : "live");
+    if (t.answer->fallback) {
+      key(w, "cached_at"), text(w, format_iso8601(t.answer->cached_at));
+      key(w, "age_s"), number(w, t.answer->age_s);
+      key(w, "seed"), w.Bool(t.answer->seed);
+    }
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+  key(w, "attempts"), w.Int(t.attempts());
+  key(w, "retries"), w.Int(t.retries());
+  key(w, "timeout_count"), w.Int(t.timeouts());
+  key(w, "events");
+  w.StartArray();
+  for (const auto& e : t.events) write_event(w, e);
+  w.EndArray();
+  key(w, "dependency"), write_dependency(w, dependency);
+  key(w, "elapsed_ms"), number(w, round2(t.elapsed_ms));
+  key(w, "queue_ms"), number(w, round2(queue_ms));
+  key(w, "timestamp_utc"), text(w, format_iso8601(t.timestamp));
+  const Explanation said = explanation(t);
+  key(w, "explanation");
+  w.StartObject();
+  key(w, "es"), text(w, said.es);
+  key(w, "en"), text(w, said.en);
+  w.EndObject();
+  key(w, "policy"), value(w, policy);
+  key(w, "policy_overrides");
+  w.StartArray();
+  for (const auto& o : overrides) text(w, o);
+  w.EndArray();
+  w.EndObject();
+}
+
+// Runs `write` into a writer of `layout`; the text ends with a newline when pretty (as
+// send_json's answers do).
+template <class Write>
+std::string written(JsonLayout layout, const Write& write) {
+  Buffer buffer(nullptr, 4096);  // a quote answer is about 2 KB: no regrowth
+  if (layout == JsonLayout::pretty) {
+    Pretty w(buffer);
+    w.SetIndent(' ', 2);
+    write(w);
+    buffer.Put('\n');
+  } else {
+    OneLine w(buffer);
+    write(w);
+  }
+  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 }  // namespace
 
-nlohmann::ordered_json breaker_json(const BreakerSnapshot& s) {
-  return {{"name", s.name},
-          {"circuit_status", std::string(to_string(s.state))},
-          {"consecutive_failures", s.consecutive_failures},
-          {"opened_until", s.opened_until ? nlohmann::ordered_json(format_iso8601(*s.opened_until))
-                                          : nlohmann::ordered_json(nullptr)},
-          {"cooldown_left_ms", s.cooldown_left_ms},
-          {"open_events", s.open_events},
-          {"short_circuit_count", s.short_circuit_count},
-          {"last_outcome", s.last_outcome.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.last_outcome)},
-          {"last_latency_ms", s.last_latency_ms ? nlohmann::ordered_json(round2(*s.last_latency_ms))
-                                                : nlohmann::ordered_json(nullptr)}};
+std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const nlohmann::ordered_json& policy,
+                                const std::vector<std::string>& overrides, double queue_ms, JsonLayout layout) {
+  return written(layout, [&](auto& w) { write_quote_response(w, t, dependency, policy, overrides, queue_ms); });
 }
 
-nlohmann::ordered_json cached_quote_json(const CachedQuote& q, WallTime now) {
-  nlohmann::ordered_json j = to_json(q.quote);
-  j["source"] = "fallback";
-  j["cached_at"] = format_iso8601(q.cached_at);
-  j["age_s"] = q.age_s(now);
-  j["customer_id"] = q.customer_id;
-  j["items"] = q.items;
-  j["seed"] = q.seed;
-  return j;
+std::string dependency_text(const DependencyView& d, JsonLayout layout) {
+  return written(layout, [&](auto& w) { write_dependency(w, d); });
 }
 
-nlohmann::ordered_json quote_json(const QuoteTrace& t, nlohmann::ordered_json dependency) {
-  nlohmann::ordered_json quote = nullptr;
-  if (t.answer) {
-    quote = to_json(t.answer->quote);
-    quote["source"] = t.answer->fallback ? "fallback" : "live";
-    if (t.answer->fallback) {
-      quote["cached_at"] = format_iso8601(t.answer->cached_at);
-      quote["age_s"] = t.answer->age_s;
-      quote["seed"] = t.answer->seed;
-    }
-  }
-  nlohmann::ordered_json events = nlohmann::ordered_json::array();
-  for (const auto& e : t.events) events.push_back(event_json(e));
-  return {{"mode", to_string(t.request.mode)},
-          {"scenario", t.request.scenario},
-          {"status", std::string(to_string(t.status))},
-          {"request_id", t.request.request_id},
-          {"trace_id", t.request.trace_id},
-          {"customer_id", t.request.customer_id},
-          {"items", t.request.items},
-          // moved, not copied: a nested object in an initializer list is otherwise copied whole
-          {"quote", std::move(quote)},
-          {"attempts", t.attempts()},
-          {"retries", t.retries()},
-          {"timeout_count", t.timeouts()},
-          {"events", std::move(events)},
-          {"dependency", std::move(dependency)},
-          {"elapsed_ms", round2(t.elapsed_ms)},
-          {"timestamp_utc", format_iso8601(t.timestamp)},
-          {"explanation", explanation(t)}};
+nlohmann::ordered_json dependency_json(const DependencyView& d) {
+  // One writer for the fields; routes that embed the dependency in a document read it back.
+  return nlohmann::ordered_json::parse(dependency_text(d, JsonLayout::one_line));
 }
 
 nlohmann::ordered_json incident_json(const Incident& i) {
@@ -122,27 +277,6 @@ nlohmann::ordered_json incident_json(const Incident& i) {
           {"elapsed_ms", round2(i.elapsed_ms)},
           {"queue_ms", round2(i.queue_ms)},
           {"timestamp_utc", format_iso8601(i.timestamp)}};
-}
-
-nlohmann::ordered_json quote_response_json(const QuoteTrace& t, const DependencyView& dependency,
-                                           const nlohmann::ordered_json& policy,
-                                           const std::vector<std::string>& overrides) {
-  auto body = quote_json(t, dependency_json(dependency));
-  body["policy"] = policy;
-  body["policy_overrides"] = overrides;
-  return body;
-}
-
-nlohmann::ordered_json dependency_json(const DependencyView& d) {
-  const auto optional_text = [](const std::optional<std::string>& s) {
-    return s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json(nullptr);
-  };
-  nlohmann::ordered_json j = breaker_json(d.breaker);
-  j["fallback_quote"] = cached_quote_json(d.fallback_quote, d.now);
-  j["state_file"] = d.state_file;
-  j["state_file_set_aside"] = optional_text(d.state_file_set_aside);
-  j["state_file_error"] = optional_text(d.state_file_error);
-  return j;
 }
 
 nlohmann::ordered_json diagnostics_json(const nlohmann::ordered_json& modes, const DiagnosticsView& d) {

@@ -17,30 +17,29 @@
 
 namespace quote_lab {
 
-/// The breaker fields of /dependency/state: name, circuit_status, consecutive_failures,
-/// opened_until (ISO 8601 UTC or null), cooldown_left_ms, open_events,
-/// short_circuit_count, last_outcome (null before any call), last_latency_ms.
-nlohmann::ordered_json breaker_json(const BreakerSnapshot& s);
-
-/// A cached quote as `fallback_quote` shows it: quote fields, source "fallback",
-/// cached_at, age_s, customer_id, items, seed.
-nlohmann::ordered_json cached_quote_json(const CachedQuote& q, WallTime now);
-
-/// One quote response. `dependency` is the breaker view to embed.
-nlohmann::ordered_json quote_json(const QuoteTrace& t, nlohmann::ordered_json dependency);
-
 /// One /incidents entry.
 nlohmann::ordered_json incident_json(const Incident& i);
 
-/// One quote response as the client and every open dashboard get it: quote_json() with the
-/// dependency, then `policy` (the rendered policy the flow ran under) and
-/// `policy_overrides` (the names of the per-request overrides, possibly none).
-nlohmann::ordered_json quote_response_json(const QuoteTrace& t, const DependencyView& dependency,
-                                           const nlohmann::ordered_json& policy,
-                                           const std::vector<std::string>& overrides);
+/// How a text answer is laid out: `pretty` as curl shows every answer (two-space indent,
+/// final newline, as send_json), `one_line` for a live event.
+enum class JsonLayout { pretty, one_line };
 
-/// /dependency/state: breaker_json() plus fallback_quote, state_file, state_file_set_aside
-/// and state_file_error (null when absent).
+/// One quote response as the client and every open dashboard get it (SPEC fields, then
+/// `explanation` {es, en}, `policy`: the rendered policy the flow ran under, and
+/// `policy_overrides`: the names of the per-request overrides, possibly none; `queue_ms`
+/// after `elapsed_ms`: how long the request waited for a worker). Written straight from
+/// the values, without a JSON document (issue 11: the short circuit's cost).
+std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency,
+                                const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides,
+                                double queue_ms, JsonLayout layout);
+
+/// /dependency/state: the breaker (name, circuit_status, consecutive_failures, opened_until
+/// as ISO 8601 UTC or null, cooldown_left_ms, open_events, short_circuit_count,
+/// last_outcome, last_latency_ms), fallback_quote (quote fields, source, cached_at, age_s,
+/// customer_id, items, seed), state_file, state_file_set_aside and state_file_error (null
+/// when absent). The same fields as a quote answer's `dependency`.
+std::string dependency_text(const DependencyView& d, JsonLayout layout);
+/// dependency_text() as a document, for answers that embed it.
 nlohmann::ordered_json dependency_json(const DependencyView& d);
 
 /// /diagnostics/summary: {"modes" (the telemetry's own summary), "policies", "dependency",

@@ -139,11 +139,15 @@ LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int cu
   // Only a call that reached the carrier can change what the file holds (the failure
   // count, a cached quote); transitions mark it from the breaker's listener.
   if (trace.attempts() > 0) mark_state_dirty();
-  // One rendering: the client gets it and so does every open dashboard.
-  auto body = quote_response_json(trace, dependency_view(trace.dependency),
-                                  !overrides.empty() ? to_json(chosen) : policy_json(mode), overrides);
-  body["queue_ms"] = std::round(queue_ms * 100) / 100;  // as elapsed_ms: 0.01 ms
-  events_.publish("quote", body);
+  // The same answer for the client and every open dashboard (written for them only when
+  // one is open).
+  const DependencyView dependency = dependency_view(trace.dependency);
+  const nlohmann::ordered_json overridden = overrides.empty() ? nullptr : to_json(chosen);
+  const nlohmann::ordered_json& policy_rendered = overrides.empty() ? policy_json(mode) : overridden;
+  events_.publish_rendered("quote", [&] {
+    return quote_response_text(trace, dependency, policy_rendered, overrides, queue_ms, JsonLayout::one_line);
+  });
+  std::string body = quote_response_text(trace, dependency, policy_rendered, overrides, queue_ms, JsonLayout::pretty);
   return {std::move(trace), std::move(body)};
 }
 

@@ -67,11 +67,11 @@ class LabApp {
   explicit LabApp(LabDeps deps);
   ~LabApp();  // flushes the state file
 
-  /// A finished quote flow as the client gets it: the trace and its one JSON rendering
-  /// (also sent to every open dashboard).
+  /// A finished quote flow as the client gets it: the trace and its JSON answer, written
+  /// once (json_views' quote_response_text, pretty); open dashboards get it on one line.
   struct QuoteResult {
     QuoteTrace trace;
-    nlohmann::ordered_json body;
+    std::string body;
   };
 
   /// Runs one quote flow under `mode`'s policy. `scenario` must be a canonical name or

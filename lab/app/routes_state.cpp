@@ -34,7 +34,7 @@ void health(RouteContext& ctx, const httplib::Request&, const std::string&, http
 }
 
 void dependency_state(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
-  send_json(res, 200, dependency_json(ctx.app.dependency_view()));
+  send_rendered_json(res, 200, dependency_text(ctx.app.dependency_view(), JsonLayout::pretty));
 }
 
 void incidents(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {

@@ -32,11 +32,15 @@ void EventHub::unsubscribe(const std::shared_ptr<Subscriber>& s) {
 }
 
 void EventHub::publish(const std::string& type, const nlohmann::ordered_json& data) {
+  publish_rendered(type, [&data] { return data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace); });
+}
+
+void EventHub::publish_rendered(const std::string& type, const std::function<std::string()>& render_line) {
   {
     std::lock_guard lock(mutex_);
     if (subscribers_.empty()) return;  // nobody watching: skip the serialisation
   }
-  const std::string line = data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  const std::string line = render_line();
   std::lock_guard lock(mutex_);
   const ServerEvent event{++next_id_, type, line};
   for (auto& s : subscribers_) {

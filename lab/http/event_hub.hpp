@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json_fwd.hpp>
@@ -45,6 +46,9 @@ class EventHub {
   void unsubscribe(const std::shared_ptr<Subscriber>& s);
   /// Queues `data` for every subscriber. Never blocks on a client.
   void publish(const std::string& type, const nlohmann::ordered_json& data);
+  /// The same for data already written as one line of JSON: `render_line` is called only
+  /// when someone is subscribed (nobody watching: no serialisation at all).
+  void publish_rendered(const std::string& type, const std::function<std::string()>& render_line);
   /// Waits up to `timeout` (real time) for events and takes them all. Returns an empty list
   /// on timeout (time for a heartbeat). `closed` is set when the hub is shutting down.
   std::vector<ServerEvent> wait(Subscriber& s, Millis timeout, bool& closed);

@@ -47,7 +47,7 @@ struct Lab {
   LabApp app{LabDeps{shipped_scenarios(), default_policies(), carrier, nullptr, dir / "state.json", clock, random}};
 
   json quote(Mode mode, const std::string& scenario, int customer_id = 42, int items = 3) {
-    return app.quote(mode, scenario, customer_id, items).body;
+    return json::parse(app.quote(mode, scenario, customer_id, items).body);
   }
   std::size_t carrier_calls() const { return carrier.script.requests().size(); }
 };
@@ -87,7 +87,7 @@ TEST_CASE("the class sequence, exact: ok, legacy storm, resilient opens the brea
   // 2. provider_down on legacy: 4 immediate attempts of 360 ms = 1440 ms, then failed, no quote.
   const auto legacy = lab.app.quote(Mode::legacy, "provider_down", 42, 3);
   CHECK(legacy.trace.status == QuoteStatus::failed);
-  const json& storm = legacy.body;
+  const json storm = json::parse(legacy.body);
   CHECK(storm["status"] == "failed");
   CHECK(storm["quote"].is_null());
   CHECK(storm["attempts"] == 4);

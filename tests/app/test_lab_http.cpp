@@ -446,7 +446,9 @@ TEST_CASE("per-request overrides vary the policy of one request and are shown in
   CHECK(r.json["policy"]["timeout_ms"] == 100);
   CHECK(r.json["policy_overrides"] == nlohmann::json::array({"timeout_ms", "max_attempts"}));
   for (const auto& e : r.json["events"]) CHECK(e["elapsed_ms"].get<double>() < 160);
-  const Reply j = lab.get("/quote-legacy?scenario=down&max_attempts=3&jitter=full&backoff_base_ms=50&timeout_ms=50");
+  // Equal jitter waits at least half the exponential delay: a backoff event every time (full
+  // jitter may draw 0 ms, which is no wait and no event: 1 run in about 30 failed on that).
+  const Reply j = lab.get("/quote-legacy?scenario=down&max_attempts=3&jitter=equal&backoff_base_ms=50&timeout_ms=50");
   CHECK(events_of(j.json) == std::vector<std::string>{"attempt_failed", "backoff", "attempt_failed", "backoff", "attempt_failed"});
   const Reply bad = lab.get("/quote-resilient?jitter=wild");
   CHECK(bad.status == 400);

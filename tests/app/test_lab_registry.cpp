@@ -97,8 +97,8 @@ TEST_CASE("a student's provider_down, carrier mode and reset change nothing in t
   teacher.quote(Mode::resilient, "ok", 42, 3);  // the teacher's lab has one incident, breaker closed
   const auto ana = c.lab("ana");
   // Ana's provider_down opens Ana's breaker (2 timed-out attempts) ...
-  const auto down = ana->app.quote(Mode::resilient, "provider_down", 42, 3);
-  CHECK(down.body["dependency"]["circuit_status"] == "open");
+  const json down = json::parse(ana->app.quote(Mode::resilient, "provider_down", 42, 3).body);
+  CHECK(down["dependency"]["circuit_status"] == "open");
   CHECK(ana->app.dependency_view().breaker.state == BreakerState::open);
   // ... and the teacher's stays closed, with its own single incident.
   CHECK(teacher.dependency_view().breaker.state == BreakerState::closed);
@@ -116,7 +116,7 @@ TEST_CASE("a student's provider_down, carrier mode and reset change nothing in t
   // A quote naming no scenario uses its own lab's mode: the teacher's provider_down is not Ana's.
   REQUIRE(teacher.set_carrier_mode("provider_down"));
   c.carrier.succeed(130);
-  CHECK(ana->app.quote(Mode::resilient, "", 42, 3).body["scenario"] == "ok");
+  CHECK(json::parse(ana->app.quote(Mode::resilient, "", 42, 3).body)["scenario"] == "ok");
   CHECK(c.carrier.requests().back().scenario == "ok");
 }
 
