@@ -5,8 +5,14 @@
 
 const BASE = typeof location !== 'undefined' && location.pathname.startsWith('/04') ? '/04' : '';
 
-/// The lab's address for `path` ("/incidents?limit=10").
-export function labUrl(path) { return BASE + path; }
+// A student's own lab (/?lab=ana): every request of this page goes to that lab.
+const LAB = typeof location !== 'undefined' ? new URLSearchParams(location.search).get('lab') : null;
+
+/// The lab's address for `path` ("/incidents?limit=10"), with the page's `lab` when it has one.
+export function labUrl(path) {
+  if (LAB === null) return BASE + path;
+  return BASE + path + (path.includes('?') ? '&' : '?') + 'lab=' + encodeURIComponent(LAB);
+}
 
 export const TIMEOUT_MS = 8000;       // an ordinary read: the lab answers in milliseconds
 export const QUOTE_TIMEOUT_MS = 30000;  // a quote may queue behind a storm for seconds

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "lab/app/lab_routes.hpp"
+#include "lab/app/route_support.hpp"
 
 namespace quote_lab {
 
@@ -31,6 +32,12 @@ void add_classroom_flags(CLI::App& serve, ClassroomOptions& o) {
   serve.add_option("--allowed-hosts", o.allowed_hosts,
                    "host names the lab answers to besides IP addresses and localhost (comma-separated)")
       ->envname("ALLOWED_HOSTS")->delimiter(',');
+  serve.add_option("--max-labs", o.max_labs,
+                   "student labs (?lab=NAME) held at once; past it a new name gets a 503")
+      ->envname("MAX_LABS")->check(CLI::Range(0, 1000))->capture_default_str();
+  serve.add_option("--lab-idle-minutes", o.lab_idle_minutes,
+                   "a student lab without a request for this long is forgotten (memory and state file)")
+      ->envname("LAB_IDLE_MINUTES")->check(CLI::Range(1, 7 * 24 * 60))->capture_default_str();
 }
 
 ConnectionLimits connection_limits(const ClassroomOptions& o) {
@@ -51,6 +58,8 @@ bool changes_lab(const httplib::Request& req) {
   return teacher_only(req.method, req.path);
 }
 
+bool for_student_lab(const httplib::Request& req) { return req.has_param(std::string(kLabParam)); }
+
 std::optional<std::string> open_lab_warning(const std::string& listen_host, const std::string& admin_token) {
   const bool loopback = listen_host == "localhost" || listen_host == "::1" || listen_host.rfind("127.", 0) == 0;
   if (loopback || !admin_token.empty()) return std::nullopt;
@@ -66,7 +75,7 @@ void apply_classroom(HttpServer& server, const std::string& listen_host, const C
   AccessPolicy access{o.admin_token, {}};
   for (const auto& name : o.allowed_hosts)
     if (!name.empty()) access.allowed_hosts.push_back(name);
-  server.set_access(std::move(access), changes_lab);
+  server.set_access(std::move(access), changes_lab, for_student_lab);
   if (const auto warning = open_lab_warning(listen_host, o.admin_token)) spdlog::warn("{}", *warning);
 }
 

@@ -14,8 +14,9 @@
 
 namespace quote_lab {
 
-/// Declares --max-connections, --head-timeout-s, --max-head-kb, --admin-token and
-/// --allowed-hosts (and their environment variables, SPEC's last section) on `serve`.
+/// Declares --max-connections, --head-timeout-s, --max-head-kb, --admin-token,
+/// --allowed-hosts, --max-labs and --lab-idle-minutes (and their environment variables,
+/// SPEC's last section) on `serve`.
 void add_classroom_flags(CLI::App& serve, ClassroomOptions& options);
 
 /// The connection bounds those flags give.
@@ -24,6 +25,10 @@ ConnectionLimits connection_limits(const ClassroomOptions& options);
 /// Whether a request changes the lab for everyone (and so needs the teacher token and a
 /// same-site origin): any POST, PUT or DELETE, and GET /reset-lab.
 bool changes_lab(const httplib::Request& req);
+
+/// Whether a request is for a student's own lab (it names one with `?lab=`): its reset,
+/// carrier mode and storm are that student's, so they need no teacher token.
+bool for_student_lab(const httplib::Request& req);
 
 /// The start-up warning for a lab listening on `listen_host` with `admin_token`: set when
 /// the address is not loopback and there is no token, naming the routes anyone can use.

@@ -182,7 +182,8 @@ Explanation explanation(const QuoteTrace& t) {
 
 template <class W>
 void write_quote_response(W& w, const QuoteTrace& t, std::string_view policy_note, const DependencyView& dependency,
-                          const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides) {
+                          const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides,
+                          double queue_ms) {
   w.StartObject();
   key(w, "mode"), text(w, to_string(t.request.mode));
   key(w, "scenario"), text(w, t.request.scenario);
@@ -215,6 +216,7 @@ void write_quote_response(W& w, const QuoteTrace& t, std::string_view policy_not
   key(w, "policy_note"), text(w, policy_note);
   key(w, "dependency"), write_dependency(w, dependency);
   key(w, "elapsed_ms"), number(w, round2(t.elapsed_ms));
+  key(w, "queue_ms"), number(w, round2(queue_ms));
   key(w, "timestamp_utc"), text(w, format_iso8601(t.timestamp));
   const Explanation said = explanation(t);
   key(w, "explanation");
@@ -251,9 +253,9 @@ std::string written(JsonLayout layout, const Write& write) {
 
 std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const RetryPolicy& ran_under,
                                 const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides,
-                                JsonLayout layout) {
+                                double queue_ms, JsonLayout layout) {
   const std::string note = policy_note(ran_under);
-  return written(layout, [&](auto& w) { write_quote_response(w, t, note, dependency, policy, overrides); });
+  return written(layout, [&](auto& w) { write_quote_response(w, t, note, dependency, policy, overrides, queue_ms); });
 }
 
 std::string dependency_text(const DependencyView& d, JsonLayout layout) {
@@ -289,6 +291,7 @@ nlohmann::ordered_json incident_json(const Incident& i) {
           {"fallback_used", i.fallback_used},
           {"short_circuited", i.short_circuited},
           {"elapsed_ms", round2(i.elapsed_ms)},
+          {"queue_ms", round2(i.queue_ms)},
           {"timestamp_utc", format_iso8601(i.timestamp)}};
 }
 

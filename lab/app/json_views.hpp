@@ -32,13 +32,14 @@ nlohmann::ordered_json incident_json(const Incident& i);
 enum class JsonLayout { pretty, one_line };
 
 /// One quote response as the client and every open dashboard get it (SPEC fields, with
-/// `policy_note` (policy_note() of `ran_under`) just before `dependency`, then `explanation`
-/// {es, en}, `policy`: `ran_under` as rendered, and `policy_overrides`: the names of the
-/// per-request overrides, possibly none). Written straight from the values, without a JSON
-/// document (issue 11: the short circuit's cost).
+/// `policy_note` (policy_note() of `ran_under`) just before `dependency`, `queue_ms` after
+/// `elapsed_ms` (how long the request waited for a worker), then `explanation` {es, en},
+/// `policy`: `ran_under` as rendered, and `policy_overrides`: the names of the per-request
+/// overrides, possibly none). Written straight from the values, without a JSON document
+/// (issue 11: the short circuit's cost).
 std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const RetryPolicy& ran_under,
                                 const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides,
-                                JsonLayout layout);
+                                double queue_ms, JsonLayout layout);
 
 /// /dependency/state: the breaker (name, circuit_status, consecutive_failures, opened_until
 /// as ISO 8601 UTC or null, cooldown_left_ms, open_events, short_circuit_count,

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <cstdio>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "lab/app/json_views.hpp"
@@ -29,12 +31,18 @@ LabApp::LabApp(LabDeps deps)
       clock_(deps.clock),
       random_(deps.random),
       state_file_(deps.state_file.string()),
+      name_(deps.lab_name),
+      student_(!deps.lab_name.empty()),
+      on_state_changed_(std::move(deps.on_state_changed)),
+      student_states_(std::move(deps.student_states)),
       breaker_("carrier", deps.policies.breaker, deps.clock),
       cache_(deps.clock),
       executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random, shutdown_.get_token()),
       metrics_(canonical_names(deps.scenarios), route_templates()),
       events_(deps.max_event_clients),
       store_(deps.state_file) {
+  breaker_.set_listener([this](const BreakerTransition& t) { on_transition(t); });
+  if (student_) return;  // the teacher's file holds it; the registry restores it
   // Throws StateFileError for a device, FIFO or socket at the path: start-up stops.
   auto loaded = store_.load(clock_.wall_now());
   if (const std::size_t removed = store_.remove_stale_temp_files(); removed > 0)
@@ -51,29 +59,13 @@ LabApp::LabApp(LabDeps deps)
     spdlog::error("{}", state_file_error_);
   }
   if (loaded.state) {
-    breaker_.restore(loaded.state->breaker);
-    cache_.restore(loaded.state->fallback_seeded_at, loaded.state->fallback_quotes);
+    restore(*loaded.state);
+    loaded_student_labs_ = loaded.state->labs;
     const auto snap = breaker_.snapshot();
-    spdlog::info("resumed state from {}: breaker {}, cooldown left {} ms, {} cached quote(s)",
+    spdlog::info("resumed state from {}: breaker {}, cooldown left {} ms, {} cached quote(s), {} student lab(s)",
                  state_file_, to_string(snap.state), snap.cooldown_left_ms,
-                 loaded.state->fallback_quotes.size());
+                 loaded.state->fallback_quotes.size(), loaded.state->labs.size());
   }
-  // Transitions are logged, counted and persisted; the listener runs outside the
-  // breaker's lock.
-  breaker_.set_listener([this](const BreakerTransition& t) {
-    if (t.to == BreakerState::open)
-      spdlog::warn("breaker {}: {} -> open after {} consecutive failed attempt(s); cooldown {} s",
-                   t.upstream, to_string(t.from), t.consecutive_failures,
-                   policies_.breaker.open_duration_s);
-    else
-      spdlog::info("breaker {}: {} -> {} at {}", t.upstream, to_string(t.from), to_string(t.to),
-                   format_iso8601(t.at));
-    metrics_.record_transition(t);
-    events_.publish("breaker", {{"from", std::string(to_string(t.from))},
-                                {"to", std::string(to_string(t.to))},
-                                {"at", format_iso8601(t.at)}});
-    mark_state_dirty();
-  });
   if (loaded.keep_unchanged) return;  // no saver: the unreadable file stays as it is
   // Logged once per episode: a full disk retried every 500 ms must not flood the log.
   saver_ = std::make_unique<StateSaver>(
@@ -87,6 +79,22 @@ LabApp::LabApp(LabDeps deps)
           spdlog::info("state saved to {} again after {} failed attempt(s)", state_file_, failed_saves);
       });
   saver_->mark_dirty();
+}
+
+// Transitions are logged, counted and persisted; the listener runs outside the breaker's lock.
+void LabApp::on_transition(const BreakerTransition& t) {
+  const std::string lab = student_ ? " (lab " + name_ + ")" : "";
+  if (t.to == BreakerState::open)
+    spdlog::warn("breaker {}{}: {} -> open after {} consecutive failed attempt(s); cooldown {} s", t.upstream, lab,
+                 to_string(t.from), t.consecutive_failures, policies_.breaker.open_duration_s);
+  else
+    spdlog::info("breaker {}{}: {} -> {} at {}", t.upstream, lab, to_string(t.from), to_string(t.to),
+                 format_iso8601(t.at));
+  metrics_.record_transition(t);
+  events_.publish("breaker", {{"from", std::string(to_string(t.from))},
+                              {"to", std::string(to_string(t.to))},
+                              {"at", format_iso8601(t.at)}});
+  mark_state_dirty();
 }
 
 LabApp::~LabApp() {
@@ -121,12 +129,12 @@ const nlohmann::ordered_json& LabApp::policy_json(Mode mode) const {
 
 LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int customer_id, int items,
                                   const RetryPolicy* override_policy,
-                                  const std::vector<std::string>& overrides) {
+                                  const std::vector<std::string>& overrides, double queue_ms) {
   QuoteRequest request{mode, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
                        new_id(16), new_id(32)};
   const RetryPolicy& chosen = override_policy ? *override_policy : policy(mode);
   QuoteTrace trace = executor_.run(request, chosen);
-  telemetry_.record(trace);
+  telemetry_.record(trace, queue_ms);
   metrics_.record(trace);
   // Only a call that reached the carrier can change what the file holds (the failure
   // count, a cached quote); transitions mark it from the breaker's listener.
@@ -137,15 +145,15 @@ LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int cu
   const nlohmann::ordered_json overridden = overrides.empty() ? nullptr : to_json(chosen);
   const nlohmann::ordered_json& policy_rendered = overrides.empty() ? policy_json(mode) : overridden;
   events_.publish_rendered("quote", [&] {
-    return quote_response_text(trace, dependency, chosen, policy_rendered, overrides, JsonLayout::one_line);
+    return quote_response_text(trace, dependency, chosen, policy_rendered, overrides, queue_ms, JsonLayout::one_line);
   });
-  std::string body = quote_response_text(trace, dependency, chosen, policy_rendered, overrides, JsonLayout::pretty);
+  std::string body = quote_response_text(trace, dependency, chosen, policy_rendered, overrides, queue_ms, JsonLayout::pretty);
   return {std::move(trace), std::move(body)};
 }
 
-PersistedState LabApp::persisted_state() {
+PersistedLab LabApp::persisted_lab() {
   const auto snap = breaker_.snapshot();
-  PersistedState s;
+  PersistedLab s;
   s.breaker.state = snap.state;
   s.breaker.consecutive_failures = snap.consecutive_failures;
   s.breaker.opened_until = snap.opened_until;
@@ -153,6 +161,33 @@ PersistedState LabApp::persisted_state() {
   s.fallback_seeded_at = cache_.seeded_at();
   s.fallback_quotes = cache_.entries();
   return s;
+}
+
+PersistedState LabApp::persisted_state() {
+  PersistedState s;
+  static_cast<PersistedLab&>(s) = persisted_lab();
+  {
+    // Until the registry has taken the student labs read at start-up, they are written back
+    // as read: a save in between must not drop them.
+    std::lock_guard lock(loaded_mutex_);
+    if (!loaded_taken_) {
+      s.labs = loaded_student_labs_;
+      return s;
+    }
+  }
+  if (student_states_) s.labs = student_states_();
+  return s;
+}
+
+void LabApp::restore(const PersistedLab& state) {
+  breaker_.restore(state.breaker);
+  cache_.restore(state.fallback_seeded_at, state.fallback_quotes);
+}
+
+std::vector<PersistedStudentLab> LabApp::take_loaded_student_labs() {
+  std::lock_guard lock(loaded_mutex_);
+  loaded_taken_ = true;
+  return std::exchange(loaded_student_labs_, {});
 }
 
 DependencyView LabApp::dependency_view() { return dependency_view(breaker_.snapshot()); }
@@ -190,18 +225,22 @@ void LabApp::reset() {
   metrics_.reset();
   breaker_.reset();
   cache_.reset();
-  if (embedded_carrier_) embedded_carrier_->reset();
+  if (embedded_carrier_ && !student_) embedded_carrier_->reset();  // the class's carrier: the teacher's to reset
   {
     std::lock_guard lock(mode_mutex_);
     external_mode_ = kDefaultScenario;
   }
   mark_state_dirty();
   events_.publish("reset", {{"at", format_iso8601(clock_.wall_now())}});
+  if (student_) {
+    spdlog::info("lab {} reset: its telemetry, breaker, fallback cache and carrier mode back to seeds", name_);
+    return;
+  }
   spdlog::info("lab reset: telemetry, metrics, breaker, fallback cache and carrier mode back to seeds");
 }
 
 std::string LabApp::carrier_mode() const {
-  if (embedded_carrier_) return embedded_carrier_->mode();
+  if (embedded_carrier_ && !student_) return embedded_carrier_->mode();
   std::lock_guard lock(mode_mutex_);
   return external_mode_;
 }
@@ -209,13 +248,14 @@ std::string LabApp::carrier_mode() const {
 bool LabApp::set_carrier_mode(const std::string& name) {
   const Scenario* s = scenarios_.find(name);
   if (s == nullptr) return false;
-  if (embedded_carrier_) embedded_carrier_->set_mode(s->name);
+  if (embedded_carrier_ && !student_) embedded_carrier_->set_mode(s->name);
   {
     std::lock_guard lock(mode_mutex_);
     external_mode_ = s->name;
   }
   events_.publish("carrier_mode", {{"mode", s->name}});
-  spdlog::info("carrier mode is now {}", s->name);
+  if (student_) spdlog::info("lab {}: carrier mode is now {}", name_, s->name);
+  else spdlog::info("carrier mode is now {}", s->name);
   return true;
 }
 
@@ -229,6 +269,7 @@ void LabApp::flush_state() {
 }
 
 void LabApp::mark_state_dirty() {
+  if (on_state_changed_) on_state_changed_();
   if (saver_) saver_->mark_dirty();
 }
 

@@ -5,6 +5,7 @@
 // (routes_*.cpp) only parse requests, call this and send the rendering.
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -43,6 +44,15 @@ struct LabDeps {
   Clock& clock;
   RandomSource& random;
   std::size_t max_event_clients = 32;  ///< open dashboards (SSE streams) at once
+  /// A student lab's name (`?lab=NAME`, normalize_lab_name's form); empty for the teacher's
+  /// lab. A student lab owns no state file (the teacher's file holds it, see
+  /// `student_states`), never changes nor resets the shared embedded carrier (its capacity
+  /// is the class's, like a real dependency's), and sends its own carrier mode with every call.
+  std::string lab_name;
+  /// Student lab: told whenever what the file holds for it may have changed.
+  std::function<void()> on_state_changed;
+  /// Teacher lab: the student labs written into its state file beside its own state.
+  std::function<std::vector<PersistedStudentLab>()> student_states;
 };
 
 /// The route templates that label `quote_lab_http_requests_total`, derived from the route
@@ -68,8 +78,11 @@ class LabApp {
   /// empty (the carrier's current mode). Records it everywhere.
   /// `policy` replaces the mode's policy for this request only (per-request overrides;
   /// `overrides` names what was changed, shown in the answer).
+  /// `queue_ms`: how long the request waited for a worker slot before it ran (the answer's
+  /// `queue_ms`, and the incident's; 0.01 ms precision).
   QuoteResult quote(Mode mode, const std::string& scenario, int customer_id, int items,
-                    const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {});
+                    const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {},
+                    double queue_ms = 0);
 
   /// The configured policy of `mode`.
   const RetryPolicy& policy(Mode mode) const;
@@ -111,7 +124,23 @@ class LabApp {
   const ScenarioCatalog& scenarios() const { return scenarios_; }
   /// Writes the state file now if it changed (shutdown).
   void flush_state();
+  /// What the state file may hold has changed: write it soon (at most every 250 ms). A
+  /// student lab tells its `on_state_changed` instead.
+  void mark_state_dirty();
 
+  /// The lab's name: "" for the teacher's, else the student's (`?lab=NAME`).
+  const std::string& name() const { return name_; }
+  /// The breaker and fallback quotes now, as the state file keeps them.
+  PersistedLab persisted_lab();
+  /// Puts a persisted breaker and fallback back (a student lab found in the state file).
+  void restore(const PersistedLab& state);
+  /// Teacher lab: the student labs its state file held at start-up, handed over once
+  /// (later calls return nothing).
+  std::vector<PersistedStudentLab> take_loaded_student_labs();
+  /// Per-lab totals over both modes, for the class view (GET /class).
+  ClassTotals class_totals() const { return telemetry_.class_totals(); }
+  /// The clock the lab measures with (queue waits are measured on it too).
+  Clock& clock() { return clock_; }
   /// Shutdown has begun: quote flows in progress make no further attempt and end their
   /// backoff waits at once; requests not yet started are refused (see shutdown_token()).
   /// Nothing is closed: call flush_state() once the requests in flight are over.
@@ -121,7 +150,7 @@ class LabApp {
 
  private:
   PersistedState persisted_state();
-  void mark_state_dirty();  // no-op when the state file must be left alone
+  void on_transition(const BreakerTransition& t);
   std::string new_id(int hex_digits);
 
   const ScenarioCatalog& scenarios_;
@@ -135,6 +164,13 @@ class LabApp {
   RandomSource& random_;
   const std::string state_file_;
   std::stop_source shutdown_;  // before executor_, which watches it
+  const std::string name_;
+  const bool student_;  // see LabDeps::lab_name
+  std::function<void()> on_state_changed_;
+  std::function<std::vector<PersistedStudentLab>()> student_states_;
+  mutable std::mutex loaded_mutex_;  // guards the two below (the saver's thread reads them)
+  std::vector<PersistedStudentLab> loaded_student_labs_;  // until the registry takes them
+  bool loaded_taken_ = false;  // the registry has them: student_states_ answers from now on
 
   CircuitBreaker breaker_;
   FallbackCache cache_;

@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "lab/app/lab_app.hpp"
+#include "lab/app/lab_registry.hpp"
+#include "lab/app/route_support.hpp"
 #include "lab/app/route_table.hpp"
 #include "lab/base/did_you_mean.hpp"
 #include "lab/http/http_server.hpp"
@@ -18,17 +20,37 @@ namespace {
 using httplib::Request;
 using httplib::Response;
 
-// Runs `route`'s handler, holding a worker slot when the route takes one. Waiting for a
-// slot ends with a 503 once shutdown begins.
-void serve(RouteContext& ctx, WorkerSlots& slots, const Route& route, const Request& req, const std::string& body,
-           Response& res) {
+// What every request shares: the labs, the dashboard's files, the carrier's URL, the slots.
+struct Shared {
+  Shared(LabRegistry& l, StaticRoots d, std::string url, int workers)
+      : labs(l), dashboard(std::move(d)), carrier_url(std::move(url)), slots(workers) {}
+  LabRegistry& labs;
+  StaticRoots dashboard;
+  std::string carrier_url;
+  WorkerSlots slots;
+  RouteContext::RenderedHealth health;
+};
+
+// Runs `route`'s handler on the lab `?lab=` selects (the teacher's without it), holding a
+// worker slot when the route takes one. Waiting for a slot ends with a 503 once shutdown
+// begins; the wait is measured (queue_ms) on the lab's clock.
+void serve(Shared& shared, const Route& route, const Request& req, const std::string& body, Response& res) {
+  if (req.get_param_value_count(std::string(kLabParam)) > 1)
+    return send_error(res, 400, "invalid_parameter", "lab is given more than once; name one lab");
+  const auto found = shared.labs.find(query_param(req, kLabParam));
+  if (found.error) return send_api_error(res, *found.error);
+  Lab& lab = *found.lab;
+  RouteContext ctx{lab.app, lab.storm, shared.dashboard, shared.carrier_url, shared.labs, shared.health, found.lab, 0};
   if (!route.worker_slot) return route.handler(ctx, req, body, res);
-  if (!slots.acquire(ctx.app.shutdown_token()))
+  Clock& clock = lab.app.clock();
+  const SteadyTime asked = clock.now();
+  if (!shared.slots.acquire(lab.app.shutdown_token()))
     return send_error(res, 503, "shutting_down", "the lab is shutting down; try again once it is back");
+  ctx.queue_ms = elapsed_ms(asked, clock.now());
   struct Release {
     WorkerSlots& s;
     ~Release() { s.release(); }
-  } release{slots};
+  } release{shared.slots};
   route.handler(ctx, req, body, res);
 }
 
@@ -64,27 +86,26 @@ std::string route_pattern(const std::string& path) {
   return pattern;
 }
 
-void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
-                         const std::string& carrier_url, StormExperiment& storm, int workers) {
+void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoots& dashboard,
+                         const std::string& carrier_url, int workers) {
   auto& r = server.routes();
-  const auto ctx = std::make_shared<RouteContext>(app, storm, dashboard, carrier_url);
   // Quotes and /health hold one of `workers` while served: the server has a thread per
   // connection (idle keep-alive, event streams, the page's reads), and those must not lend
-  // a legacy storm extra workers.
-  const auto slots = std::make_shared<WorkerSlots>(std::clamp(workers, 1, kMaxWorkers));
+  // a legacy storm extra workers. Every lab shares them, as they share the carrier.
+  const auto shared = std::make_shared<Shared>(labs, dashboard, carrier_url, std::clamp(workers, 1, kMaxWorkers));
   for (const Route& route : lab_route_table()) {
     const std::string pattern = route_pattern(route.path);
     const auto has = [&route](const char* m) {
       return std::find(route.methods.begin(), route.methods.end(), m) != route.methods.end();
     };
     if (has("GET"))
-      r.Get(pattern, [ctx, slots, &route](const Request& req, Response& res) { serve(*ctx, *slots, route, req, "", res); });
+      r.Get(pattern, [shared, &route](const Request& req, Response& res) { serve(*shared, route, req, "", res); });
     // Registered for both; refuse_wrong_method answers 405 for the one the route lacks.
     if (has("DELETE"))
-      r.Delete(pattern, [ctx, slots, &route](const Request& req, Response& res) { serve(*ctx, *slots, route, req, "", res); });
+      r.Delete(pattern, [shared, &route](const Request& req, Response& res) { serve(*shared, route, req, "", res); });
     if (has("POST") || has("PUT"))
-      on_post_or_put(r, pattern, [ctx, slots, &route](const Request& req, const std::string& body, Response& res) {
-        serve(*ctx, *slots, route, req, body, res);
+      on_post_or_put(r, pattern, [shared, &route](const Request& req, const std::string& body, Response& res) {
+        serve(*shared, route, req, body, res);
       });
   }
 
@@ -115,7 +136,11 @@ void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& das
     spdlog::error("{} {} failed: {}", req.method, req.path, what);
     send_error(res, 500, "internal_error", "the lab hit an unexpected error; see its log");
   });
-  r.set_logger([&app](const Request& req, const Response& res) { app.count_http(route_label(req.path), res.status); });
+  // Counted in the teacher's metrics: the route label is bounded, and Prometheus scrapes the
+  // teacher's lab (a label per student would multiply every series by the class size).
+  r.set_logger([&labs](const Request& req, const Response& res) {
+    labs.teacher().app.count_http(route_label(req.path), res.status);
+  });
 }
 
 }  // namespace quote_lab

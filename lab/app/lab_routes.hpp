@@ -12,17 +12,18 @@
 namespace quote_lab {
 
 class HttpServer;
-class LabApp;
-class StormExperiment;
+class LabRegistry;
 struct StaticRoots;
 
 /// Registers every route of lab_route_table() on `server`: the API, the dashboard under
-/// /ui/ (and at / for browsers) and the live event stream /events. `carrier_url` is shown
-/// by / and /health. At most `workers` quotes (and /health) are served at once (a legacy
-/// storm exhausts them); other routes and event streams are not counted: the server gives
-/// every connection a thread of its own (--max-connections). `app` and `storm` must outlive the server; `dashboard` is copied.
-void register_lab_routes(HttpServer& server, LabApp& app, const StaticRoots& dashboard,
-                         const std::string& carrier_url, StormExperiment& storm, int workers);
+/// /ui/ (and at / for browsers) and the live event stream /events. Each request is served
+/// by the lab its `?lab=NAME` selects (the teacher's without it; a bad name is a 400, one
+/// past --max-labs a 503). `carrier_url` is shown by / and /health. At most `workers`
+/// quotes (and /health) are served at once across all labs (a legacy storm exhausts them);
+/// other routes and event streams are not counted: the server gives every connection a
+/// thread of its own (--max-connections). `labs` must outlive the server; `dashboard` is copied.
+void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoots& dashboard,
+                         const std::string& carrier_url, int workers);
 
 /// The largest --workers the lab accepts.
 inline constexpr int kMaxWorkers = 1024;

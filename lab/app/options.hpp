@@ -21,6 +21,11 @@ inline constexpr int kDefaultCarrierWorkers = 32;
 /// thread that sleeps while its connection idles; quotes are bounded by --workers.
 inline constexpr int kDefaultMaxConnections = 256;
 
+/// Student labs held at once by default: a class of 30, and room for a second one.
+inline constexpr int kDefaultMaxLabs = 60;
+/// Minutes without a request after which a student lab is forgotten: longer than a class.
+inline constexpr int kDefaultLabIdleMinutes = 120;
+
 /// The classroom flags' values, with their defaults.
 struct ClassroomOptions {
   int max_connections = kDefaultMaxConnections;
@@ -30,6 +35,8 @@ struct ClassroomOptions {
   int keep_alive_max_requests = ConnectionLimits::kDefaultKeepAliveMaxRequests;
   std::string admin_token;                 ///< empty: anyone may reset the lab (as before issue 10)
   std::vector<std::string> allowed_hosts;  ///< host names besides IP literals and localhost
+  int max_labs = kDefaultMaxLabs;                  ///< student labs (?lab=NAME) at once
+  int lab_idle_minutes = kDefaultLabIdleMinutes;   ///< idle student labs are forgotten after this
 };
 
 /// Flags every server subcommand takes.

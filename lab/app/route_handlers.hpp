@@ -31,6 +31,9 @@ void storm_status(RouteContext&, const httplib::Request&, const std::string&, ht
 void storm_start(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 void storm_cancel(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 
+// routes_class.cpp — every student lab at once.
+void class_view(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+
 // routes_index.cpp — the JSON index for curl, the dashboard for a browser.
 void index(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 

@@ -17,7 +17,10 @@ std::optional<ApiError> parse_domain_param(const httplib::Request& req, const In
 }
 
 std::optional<ApiError> check_known_params(const httplib::Request& req, const std::set<std::string>& known) {
-  return check_query(req.target, req.params, known);
+  // `lab` selects the lab on every route (lab_routes checks it before any handler runs).
+  std::set<std::string> with_lab = known;
+  with_lab.insert(std::string(kLabParam));
+  return check_query(req.target, req.params, with_lab);
 }
 
 void send_api_error(httplib::Response& res, const ApiError& e) { send_error(res, e.status, e.error, e.message, e.allowed); }

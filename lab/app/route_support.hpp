@@ -13,13 +13,16 @@
 
 namespace quote_lab {
 
+/// The query parameter that selects a student lab on every route (SPEC.md, last section).
+inline constexpr std::string_view kLabParam = "lab";
+
 /// The raw value of query parameter `name`, or null when absent.
 const std::string* query_param(const httplib::Request& req, std::string_view name);
 
 /// Reads integer parameter `p` with the range and default domain.hpp gives it.
 std::optional<ApiError> parse_domain_param(const httplib::Request& req, const IntParam& p, int& out);
 
-/// check_query() on the request's target and parameters.
+/// check_query() on the request's target and parameters; `lab` is always known.
 std::optional<ApiError> check_known_params(const httplib::Request& req, const std::set<std::string>& known);
 
 /// Answers `e` as the lab's error JSON {"error", "message", "allowed"?} with its status,

@@ -58,6 +58,9 @@ const std::vector<Route>& lab_route_table() {
       {{"POST"}, "/experiments/storm", "?mode=legacy&scenario=provider_down&clients=10&duration_s=10", true, false,
        "starts a storm against this lab (one at a time; " + storm_limits + " or requests)", storm_start, true},
       {{"DELETE"}, "/experiments/storm", "", true, false, "cancels the running storm", storm_cancel, true},
+      {{"GET"}, "/class", "", false, false,
+       "every student lab (?lab=NAME): breaker, requests, carrier calls per request, p99; a page for browsers",
+       class_view},
   };
   }();
   return table;

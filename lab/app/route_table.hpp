@@ -6,6 +6,7 @@
 // (lab_routes), the 405 + Allow answer and HEAD, the `route` label of
 // quote_lab_http_requests_total, and the `GET /` index.
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -16,24 +17,32 @@
 namespace quote_lab {
 
 class LabApp;
+class LabRegistry;
 class StormExperiment;
 
-/// What a handler may reach: the lab, the storm runner, the dashboard's files and the
-/// carrier's URL (shown by / and /health). Lives as long as the server; `app` and `storm`
-/// must outlive it.
+/// What a handler may reach: the lab the request's `?lab=` selects (the teacher's without
+/// it) and its storm runner, every lab (GET /class), the dashboard's files and the
+/// carrier's URL (shown by / and /health). Made for each request by lab_routes.
 struct RouteContext {
   LabApp& app;
   StormExperiment& storm;
-  StaticRoots dashboard;  // a copy: callers pass a temporary
-  std::string carrier_url;
-
+  const StaticRoots& dashboard;  // the server's: nothing is copied per request
+  const std::string& carrier_url;
+  LabRegistry& labs;
   /// /health's answer for one carrier mode, rendered again only when the mode changes:
-  /// rendering it on every request was a fifth of the request's work (issue 11).
+  /// rendering it on every request was a fifth of the request's work (issue 11). One for
+  /// every lab (the server's), so it is a reference.
   struct RenderedHealth {
     std::mutex mutex;
     std::string carrier_mode;
     std::string body;  // empty until the first /health
-  } health{};
+  };
+  RenderedHealth& health;
+  /// Keeps the selected lab alive while something outlives the handler (an event stream):
+  /// an idle student lab is forgotten only once nothing holds it.
+  std::shared_ptr<void> hold;
+  /// How long the request waited for a worker slot, in ms (0 on routes that take none).
+  double queue_ms = 0;
 };
 
 /// Serves one request. `body` is the request body of POST and PUT (empty for GET and for

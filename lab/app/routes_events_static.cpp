@@ -33,7 +33,8 @@ void events(RouteContext& ctx, const httplib::Request&, const std::string&, http
   // compresses the stream for Chromium and nothing arrives.
   res.set_chunked_content_provider(
       "text/event-stream",
-      [&hub, sub, greeted = false, quiet = Millis{0}](std::size_t, httplib::DataSink& sink) mutable {
+      // `hold` keeps a student's lab (and so `hub`) alive as long as its page listens.
+      [&hub, sub, hold = ctx.hold, greeted = false, quiet = Millis{0}](std::size_t, httplib::DataSink& sink) mutable {
         std::string out;
         if (!greeted) {
           greeted = true;
@@ -55,7 +56,7 @@ void events(RouteContext& ctx, const httplib::Request&, const std::string&, http
         }
         return sink.write(out.data(), out.size());
       },
-      [&hub, sub](bool) { hub.unsubscribe(sub); });
+      [&hub, sub, hold = ctx.hold](bool) { hub.unsubscribe(sub); });
 }
 
 }  // namespace quote_lab::handlers

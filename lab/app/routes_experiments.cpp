@@ -7,6 +7,7 @@
 #include <set>
 
 #include "lab/app/lab_app.hpp"
+#include "lab/app/lab_registry.hpp"
 #include "lab/app/route_handlers.hpp"
 #include "lab/app/route_support.hpp"
 #include "lab/experiments/storm_experiment.hpp"
@@ -34,7 +35,8 @@ void storm_cancel(RouteContext& ctx, const httplib::Request&, const std::string&
 void storm_start(RouteContext& ctx, const httplib::Request& req, const std::string& raw, httplib::Response& res) {
   // Parameters from the query string or a JSON body ({"mode": "legacy", "clients": 20, ...}).
   std::map<std::string, std::string> given;
-  for (const auto& [k, v] : req.params) given.emplace(k, v);
+  for (const auto& [k, v] : req.params)
+    if (k != kLabParam) given.emplace(k, v);  // the lab is chosen by the query only
   if (!raw.empty()) {
     const auto body = nlohmann::ordered_json::parse(raw, nullptr, false);
     if (!body.is_object()) return send_error(res, 400, "invalid_body", "the body must be a JSON object");
@@ -51,6 +53,7 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
     return it == given.end() ? nullptr : &it->second;
   };
   StormOptions o;
+  o.lab = ctx.app.name();  // a student's storm runs against their own lab
   if (const auto* m = lookup("mode")) o.mode = *m;
   if (!parse_mode(o.mode)) return send_error(res, 400, "invalid_parameter", "mode must be legacy or resilient", mode_names());
   if (const auto* sc = lookup("scenario")) {
@@ -65,6 +68,12 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   o.clients = clients;
   o.duration_s = duration;
   if (lookup(kStormRequests.name)) o.requests = requests;
+  // A check, then a start: two students racing past it make kMaxStudentStorms + 1, a bound still.
+  if (!o.lab.empty() && !ctx.storm.running() && ctx.labs.running_student_storms() >= kMaxStudentStorms)
+    return send_error(res, 429, "class_storms_busy",
+                      std::to_string(kMaxStudentStorms) +
+                          " student storms are running already (they share one carrier and the lab's workers); "
+                          "start yours when one ends (GET /class shows the class)");
   std::vector<std::string> errors;
   switch (ctx.storm.start(o, errors)) {
     case StormExperiment::Start::busy:

@@ -52,7 +52,9 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
             {kTimeoutMsOverride.name, override_text(kTimeoutMsOverride)},
             {kMaxAttemptsOverride.name, override_text(kMaxAttemptsOverride)},
             {kBackoffBaseMsOverride.name, override_text(kBackoffBaseMsOverride)},
-            {"jitter", jitter_names()}}},
+            {"jitter", jitter_names()},
+            {"lab", "on every route: a student's own lab (1-32 of a-z, 0-9, '-'), e.g. /?lab=ana; none is the "
+                    "teacher's; GET /class lists them"}}},
           {"scenarios", scenarios},
           {"carrier_mode", app.carrier_mode()},
           {"carrier_url", ctx.carrier_url},

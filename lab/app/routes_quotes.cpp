@@ -34,7 +34,7 @@ void quote(Mode mode, RouteContext& ctx, const httplib::Request& req, httplib::R
   std::vector<std::string> overrides;
   if (auto e = apply_policy_overrides([&req](const char* name) { return query_param(req, name); }, policy, overrides))
     return send_api_error(req, res, *e);
-  const auto result = app.quote(mode, scenario, customer_id, items, &policy, overrides);
+  const auto result = app.quote(mode, scenario, customer_id, items, &policy, overrides, ctx.queue_ms);
   send_rendered_json(res, quote_http_status(result.trace), result.body);
 }
 

@@ -11,6 +11,7 @@
 
 #include "lab/app/classroom.hpp"
 #include "lab/app/lab_app.hpp"
+#include "lab/app/lab_registry.hpp"
 #include "lab/app/lab_routes.hpp"
 #include "lab/app/stop_signals.hpp"
 #include "lab/carrier/carrier_server.hpp"
@@ -91,16 +92,18 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
     carrier_url = "http://" + o.carrier_host + ":" + std::to_string(port);
   }
   HttpCarrierClient carrier_client(carrier_url, clock);
-  auto app = std::make_unique<LabApp>(LabDeps{catalog, policies, carrier_client, simulator.get(), state_file,
-                                              clock, random, static_cast<std::size_t>(o.max_event_clients)});
+  auto labs = std::make_unique<LabRegistry>(
+      LabDeps{catalog, policies, carrier_client, simulator.get(), state_file, clock, random,
+              static_cast<std::size_t>(o.max_event_clients), /*lab_name=*/{}, /*on_state_changed=*/{},
+              /*student_states=*/{}},
+      LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)});
   HttpServer server;
   apply_classroom(server, o.host, o.classroom);
-  StormExperiment storm(app->events());
-  register_lab_routes(server, *app, StaticRoots{public_dir, o.chart_js}, carrier_url, storm, o.workers);
+  register_lab_routes(server, *labs, StaticRoots{public_dir, o.chart_js}, carrier_url, o.workers);
   // With connection limits set (apply_classroom), the server has a thread per connection up
   // to --max-connections, and `workers` bounds only the quote routes (WorkerSlots).
   const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);
-  storm.set_self_url("http://" + (o.host == "0.0.0.0" ? std::string("127.0.0.1") : o.host) + ":" + std::to_string(port));
+  labs->set_self_url("http://" + (o.host == "0.0.0.0" ? std::string("127.0.0.1") : o.host) + ":" + std::to_string(port));
 
   const auto& r = policies.resilient;
   const auto& l = policies.legacy;
@@ -136,7 +139,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
     if (saved) return;
     // A failed write is logged by the lab's error sink ("cannot save state ...").
     spdlog::info("saving the state to {}", state_file.string());
-    app->flush_state();
+    labs->flush_state();
     saved = true;
   };
   signals.run_graceful(
@@ -144,12 +147,12 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
         // The order matters: the listener closes first, so that connections whose request
         // ends now (event streams, refused waiters) close instead of waiting for another one.
         server.stop_accepting();
-        app->begin_shutdown();      // no new attempt, backoff waits end, waiting requests get a 503
-        app->events().close_all();  // open event streams end
-        storm.cancel();
+        // Every lab: no new attempt, backoff waits end, waiting requests get a 503, open
+        // event streams end, storms send nothing more.
+        labs->begin_shutdown();
         spdlog::info("no longer accepting connections; waiting for the requests in flight (each ends by its deadline)");
         server.stop();  // in-flight flows finish against a live carrier, so shutdown cannot open the breaker
-        storm.cancel_and_wait();
+        labs->wait_for_storms();
         spdlog::info("requests in flight finished after {} ms", since_signal_ms());
         if (carrier_server) carrier_server->stop();
         save_state();
@@ -158,7 +161,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
         spdlog::warn("{} received again: exiting now without waiting for the requests in flight", signal_name(second));
         save_state();
       });
-  app.reset();
+  labs.reset();
   spdlog::info("stopped cleanly in {} ms", since_signal_ms());
   return 0;
 }

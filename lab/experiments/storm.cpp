@@ -38,9 +38,9 @@ std::optional<nlohmann::json> carrier_stats(const std::string& target) {
 
 // Carrier calls the lab has made in `mode` (quote_lab_carrier_attempts_total without the
 // short circuits, which never leave the lab), read from its JSON metrics.
-std::optional<double> lab_carrier_calls(const std::string& target, const std::string& mode) {
+std::optional<double> lab_carrier_calls(const std::string& target, const std::string& lab, const std::string& mode) {
   auto c = client_for(target, std::chrono::seconds(10));
-  auto res = c->Get("/metrics", {{"Accept", "application/json"}});
+  auto res = c->Get(lab.empty() ? "/metrics" : "/metrics?lab=" + lab, {{"Accept", "application/json"}});
   if (!res || res->status != 200) return std::nullopt;
   const auto j = nlohmann::json::parse(res->body, nullptr, false);
   if (j.is_discarded() || !j.contains("metrics")) return std::nullopt;
@@ -65,6 +65,7 @@ nlohmann::ordered_json latency_json(const LatencySummary& s) {
 std::string query(const StormOptions& o) {
   httplib::Params p{{"scenario", o.scenario}};
   for (const auto& [k, v] : o.params) p.emplace(k, v);
+  if (!o.lab.empty()) p.emplace("lab", o.lab);
   return "/quote-" + o.mode + "?" + httplib::detail::params_to_query_str(p);
 }
 
@@ -109,7 +110,7 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   StormResult result;
   result.options = o;
   const auto before = carrier_stats(o.target);
-  const auto calls_before = lab_carrier_calls(o.target, o.mode);
+  const auto calls_before = lab_carrier_calls(o.target, o.lab, o.mode);
   const std::string path = query(o);
   const auto started = Steady::now();
   const auto deadline = started + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.duration_s));
@@ -200,7 +201,7 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
 
   // Amplification counts the calls the lab sent. A saturated carrier receives them later
   // (queued behind hung calls), and keeps working on them after their callers left.
-  const auto calls_after = lab_carrier_calls(o.target, o.mode);
+  const auto calls_after = lab_carrier_calls(o.target, o.lab, o.mode);
   if (calls_before && calls_after) {
     result.carrier_calls = static_cast<std::uint64_t>(std::llround(*calls_after - *calls_before));
     if (result.requests > 0) result.amplification = static_cast<double>(*result.carrier_calls) / static_cast<double>(result.requests);

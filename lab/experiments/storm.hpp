@@ -33,6 +33,7 @@ struct StormOptions {
   /// sets it on storms it starts, so requests=100000 cannot run for hours.
   double time_limit_s = 0;
   std::vector<std::pair<std::string, std::string>> params;  ///< extra query parameters (overrides)
+  std::string lab;  ///< a student lab (`?lab=NAME` on every request the storm sends); empty: the teacher's
   double settle_s = 6;  ///< at most this long to wait for the carrier's calls in flight before reading waste
 };
 

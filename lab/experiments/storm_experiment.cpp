@@ -13,6 +13,11 @@ void StormExperiment::set_self_url(std::string url) {
 
 StormExperiment::~StormExperiment() { cancel_and_wait(); }
 
+bool StormExperiment::running() const {
+  std::lock_guard lock(mutex_);
+  return running_;
+}
+
 bool StormExperiment::cancel() {
   std::lock_guard lock(mutex_);
   cancel_ = true;

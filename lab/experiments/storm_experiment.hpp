@@ -39,6 +39,9 @@ class StormExperiment {
   /// On `invalid`, `errors` says why.
   Start start(StormOptions options, std::vector<std::string>& errors);
 
+  /// Whether a storm is running now.
+  bool running() const;
+
   /// Forgets the last result (the lab's reset); a running storm goes on.
   void forget_result();
 

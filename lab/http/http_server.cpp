@@ -63,7 +63,8 @@ HttpServer::Server::Server() {
         facts.sec_fetch_site = req.get_header_value("Sec-Fetch-Site");
       }
       if (!access->admin_token.empty()) facts.authorization = req.get_header_value("Authorization");
-      if (const auto status = admin_token_status(facts.authorization, *access); !status.empty())
+      facts.student_lab = student_lab && student_lab(req);
+      if (const auto status = admin_token_status(facts.authorization, *access); !status.empty() && !facts.student_lab)
         res.set_header("X-Admin-Token", status);
       if (const auto refusal = check_access(facts, *access)) {
         if (refusal->status == 401) res.set_header("WWW-Authenticate", "Bearer");

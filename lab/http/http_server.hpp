@@ -44,6 +44,7 @@ class HttpServer {
     /// request is allowed (the embedded carrier).
     std::optional<AccessPolicy> access;
     std::function<bool(const httplib::Request&)> changes_lab;
+    std::function<bool(const httplib::Request&)> student_lab;
 
    private:
     bool process_and_close_socket(socket_t sock) override;
@@ -59,10 +60,14 @@ class HttpServer {
   void set_limits(const ConnectionLimits& limits);
   /// Checks Host on every request and, on those `changes_lab` says change the lab for
   /// others, the Origin / Sec-Fetch-Site and the teacher token (request_guard.hpp);
-  /// refusals are 401/403 JSON answers. Call before start().
-  void set_access(AccessPolicy policy, std::function<bool(const httplib::Request&)> changes_lab) {
+  /// refusals are 401/403 JSON answers. Requests `student_lab` says are for a student's own
+  /// lab need no token, and their answers carry no X-Admin-Token (the page shows that
+  /// student every control of their lab). Call before start().
+  void set_access(AccessPolicy policy, std::function<bool(const httplib::Request&)> changes_lab,
+                  std::function<bool(const httplib::Request&)> student_lab = nullptr) {
     server_.access = std::move(policy);
     server_.changes_lab = std::move(changes_lab);
+    server_.student_lab = std::move(student_lab);
   }
   /// Connections open now.
   int open_connections() const { return server_.open_connections; }

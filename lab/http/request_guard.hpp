@@ -51,6 +51,9 @@ struct AccessFacts {
   std::string origin;           ///< Origin header ("" when absent)
   std::string sec_fetch_site;   ///< Sec-Fetch-Site header ("" when absent)
   std::string authorization;    ///< Authorization header ("" when absent)
+  /// The request names a student's lab (`?lab=NAME`): what it changes is that student's
+  /// own, so the teacher token is not needed (the same-site check still applies).
+  bool student_lab = false;
 };
 
 /// Whether `a` equals `b`, in a time that depends on their lengths only (a token
@@ -64,7 +67,8 @@ bool host_allowed(const std::string& host, const std::vector<std::string>& allow
 /// Refuses, in this order: a Host the lab does not answer to (403 host_not_allowed, any
 /// route); on routes that change the lab, a cross-site request (403 cross_site_request:
 /// Sec-Fetch-Site "cross-site", or an Origin that is not http(s)://Host), then a missing
-/// or wrong teacher token when one is set (401 admin_token_required). nullopt: allowed.
+/// or wrong teacher token when one is set (401 admin_token_required; never for a student's
+/// own lab). nullopt: allowed.
 std::optional<GuardError> check_access(const AccessFacts& request, const AccessPolicy& policy);
 
 /// What the lab tells a client about the teacher token (header X-Admin-Token on every

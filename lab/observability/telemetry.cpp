@@ -68,10 +68,10 @@ LatencySummary summarize_latency(std::vector<double> samples) {
   return s;
 }
 
-void Telemetry::record(const QuoteTrace& t) {
+void Telemetry::record(const QuoteTrace& t, double queue_ms) {
   Incident incident{t.request.request_id, t.request.mode, t.request.scenario, t.status,
                     t.attempts(), t.retries(), t.timeouts(), t.fallback_used(), t.short_circuited(),
-                    t.elapsed_ms, t.timestamp};
+                    t.elapsed_ms, t.timestamp, queue_ms};
   std::lock_guard lock(mutex_);
   incidents_.push_back(std::move(incident));
   if (incidents_.size() > kMaxIncidents) incidents_.pop_front();
@@ -107,6 +107,21 @@ void Telemetry::reset() {
   incidents_.clear();
   by_mode_.clear();
   by_mode_scenario_.clear();
+}
+
+ClassTotals Telemetry::class_totals() const {
+  ClassTotals t;
+  std::vector<double> samples;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [mode, c] : by_mode_) {
+      t.requests += c.requests;
+      t.carrier_calls += c.attempts;
+      samples.insert(samples.end(), c.latency_window_ms.begin(), c.latency_window_ms.end());
+    }
+  }
+  t.p99_ms = summarize_latency(std::move(samples)).p99_ms;
+  return t;
 }
 
 }  // namespace quote_lab

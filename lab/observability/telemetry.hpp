@@ -30,6 +30,7 @@ struct Incident {
   bool short_circuited;  ///< the breaker refused the first attempt
   double elapsed_ms;
   WallTime timestamp;
+  double queue_ms = 0;   ///< waited for a worker before the flow ran
 };
 
 /// p50/p95/p99/max of a latency sample (nearest-rank); all null when there is no data.
@@ -57,17 +58,26 @@ struct FlowCounters {
   double max_ms = 0;                     ///< over every flow since reset
 };
 
+/// One lab over both modes, for the class view: how much it asked of the carrier.
+struct ClassTotals {
+  std::uint64_t requests = 0;
+  std::uint64_t carrier_calls = 0;     ///< attempts that reached the carrier (short circuits excluded)
+  std::optional<double> p99_ms;        ///< over both modes' latency windows; null with no requests
+};
+
 class Telemetry {
  public:
   static constexpr std::size_t kMaxIncidents = kIncidentsLimit.max;
   static constexpr std::size_t kLatencyWindow = 2048;
 
-  /// Adds one finished flow.
-  void record(const QuoteTrace& trace);
+  /// Adds one finished flow, which waited `queue_ms` for a worker before it ran.
+  void record(const QuoteTrace& trace, double queue_ms = 0);
   /// The last `limit` incidents, newest first.
   std::vector<Incident> incidents(std::size_t limit) const;
   /// {"legacy": {counters, "latency_ms", "scenarios": {name: {...}}}, "resilient": ...}
   nlohmann::ordered_json summary_json() const;
+  /// Requests, carrier calls and p99 over both modes.
+  ClassTotals class_totals() const;
   void reset();
 
  private:

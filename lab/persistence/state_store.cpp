@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "lab/base/lab_name.hpp"
 #include "lab/base/time_format.hpp"
 #include "lab/formats/json_int.hpp"
 #include "lab/formats/quote_json.hpp"
@@ -100,7 +101,9 @@ Millis save_retry_delay(int failed_saves) {
   return std::min(d, kSaveRetryMax);
 }
 
-nlohmann::ordered_json to_json(const PersistedState& s) {
+namespace {
+
+nlohmann::ordered_json lab_json(const PersistedLab& s) {
   nlohmann::ordered_json quotes = nlohmann::ordered_json::array();
   for (const auto& q : s.fallback_quotes)
     quotes.push_back({{"customer_id", q.customer_id},
@@ -108,8 +111,7 @@ nlohmann::ordered_json to_json(const PersistedState& s) {
                       {"quote", to_json(q.quote)},
                       {"cached_at", format_iso8601(q.cached_at)}});
   const auto& b = s.breaker;
-  return {{"version", kVersion},
-          {"breaker",
+  return {{"breaker",
            {{"state", std::string(to_string(b.state))},
             {"consecutive_failures", b.consecutive_failures},
             {"opened_until", b.opened_until ? nlohmann::ordered_json(format_iso8601(*b.opened_until))
@@ -118,14 +120,33 @@ nlohmann::ordered_json to_json(const PersistedState& s) {
           {"fallback", {{"seeded_at", format_iso8601(s.fallback_seeded_at)}, {"quotes", quotes}}}};
 }
 
-std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, std::string& problem) {
+bool lab_from_json(const nlohmann::ordered_json& j, PersistedLab& s, std::string& problem);
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const PersistedState& s) {
+  nlohmann::ordered_json j = {{"version", kVersion}};
+  j.update(lab_json(s));
+  if (!s.labs.empty()) {
+    nlohmann::ordered_json labs = nlohmann::ordered_json::object();
+    for (const auto& lab : s.labs) {
+      auto entry = lab_json(lab);
+      entry["last_active"] = format_iso8601(lab.last_active);
+      labs[lab.name] = std::move(entry);
+    }
+    j["labs"] = std::move(labs);
+  }
+  return j;
+}
+
+namespace {
+
+// One lab's breaker and fallback (the teacher's at the top level, a student's under "labs").
+bool lab_from_json(const nlohmann::ordered_json& j, PersistedLab& s, std::string& problem) {
   auto fail = [&](const std::string& p) {
     problem = p;
-    return std::nullopt;
+    return false;
   };
-  if (!j.is_object()) return fail("not a JSON object");
-  if (j.value("version", 0) != kVersion) return fail("unknown version (expected 1)");
-  PersistedState s;
   const auto b = j.find("breaker");
   if (b == j.end() || !b->is_object()) return fail("breaker is missing");
   const auto state = b->find("state");
@@ -184,6 +205,45 @@ std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, s
     c.quote = *quote;
     c.cached_at = *cached;
     s.fallback_quotes.push_back(c);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, std::string& problem) {
+  if (!j.is_object()) {
+    problem = "not a JSON object";
+    return std::nullopt;
+  }
+  if (j.value("version", 0) != kVersion) {
+    problem = "unknown version (expected 1)";
+    return std::nullopt;
+  }
+  PersistedState s;
+  if (!lab_from_json(j, s, problem)) return std::nullopt;
+  const auto labs = j.find("labs");
+  if (labs == j.end()) return s;
+  if (!labs->is_object()) {
+    problem = "labs must be an object of student labs by name";
+    return std::nullopt;
+  }
+  for (const auto& [raw_name, entry] : labs->items()) {
+    PersistedStudentLab lab;
+    std::string name_problem;
+    const auto name = normalize_lab_name(raw_name, name_problem);
+    const auto last_active = entry.is_object() ? parse_iso8601(entry.value("last_active", "")) : std::nullopt;
+    if (!name || *name != raw_name || !last_active) {
+      problem = "labs['" + raw_name.substr(0, 40) + "'] needs a lab name (a-z, 0-9, '-') and last_active";
+      return std::nullopt;
+    }
+    if (!lab_from_json(entry, lab, problem)) {
+      problem = "labs['" + *name + "']." + problem;
+      return std::nullopt;
+    }
+    lab.name = *name;
+    lab.last_active = *last_active;
+    s.labs.push_back(std::move(lab));
   }
   return s;
 }

@@ -22,7 +22,11 @@
 // File shape (version 1):
 //   {"version": 1,
 //    "breaker": {"state", "consecutive_failures", "opened_until": ISO|null, "open_events"},
-//    "fallback": {"seeded_at": ISO, "quotes": [{"customer_id","items","quote","cached_at"}]}}
+//    "fallback": {"seeded_at": ISO, "quotes": [{"customer_id","items","quote","cached_at"}]},
+//    "labs": {"ana": {"breaker": {...}, "fallback": {...}, "last_active": ISO}, ...}}
+// "labs" (the student labs, `?lab=NAME`) is optional: files written before it load as
+// they are. A student lab keeps at most kMaxStudentPersistedQuotes cached quotes in the
+// file, so that 60 labs stay a file of tens of KiB, rewritten at most 4 times a second.
 
 #include <condition_variable>
 #include <filesystem>
@@ -41,12 +45,27 @@
 
 namespace quote_lab {
 
-/// What survives a restart. Volatile counters (short circuits, last latency) do not, so
-/// the file changes only when the breaker or the cached quotes do.
-struct PersistedState {
+/// What survives a restart of one lab. Volatile counters (short circuits, last latency)
+/// do not, so the file changes only when the breaker or the cached quotes do.
+struct PersistedLab {
   BreakerRestore breaker;
   WallTime fallback_seeded_at{};
   std::vector<CachedQuote> fallback_quotes;
+};
+
+/// The newest cached quotes a student lab keeps in the file (the teacher's keeps all).
+inline constexpr std::size_t kMaxStudentPersistedQuotes = 8;
+
+/// A student lab in the file: its name (normalize_lab_name's form) and when it was last used
+/// (wall time: idle labs expire across restarts too).
+struct PersistedStudentLab : PersistedLab {
+  std::string name;
+  WallTime last_active{};
+};
+
+/// The whole file: the teacher's lab (the unnamed one) and every student lab.
+struct PersistedState : PersistedLab {
+  std::vector<PersistedStudentLab> labs;
 };
 
 nlohmann::ordered_json to_json(const PersistedState& s);

@@ -17,6 +17,7 @@
 #include "support/raw_socket.hpp"
 
 using namespace std::chrono_literals;
+using quote_lab::testing::eventually;
 using quote_lab::testing::LabProcess;
 using quote_lab::testing::RawConnection;
 
@@ -367,4 +368,90 @@ TEST_CASE("keep-alive as clients expect: one connection serves many requests; bo
     CHECK(count_answers(replies) == 3);
     CHECK(replies.find("Keep-Alive: timeout=1, max=3") != std::string::npos);
   }
+}
+
+// Issue 12: a lab per student. What one student does in their lab (?lab=NAME) reaches
+// neither the teacher's projected lab nor another student's.
+TEST_CASE("issue 12: a student resets and breaks their own lab without the token; the teacher's lab is unchanged") {
+  LabProcess lab({"--admin-token", "s3cret"});
+  const httplib::Headers teacher{{"Authorization", "Bearer s3cret"}};
+  REQUIRE(lab.get("/quote-resilient?scenario=ok").status == 200);  // the teacher's lab: one incident
+  // The student's own carrier mode, quote and reset need no token ...
+  CHECK(lab.request("PUT", "/carrier/mode?mode=provider_down&lab=ana").status == 200);
+  const auto down = lab.get("/quote-resilient?lab=ana");
+  CHECK(down.json["scenario"] == "provider_down");
+  CHECK(down.json["dependency"]["circuit_status"] == "open");
+  CHECK(lab.get("/dependency/state?lab=ana").json["circuit_status"] == "open");
+  CHECK(lab.get("/incidents?lab=Ana").json["incidents"].size() == 1);  // names fold to lower case
+  CHECK(lab.request("POST", "/reset-lab?lab=ana").status == 200);
+  CHECK(lab.get("/incidents?lab=ana").json["incidents"].empty());
+  CHECK(lab.request("POST", "/experiments/storm?lab=ana&mode=resilient&scenario=ok&clients=1&requests=1").status == 202);
+  // ... while the teacher's still does.
+  CHECK(lab.request("POST", "/reset-lab").status == 401);
+  CHECK(lab.request("PUT", "/carrier/mode?mode=slow").status == 401);
+  // The teacher's lab saw none of it: breaker closed, its one incident, carrier mode ok.
+  CHECK(lab.get("/dependency/state").json["circuit_status"] == "closed");
+  const auto incidents = lab.get("/incidents").json["incidents"];
+  REQUIRE(incidents.size() == 1);
+  CHECK(incidents[0]["scenario"] == "ok");
+  CHECK(lab.get("/carrier").json["mode"] == "ok");
+  const auto next = lab.get("/quote-resilient");
+  CHECK(next.json["status"] == "completed");
+  CHECK(next.json["attempts"] == 1);
+  // The page learns it may show every control of a student's lab: no X-Admin-Token there.
+  const auto admin_header = [&lab](const std::string& path) {
+    RawConnection c(lab.port());
+    c.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    return header_of(c.receive(), "X-Admin-Token");
+  };
+  CHECK(admin_header("/carrier") == "required");
+  CHECK(admin_header("/carrier?lab=ana") == "");
+  // Another site's page still cannot change a student's lab.
+  CHECK(lab.request("POST", "/reset-lab?lab=ana", {{"Origin", "http://evil.example"}}).status == 403);
+  CHECK(lab.request("POST", "/reset-lab", teacher).status == 200);
+}
+
+TEST_CASE("issue 12: ?lab= on every route; a bad name is a 400, one lab past --max-labs a 503") {
+  LabProcess lab({"--max-labs", "2"});
+  for (const char* path : {"/dependency/state?lab=ana", "/incidents?lab=ana&limit=5", "/diagnostics/summary?lab=ana",
+                           "/metrics?lab=ana", "/metrics-prometheus?lab=ana", "/carrier?lab=Bruno",
+                           "/experiments/storm?lab=ana", "/health?lab=ana", "/quote-legacy?lab=ana&scenario=ok"}) {
+    CAPTURE(path);
+    CHECK(lab.get(path).status == 200);
+  }
+  for (const char* bad : {"/dependency/state?lab=ana%20b", "/incidents?lab=", "/quote-legacy?lab=a_b",
+                          "/carrier?lab=ana&lab=bruno"}) {
+    CAPTURE(bad);
+    const auto r = lab.get(bad);
+    CHECK(r.status == 400);
+    CHECK(r.json.value("message", "").find("lab") != std::string::npos);
+  }
+  const auto full = lab.get("/quote-legacy?lab=carla&scenario=ok");
+  CHECK(full.status == 503);
+  CHECK(full.json["error"] == "too_many_labs");
+  CHECK(lab.get("/quote-legacy?scenario=ok").status == 200);  // the teacher's lab is never refused
+  // The class view lists both labs, for curl as JSON and for a browser as a page.
+  const auto view = lab.get("/class");
+  CHECK(view.content_type.find("application/json") == 0);
+  REQUIRE(view.json["labs"].size() == 2);
+  CHECK(view.json["labs"][0]["name"] == "ana");  // 1 call per request; bruno made none
+  CHECK(view.json["labs"][0]["carrier_calls_per_request"] == 1.0);
+  CHECK(view.json["labs"][1]["name"] == "bruno");
+  CHECK(view.json["labs"][1]["carrier_calls_per_request"].is_null());
+  CHECK(lab.get("/class", {{"Accept", "text/html"}}).content_type.find("text/html") == 0);
+}
+
+TEST_CASE("issue 12: at most 4 student storms run at once, class-wide; the teacher's is never refused") {
+  LabProcess lab;
+  const std::string storm = "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=";
+  for (const char* name : {"s1", "s2", "s3", "s4"}) CHECK(lab.request("POST", storm + name).status == 202);
+  const auto fifth = lab.request("POST", storm + "s5");
+  CHECK(fifth.status == 429);
+  CHECK(fifth.json["error"] == "class_storms_busy");
+  CHECK(lab.request("POST", storm + "s1").status == 409);  // one's own second storm: busy, as before
+  CHECK(lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30").status == 202);
+  CHECK(lab.request("DELETE", "/experiments/storm?lab=s2").status == 200);
+  CHECK(eventually([&] { return lab.request("POST", storm + "s5").status == 202; }, 10s));
+  for (const char* name : {"s1", "s3", "s4", "s5"}) lab.request("DELETE", std::string("/experiments/storm?lab=") + name);
+  lab.request("DELETE", "/experiments/storm");
 }

@@ -625,3 +625,40 @@ TEST_CASE("GET / lists every route the server answers, and paths it does not lis
     CHECK(r.json["error"] == "not_found");
   }
 }
+
+TEST_CASE("queue_ms: at the default --workers, a quote sent during a legacy provider_down storm says how long it waited for a worker") {
+  LabProcess lab;
+  const auto idle = lab.get("/quote-resilient?scenario=ok");
+  REQUIRE(idle.json.contains("queue_ms"));
+  CHECK(idle.json["queue_ms"].get<double>() >= 0);
+  const std::string carrier_url = lab.get("/health").json["carrier_url"];
+  httplib::Client carrier(carrier_url);
+  // 30 legacy clients on the default 16 workers: each request holds a worker for 4 x 360 ms.
+  REQUIRE(lab.request("POST", "/experiments/storm?mode=legacy&scenario=provider_down&clients=30&duration_s=4").status == 202);
+  REQUIRE(eventually(
+      [&] {
+        auto res = carrier.Get("/stats");
+        return res && nlohmann::json::parse(res->body)["in_flight"].get<int>() >= 16;
+      },
+      seconds(5), milliseconds(5)));  // every worker is busy
+  const auto queued = lab.get("/quote-resilient?scenario=ok");
+  CHECK(queued.status == 200);
+  CAPTURE(queued.json["queue_ms"]);
+  CHECK(queued.json["queue_ms"].get<double>() > 0);
+  CHECK(queued.elapsed_ms >= queued.json["queue_ms"].get<double>());  // the client waited at least that long
+  lab.request("DELETE", "/experiments/storm");
+  // Its incident says the same.
+  bool found = false;
+  const auto reply = lab.get("/incidents?limit=200");
+  CAPTURE(reply.status);
+  CAPTURE(reply.body.substr(0, 300));
+  const auto listed = reply.json["incidents"];
+  CAPTURE(listed.size());
+  CAPTURE(queued.json["request_id"]);
+  for (const auto& i : listed)
+    if (i["request_id"] == queued.json["request_id"]) {
+      found = true;
+      CHECK(i["queue_ms"] == queued.json["queue_ms"]);
+    }
+  CHECK(found);
+}

@@ -232,3 +232,18 @@ TEST_CASE("a full disk: /dependency/state says why nothing is saved, and the fil
   LabProcess again({"--state-file", file.string()}, logs.path());
   CHECK(again.get("/dependency/state").json["circuit_status"] == "open");
 }
+
+TEST_CASE("student labs come back after a restart with their own breaker; the teacher's stays closed") {
+  TempDir dir;
+  {
+    LabProcess lab({}, dir.path());
+    CHECK(lab.get("/quote-resilient?scenario=down&lab=ana").json["dependency"]["circuit_status"] == "open");
+    REQUIRE(lab.get("/dependency/state").json["circuit_status"] == "closed");
+  }
+  LabProcess again({}, dir.path());
+  const auto ana = again.get("/dependency/state?lab=ana").json;
+  CHECK(ana["circuit_status"] == "open");
+  CHECK(ana["cooldown_left_ms"].get<double>() > 20000);
+  CHECK(again.get("/dependency/state").json["circuit_status"] == "closed");
+  CHECK(again.get("/class").json["labs"][0]["name"] == "ana");
+}

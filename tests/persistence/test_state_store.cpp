@@ -56,6 +56,47 @@ TEST_CASE("round trip: what is written is what is loaded") {
   CHECK(loaded.state->breaker.opened_until == s.breaker.opened_until);
 }
 
+TEST_CASE("student labs round-trip under \"labs\", by name; a file without them loads as before") {
+  PersistedState s = sample(kNow);
+  PersistedStudentLab ana;
+  static_cast<PersistedLab&>(ana) = sample(kNow - std::chrono::seconds(10));
+  ana.name = "ana";
+  ana.last_active = kNow - std::chrono::seconds(5);
+  s.labs.push_back(ana);
+  const auto j = to_json(s);
+  CHECK(j["labs"]["ana"]["last_active"] == "2026-11-29T14:59:55.000Z");
+  CHECK(j["labs"]["ana"]["breaker"]["state"] == "open");
+  std::string problem;
+  const auto back = state_from_json(j, problem);
+  REQUIRE(back);
+  REQUIRE(back->labs.size() == 1);
+  CHECK(back->labs[0].name == "ana");
+  CHECK(back->labs[0].last_active == ana.last_active);
+  CHECK(to_json(*back) == j);
+  CHECK_FALSE(to_json(sample(kNow)).contains("labs"));  // no student labs: the file of issue 10
+  CHECK(state_from_json(to_json(sample(kNow)), problem)->labs.empty());
+}
+
+TEST_CASE("a student lab with a bad name or no last_active makes the file corrupt, saying which") {
+  SUBCASE("a name no one could have typed") {
+    auto j = to_json(sample(kNow));
+    j["labs"]["Ana B"] = to_json(sample(kNow));
+    j["labs"]["Ana B"]["last_active"] = "2026-11-29T14:59:55.000Z";
+    std::string problem;
+    CHECK_FALSE(state_from_json(j, problem));
+    CHECK(problem == "labs['Ana B'] needs a lab name (a-z, 0-9, '-') and last_active");
+  }
+  SUBCASE("a broken breaker inside a lab") {
+    auto j = to_json(sample(kNow));
+    j["labs"]["ana"] = to_json(sample(kNow));
+    j["labs"]["ana"]["last_active"] = "2026-11-29T14:59:55.000Z";
+    j["labs"]["ana"]["breaker"]["state"] = "ajar";
+    std::string problem;
+    CHECK_FALSE(state_from_json(j, problem));
+    CHECK(problem == "labs['ana'].breaker.state must be closed, open or half_open");
+  }
+}
+
 TEST_CASE("the write is atomic: no temp file is left and the folder is created") {
   TempDir dir;
   StateStore store(dir / "var" / "state.json");

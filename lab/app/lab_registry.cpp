@@ -1,0 +1,204 @@
+#include "lab/app/lab_registry.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include "lab/base/lab_name.hpp"
+
+namespace quote_lab {
+
+std::optional<double> ClassRow::calls_per_request() const {
+  if (totals.requests == 0) return std::nullopt;
+  return static_cast<double>(totals.carrier_calls) / static_cast<double>(totals.requests);
+}
+
+LabRegistry::LabRegistry(LabDeps teacher, LabLimits limits) : deps_(teacher), limits_(limits) {
+  deps_.on_state_changed = nullptr;
+  deps_.student_states = nullptr;
+  teacher.lab_name.clear();
+  teacher.student_states = [this] { return student_states(); };
+  teacher_ = std::make_shared<Lab>(std::move(teacher));
+  const WallTime now = deps_.clock.wall_now();
+  std::size_t dropped = 0;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& saved : teacher_->app.take_loaded_student_labs()) {
+      if (now - saved.last_active > limits_.idle_expiry || students_.size() >= limits_.max_labs) {
+        ++dropped;
+        continue;
+      }
+      auto lab = make_student_lab(saved.name);
+      lab->app.restore(saved);
+      students_[saved.name] = Entry{std::move(lab), saved.last_active};
+    }
+  }
+  if (!students_.empty() || dropped > 0)
+    spdlog::info("resumed {} student lab(s) from the state file; {} idle or beyond --max-labs forgotten",
+                 students_.size(), dropped);
+  if (dropped > 0) teacher_->app.mark_state_dirty();
+}
+
+LabRegistry::~LabRegistry() {
+  // Storms first (they call the lab over HTTP and publish to its page), then the teacher's
+  // lab, whose last save still reads the student labs.
+  for (const auto& lab : all_labs()) lab->storm.cancel();
+  wait_for_storms();
+  teacher_.reset();
+}
+
+std::shared_ptr<Lab> LabRegistry::make_student_lab(const std::string& name) {
+  LabDeps d = deps_;
+  d.lab_name = name;
+  // The teacher's file holds every lab: a student's change is saved with it (still at most
+  // 4 writes a second, whatever the class does).
+  d.on_state_changed = [this] {
+    if (teacher_) teacher_->app.mark_state_dirty();
+  };
+  auto lab = std::make_shared<Lab>(std::move(d));
+  if (!self_url_.empty()) lab->storm.set_self_url(self_url_);
+  return lab;
+}
+
+LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
+  if (raw_name == nullptr) return {teacher_, std::nullopt};
+  std::string problem;
+  const auto name = normalize_lab_name(*raw_name, problem);
+  if (!name) return {nullptr, ApiError{400, "invalid_lab_name", problem, {}}};
+  const WallTime now = deps_.clock.wall_now();
+  std::vector<std::shared_ptr<Lab>> expired;  // destroyed after the lock is released
+  std::shared_ptr<Lab> lab;
+  bool created = false;
+  {
+    std::lock_guard lock(mutex_);
+    expired = expire_idle_locked(now);
+    if (const auto it = students_.find(*name); it != students_.end()) {
+      it->second.last_active = now;
+      lab = it->second.lab;
+    } else if (students_.size() >= limits_.max_labs) {
+      return {nullptr, ApiError{503, "too_many_labs",
+                                "the lab already holds " + std::to_string(limits_.max_labs) +
+                                    " student labs (--max-labs); use one of them, or wait until an idle one "
+                                    "expires (--lab-idle-minutes " + std::to_string(limits_.idle_expiry.count()) + ")",
+                                {}}};
+    } else {
+      lab = make_student_lab(*name);
+      students_[*name] = Entry{lab, now};
+      created = true;
+    }
+  }
+  if (created) spdlog::info("student lab {} created ({} of at most {})", *name, student_count(), limits_.max_labs);
+  if (created || !expired.empty()) teacher_->app.mark_state_dirty();
+  return {lab, std::nullopt};
+}
+
+std::vector<std::shared_ptr<Lab>> LabRegistry::expire_idle_locked(WallTime now) {
+  std::vector<std::shared_ptr<Lab>> expired;
+  for (auto it = students_.begin(); it != students_.end();) {
+    // use_count 1: only the map holds it, and new holders come only through this lock.
+    const bool idle = now - it->second.last_active > limits_.idle_expiry;
+    if (idle && it->second.lab.use_count() == 1 && !it->second.lab->storm.running()) {
+      spdlog::info("student lab {} forgotten after {} min without a request", it->first,
+                   limits_.idle_expiry.count());
+      expired.push_back(std::move(it->second.lab));
+      it = students_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return expired;
+}
+
+std::size_t LabRegistry::expire_idle() {
+  std::vector<std::shared_ptr<Lab>> expired;
+  {
+    std::lock_guard lock(mutex_);
+    expired = expire_idle_locked(deps_.clock.wall_now());
+  }
+  if (!expired.empty()) teacher_->app.mark_state_dirty();
+  return expired.size();
+}
+
+std::size_t LabRegistry::running_student_storms() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<std::size_t>(std::count_if(students_.begin(), students_.end(),
+                                                [](const auto& e) { return e.second.lab->storm.running(); }));
+}
+
+std::size_t LabRegistry::student_count() const {
+  std::lock_guard lock(mutex_);
+  return students_.size();
+}
+
+std::vector<ClassRow> LabRegistry::class_rows() {
+  expire_idle();
+  std::vector<std::pair<std::shared_ptr<Lab>, WallTime>> labs;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, e] : students_) labs.emplace_back(e.lab, e.last_active);
+  }
+  std::vector<ClassRow> rows;
+  for (const auto& [lab, last_active] : labs)
+    rows.push_back(ClassRow{lab->app.name(), lab->app.dependency_view().breaker.state, lab->app.carrier_mode(),
+                            lab->app.class_totals(), last_active});
+  std::sort(rows.begin(), rows.end(), [](const ClassRow& a, const ClassRow& b) {
+    const auto ca = a.calls_per_request(), cb = b.calls_per_request();
+    if (ca.has_value() != cb.has_value()) return ca.has_value();
+    if (ca && *ca != *cb) return *ca < *cb;
+    return std::tie(b.totals.requests, a.name) < std::tie(a.totals.requests, b.name);
+  });
+  return rows;
+}
+
+std::vector<PersistedStudentLab> LabRegistry::student_states() {
+  std::vector<std::pair<std::shared_ptr<Lab>, WallTime>> labs;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, e] : students_) labs.emplace_back(e.lab, e.last_active);
+  }
+  std::vector<PersistedStudentLab> out;
+  out.reserve(labs.size());
+  for (const auto& [lab, last_active] : labs) {
+    PersistedStudentLab s;
+    static_cast<PersistedLab&>(s) = lab->app.persisted_lab();
+    // The newest few quotes only (oldest first in the list): the file stays small.
+    auto& quotes = s.fallback_quotes;
+    if (quotes.size() > kMaxStudentPersistedQuotes)
+      quotes.erase(quotes.begin(), quotes.end() - static_cast<std::ptrdiff_t>(kMaxStudentPersistedQuotes));
+    s.name = lab->app.name();
+    s.last_active = last_active;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<std::shared_ptr<Lab>> LabRegistry::all_labs() const {
+  std::vector<std::shared_ptr<Lab>> labs;
+  if (teacher_) labs.push_back(teacher_);
+  std::lock_guard lock(mutex_);
+  for (const auto& [name, e] : students_) labs.push_back(e.lab);
+  return labs;
+}
+
+void LabRegistry::set_self_url(const std::string& url) {
+  {
+    std::lock_guard lock(mutex_);
+    self_url_ = url;
+  }
+  for (const auto& lab : all_labs()) lab->storm.set_self_url(url);
+}
+
+void LabRegistry::begin_shutdown() {
+  for (const auto& lab : all_labs()) {
+    lab->app.begin_shutdown();
+    lab->app.events().close_all();
+    lab->storm.cancel();
+  }
+}
+
+void LabRegistry::wait_for_storms() {
+  for (const auto& lab : all_labs()) lab->storm.cancel_and_wait();
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,127 @@
+#pragma once
+// The lab per student (issue 12, SPEC.md last section): `?lab=NAME` selects a named lab
+// with its own breaker, fallback cache, telemetry, carrier mode and storm; no `lab` is the
+// teacher's lab, exactly as before. This registry is their one owner: it creates a lab on
+// first use (bounded by --max-labs), forgets labs idle for --lab-idle-minutes, and gives
+// the teacher's state file every lab's breaker and fallback quotes. All labs share the one
+// carrier (its capacity is the class's, like a real dependency's) and the worker slots.
+//
+// Metrics: each lab keeps its own families (/metrics?lab=NAME, /metrics-prometheus?lab=NAME),
+// but the default Prometheus scrape is the teacher's lab alone, as before. A `lab` label would
+// multiply every series by the class size (60 labs x ~500 series) and leave a series behind for
+// every name a student ever typed; the class as a whole is read at GET /class instead.
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/app/lab_app.hpp"
+#include "lab/app/options.hpp"
+#include "lab/experiments/storm_experiment.hpp"
+#include "lab/http/params.hpp"
+
+namespace quote_lab {
+
+/// Bounds of the student labs (`serve --max-labs`, `--lab-idle-minutes`).
+struct LabLimits {
+  std::size_t max_labs = static_cast<std::size_t>(kDefaultMaxLabs);
+  std::chrono::minutes idle_expiry{kDefaultLabIdleMinutes};
+};
+
+/// Student storms (POST /experiments/storm?lab=NAME) running at once, class-wide: each is up
+/// to 100 clients on the one shared carrier and the shared --workers; a class that starts
+/// 30 at once would only queue behind each other on a 2-core machine.
+inline constexpr std::size_t kMaxStudentStorms = 4;
+
+/// One lab and the storm it runs against itself.
+struct Lab {
+  explicit Lab(LabDeps deps) : app(std::move(deps)), storm(app.events()) {}
+  LabApp app;
+  StormExperiment storm;  // after app: destroyed (its storm stopped) first
+};
+
+/// One row of GET /class.
+struct ClassRow {
+  std::string name;
+  BreakerState breaker = BreakerState::closed;
+  std::string carrier_mode;
+  ClassTotals totals;
+  WallTime last_active{};
+  /// carrier_calls / requests; null with no requests.
+  std::optional<double> calls_per_request() const;
+};
+
+/// Owns the teacher's lab and every student lab. Thread-safe: one mutex guards the map of
+/// student labs and their last use; each lab guards its own state.
+class LabRegistry {
+ public:
+  /// Creates the teacher's lab from `teacher` (which loads the state file) and the student
+  /// labs that file holds, except those idle past `limits.idle_expiry` (by wall time: the
+  /// idle time goes on while the lab is down) and those beyond `limits.max_labs`.
+  /// Throws what LabApp's constructor throws.
+  LabRegistry(LabDeps teacher, LabLimits limits);
+  /// Stops every storm, then writes the state file one last time.
+  ~LabRegistry();
+  LabRegistry(const LabRegistry&) = delete;
+  LabRegistry& operator=(const LabRegistry&) = delete;
+
+  /// What find() answers: the lab, or why there is none (400 for a bad name, 503 when
+  /// --max-labs labs already exist).
+  struct Found {
+    std::shared_ptr<Lab> lab;
+    std::optional<ApiError> error;
+  };
+  /// The lab `raw_name` names (null: the teacher's), created on first use and marked used
+  /// now. Names are normalised (normalize_lab_name: "Ana" is "ana"). Labs idle past the
+  /// expiry are forgotten first. Hold the pointer while using the lab: a lab in use is
+  /// never forgotten.
+  Found find(const std::string* raw_name);
+  /// The teacher's lab.
+  Lab& teacher() { return *teacher_; }
+
+  /// Every student lab, in leaderboard order: labs that made requests first, fewest carrier
+  /// calls per request first (then more requests, then name); labs without requests last.
+  std::vector<ClassRow> class_rows();
+  /// Forgets student labs idle past the expiry that nothing holds and that run no storm;
+  /// returns how many. find() and class_rows() call it.
+  std::size_t expire_idle();
+  /// Student labs whose storm is running now.
+  std::size_t running_student_storms() const;
+  /// Student labs held now.
+  std::size_t student_count() const;
+  const LabLimits& limits() const { return limits_; }
+
+  /// The lab's own address, for the storms every lab runs against itself.
+  void set_self_url(const std::string& url);
+  /// Shutdown has begun for every lab (LabApp::begin_shutdown), their event streams end and
+  /// their storms stop sending.
+  void begin_shutdown();
+  /// Waits for every storm's thread.
+  void wait_for_storms();
+  /// Writes the state file now if it changed.
+  void flush_state() { teacher_->app.flush_state(); }
+
+ private:
+  struct Entry {
+    std::shared_ptr<Lab> lab;
+    WallTime last_active{};
+  };
+  std::shared_ptr<Lab> make_student_lab(const std::string& name);
+  std::vector<PersistedStudentLab> student_states();
+  std::vector<std::shared_ptr<Lab>> expire_idle_locked(WallTime now);
+  std::vector<std::shared_ptr<Lab>> all_labs() const;
+
+  LabDeps deps_;  // the teacher's, copied for each student lab
+  const LabLimits limits_;
+  mutable std::mutex mutex_;  // guards students_ and self_url_
+  std::map<std::string, Entry> students_;
+  std::string self_url_;
+  std::shared_ptr<Lab> teacher_;  // last: its state file reads students_ until it is gone
+};
+
+}  // namespace quote_lab

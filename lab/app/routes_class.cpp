@@ -1,0 +1,56 @@
+// GET /class: every student lab at once (issue 12), as JSON for curl and scripts, or the
+// class page (public/class.html, which reads this JSON) for a browser.
+#include <httplib.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "lab/app/lab_registry.hpp"
+#include "lab/app/route_handlers.hpp"
+#include "lab/app/route_support.hpp"
+#include "lab/base/time_format.hpp"
+#include "lab/http/accept.hpp"
+#include "lab/http/http_server.hpp"
+
+namespace quote_lab::handlers {
+namespace {
+
+nlohmann::ordered_json rounded(const std::optional<double>& v, double scale) {
+  return v ? nlohmann::ordered_json(std::round(*v * scale) / scale) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json class_json(LabRegistry& labs) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  int rank = 0;
+  for (const ClassRow& r : labs.class_rows())
+    rows.push_back({{"rank", ++rank},
+                    {"name", r.name},
+                    {"circuit_status", std::string(to_string(r.breaker))},
+                    {"carrier_mode", r.carrier_mode},
+                    {"requests", r.totals.requests},
+                    {"carrier_calls", r.totals.carrier_calls},
+                    {"carrier_calls_per_request", rounded(r.calls_per_request(), 100)},
+                    {"p99_ms", rounded(r.totals.p99_ms, 10)},
+                    {"last_activity_utc", format_iso8601(r.last_active)}});
+  return {{"labs", rows},
+          {"count", rows.size()},
+          {"max_labs", labs.limits().max_labs},
+          {"idle_expiry_minutes", labs.limits().idle_expiry.count()},
+          {"order",
+           {{"en", "leaderboard: fewest carrier calls per request first (the carrier is shared: every call you "
+                   "spare is capacity for the class); labs without requests last"},
+            {"es", "clasificación: primero quien menos llamadas hace al proveedor por solicitud (el proveedor es "
+                   "compartido: cada llamada que ahorras es capacidad para la clase); al final, los laboratorios "
+                   "sin solicitudes"}}}};
+}
+
+}  // namespace
+
+void class_view(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
+  if (prefers_html(req.get_header_value("Accept")) &&
+      serve_file(res, ctx.dashboard.public_dir / "class.html", "text/html; charset=utf-8"))
+    return;
+  send_json(res, 200, class_json(ctx.labs));
+}
+
+}  // namespace quote_lab::handlers

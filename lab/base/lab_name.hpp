@@ -1,0 +1,21 @@
+#pragma once
+// A student lab's name, as `?lab=NAME` gives it (SPEC.md, last section). Names become map
+// keys, state-file keys and URL parts, so they are kept to a small, safe alphabet.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace quote_lab {
+
+/// Longest lab name, in characters.
+inline constexpr std::size_t kMaxLabNameLength = 32;
+
+/// The canonical form of `raw`: 1 to kMaxLabNameLength characters of a-z, 0-9 and '-',
+/// upper-case ASCII letters folded to lower case ("Ana" → "ana", so a student who types
+/// a capital letter reaches the same lab). nullopt when anything else is in it; `problem`
+/// then says what, in a sentence meant for the student.
+std::optional<std::string> normalize_lab_name(std::string_view raw, std::string& problem);
+
+}  // namespace quote_lab
