@@ -102,13 +102,16 @@ LabApp::~LabApp() {
 }
 
 std::string LabApp::new_id(int hex_digits) {
-  std::string id;
-  while (static_cast<int>(id.size()) < hex_digits) {
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(random_.bits()));
-    id += buf;
+  // Hex digits of the seeded bits, 16 per draw (two ids per quote: snprintf was 3 % of a
+  // short circuit).
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(static_cast<std::size_t>(hex_digits), '0');
+  std::uint64_t bits = 0;
+  for (int i = 0; i < hex_digits; ++i, bits >>= 4) {
+    if (i % 16 == 0) bits = random_.bits();
+    id[static_cast<std::size_t>(i)] = kHex[bits & 0xf];
   }
-  return id.substr(0, static_cast<std::size_t>(hex_digits));
+  return id;
 }
 
 const RetryPolicy& LabApp::policy(Mode mode) const {

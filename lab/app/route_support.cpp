@@ -18,6 +18,8 @@ std::optional<ApiError> parse_domain_param(const httplib::Request& req, const In
 
 std::optional<ApiError> check_known_params(const httplib::Request& req, const std::set<std::string>& known) {
   // `lab` selects the lab on every route (lab_routes checks it before any handler runs).
+  // Most requests pass as they are: the set with `lab` (a copy) is built only for the rest.
+  if (!check_query(req.target, req.params, known)) return std::nullopt;
   std::set<std::string> with_lab = known;
   with_lab.insert(std::string(kLabParam));
   return check_query(req.target, req.params, with_lab);
