@@ -13,55 +13,55 @@ const std::vector<Route>& lab_route_table() {
   using namespace handlers;
   // Built once: every request consults the table (405s, teacher-only routes, labels).
   static const std::vector<Route> table = [] {
-  const std::string limits = std::to_string(kIncidentsLimit.min) + "-" + std::to_string(kIncidentsLimit.max);
-  const std::string storm_limits = "clients 1-" + std::to_string(kExperimentMaxClients) + ", duration_s 1-" +
-                                   std::to_string(static_cast<int>(kExperimentMaxDurationS));
-  // A path pasted from `GET /` must work as it is: every parameter with a value that works
-  // (the defaults, on the carrier's mode), never "?scenario=&customer_id=", which is a 400.
-  const std::string quote_example = "?scenario=" + std::string(kDefaultScenario) + "&" +
-                                    std::string(kCustomerId.name) + "=" + std::to_string(kCustomerId.fallback) + "&" +
-                                    std::string(kItems.name) + "=" + std::to_string(kItems.fallback);
-  const std::string page = "; a browser (Accept: text/html) gets it as a page";
-  // Listed in the order of the course material; routes added later come after.
-  return std::vector<Route>{
-      {{"GET"}, "/health", "", false, true, "liveness", health},
-      {{"GET"}, "/quote-legacy", quote_example, true, true,
-       "one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback", quote_legacy},
-      {{"GET"}, "/quote-resilient", quote_example, true, true,
-       "one quote with the resilient policy: short timeout, backoff with jitter, circuit breaker, fallback",
-       quote_resilient},
-      {{"GET"}, "/dependency/state", "", false, false, "the carrier's circuit breaker and the fallback quote" + page,
-       dependency_state},
-      {{"GET"}, "/incidents", "?limit=" + std::to_string(kIncidentsLimit.fallback), false, false,
-       "the last quote flows, newest first (limit " + limits + ")" + page, incidents},
-      {{"GET"}, "/diagnostics/summary", "", false, false, "per mode and scenario counters and latency percentiles" + page,
-       diagnostics_summary},
-      {{"GET"}, "/metrics", "", false, false, "telemetry as JSON, or Prometheus text when Accept asks for it" + page, metrics},
-      {{"GET"}, "/metrics-prometheus", "", false, false, "Prometheus text exposition format 0.0.4", metrics_prometheus},
-      {{"GET", "POST"}, "/reset-lab", "", true, false,
-       "telemetry, breaker, fallback cache and carrier mode back to their seeds; cancels a running storm", reset_lab,
-       true},
-      {{"GET"}, "/carrier", "", false, false, "the carrier's mode and the calls it received", carrier},
-      {{"PUT", "POST"}, "/carrier/mode", "?mode=provider_down", true, false,
-       "the scenario for every request that names none (an outage for all clients)", carrier_mode, true},
-      {{"GET"}, "/", "", false, false, "this index as JSON; a browser (Accept: text/html) gets the dashboard", index},
-      {{"GET"}, "/ui", "", false, false, "redirects to /ui/", ui_redirect},
-      {{"GET"}, "/ui/{file}", "", false, false, "the dashboard's files: index.html, app.js, vendor/chart.min.js, ...",
-       ui_file},
-      // Only quotes and /health hold a worker slot (--workers): /health waits behind a legacy
-      // storm (the exhaustion lesson); the page's reads, scrapes, controls and event streams
-      // answer meanwhile, each connection on a thread of its own (--max-connections).
-      {{"GET"}, "/events", "", false, false,
-       "live updates for dashboards (Server-Sent Events): quote, breaker, reset, carrier_mode", events},
-      {{"GET"}, "/experiments/storm", "", false, false, "the storm the lab runs against itself: its progress or last result",
-       storm_status},
-      {{"POST"}, "/experiments/storm", "?mode=legacy&scenario=provider_down&clients=10&duration_s=10", true, false,
-       "starts a storm against this lab (one at a time; " + storm_limits + " or requests)", storm_start, true},
-      {{"DELETE"}, "/experiments/storm", "", true, false, "cancels the running storm", storm_cancel, true},
-      {{"GET"}, "/class", "", false, false,
-       "every student lab (?lab=NAME): breaker, requests, carrier calls per request, p99; a page for browsers",
-       class_view},
-  };
+    const std::string limits = std::to_string(kIncidentsLimit.min) + "-" + std::to_string(kIncidentsLimit.max);
+    const std::string storm_limits = "clients 1-" + std::to_string(kExperimentMaxClients) + ", duration_s 1-" +
+                                     std::to_string(static_cast<int>(kExperimentMaxDurationS));
+    // A path pasted from `GET /` must work as it is: every parameter with a value that works
+    // (the defaults, on the carrier's mode), never "?scenario=&customer_id=", which is a 400.
+    const std::string quote_example = "?scenario=" + std::string(kDefaultScenario) + "&" +
+                                      std::string(kCustomerId.name) + "=" + std::to_string(kCustomerId.fallback) + "&" +
+                                      std::string(kItems.name) + "=" + std::to_string(kItems.fallback);
+    const std::string page = "; a browser (Accept: text/html) gets it as a page";
+    // Listed in the order of the course material; routes added later come after.
+    return std::vector<Route>{
+        {{"GET"}, "/health", "", false, true, "liveness", health},
+        {{"GET"}, "/quote-legacy", quote_example, true, true,
+         "one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback", quote_legacy},
+        {{"GET"}, "/quote-resilient", quote_example, true, true,
+         "one quote with the resilient policy: short timeout, backoff with jitter, circuit breaker, fallback",
+         quote_resilient},
+        {{"GET"}, "/dependency/state", "", false, false, "the carrier's circuit breaker and the fallback quote" + page,
+         dependency_state},
+        {{"GET"}, "/incidents", "?limit=" + std::to_string(kIncidentsLimit.fallback), false, false,
+         "the last quote flows, newest first (limit " + limits + ")" + page, incidents},
+        {{"GET"}, "/diagnostics/summary", "", false, false, "per mode and scenario counters and latency percentiles" + page,
+         diagnostics_summary},
+        {{"GET"}, "/metrics", "", false, false, "telemetry as JSON, or Prometheus text when Accept asks for it" + page, metrics},
+        {{"GET"}, "/metrics-prometheus", "", false, false, "Prometheus text exposition format 0.0.4", metrics_prometheus},
+        {{"GET", "POST"}, "/reset-lab", "", true, false,
+         "telemetry, breaker, fallback cache and carrier mode back to their seeds; cancels a running storm", reset_lab,
+         true},
+        {{"GET"}, "/carrier", "", false, false, "the carrier's mode and the calls it received", carrier},
+        {{"PUT", "POST"}, "/carrier/mode", "?mode=provider_down", true, false,
+         "the scenario for every request that names none (an outage for all clients)", carrier_mode, true},
+        {{"GET"}, "/", "", false, false, "this index as JSON; a browser (Accept: text/html) gets the dashboard", index},
+        {{"GET"}, "/ui", "", false, false, "redirects to /ui/", ui_redirect},
+        {{"GET"}, "/ui/{file}", "", false, false, "the dashboard's files: index.html, app.js, vendor/chart.min.js, ...",
+         ui_file},
+        // Only quotes and /health hold a worker slot (--workers): /health waits behind a legacy
+        // storm (the exhaustion lesson); the page's reads, scrapes, controls and event streams
+        // answer meanwhile, each connection on a thread of its own (--max-connections).
+        {{"GET"}, "/events", "", false, false,
+         "live updates for dashboards (Server-Sent Events): quote, breaker, reset, carrier_mode", events},
+        {{"GET"}, "/experiments/storm", "", false, false, "the storm the lab runs against itself: its progress or last result",
+         storm_status},
+        {{"POST"}, "/experiments/storm", "?mode=legacy&scenario=provider_down&clients=10&duration_s=10", true, false,
+         "starts a storm against this lab (one at a time; " + storm_limits + " or requests)", storm_start, true},
+        {{"DELETE"}, "/experiments/storm", "", true, false, "cancels the running storm", storm_cancel, true},
+        {{"GET"}, "/class", "", false, false,
+         "every student lab (?lab=NAME): breaker, requests, carrier calls per request, p99; a page for browsers",
+         class_view},
+    };
   }();
   return table;
 }
