@@ -169,27 +169,21 @@ bool ConnectionStream::send_all(const char* ptr, std::size_t size) {
   return true;
 }
 
-void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  if (!remote_.known) {
+void ConnectionStream::endpoint(Endpoint& cached, int (*ask)(int, sockaddr*, socklen_t*), std::string& ip,
+                                int& port) const {
+  if (!cached.known) {
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
-    if (::getpeername(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, remote_.ip, remote_.port);
-    remote_.known = true;
+    if (ask(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, cached.ip, cached.port);
+    cached.known = true;
   }
-  ip = remote_.ip;
-  port = remote_.port;
+  ip = cached.ip;
+  port = cached.port;
 }
 
-void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  if (!local_.known) {
-    sockaddr_storage addr{};
-    socklen_t len = sizeof addr;
-    if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, local_.ip, local_.port);
-    local_.known = true;
-  }
-  ip = local_.ip;
-  port = local_.port;
-}
+void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const { endpoint(remote_, ::getpeername, ip, port); }
+
+void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const { endpoint(local_, ::getsockname, ip, port); }
 
 std::string connection_refused_response(int max_connections) {
   const std::string body =

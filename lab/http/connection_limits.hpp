@@ -110,8 +110,10 @@ class ConnectionStream final : public httplib::Stream {
     std::string ip;
     int port = 0;
   };
-  mutable Endpoint remote_, local_;
-  std::string pending_head_;  // a response head waiting for its body (see write())  // filled on first use (the getters are const in httplib::Stream)
+  mutable Endpoint remote_, local_;  // filled on first use (the getters are const in httplib::Stream)
+  // `cached`, asked of the kernel with `ask` (getpeername or getsockname) the first time.
+  void endpoint(Endpoint& cached, int (*ask)(int, sockaddr*, socklen_t*), std::string& ip, int& port) const;
+  std::string pending_head_;  // a response head waiting for its body (see write())
 };
 
 /// The answer a connection past `max_connections` gets before it is closed: a complete
