@@ -87,6 +87,7 @@ void CircuitBreaker::adopt_locked(const SharedBreakerState& shared, SteadyTime n
   // move the mirror back (the store's generation only grows, except after a restart).
   if (shared.generation < shared_generation_) return;
   shared_generation_ = shared.generation;
+  consecutive_failures_ = shared.consecutive_failures;  // what the listener's log line reports
   if (state_ != shared.state) {
     // Two states apart: go through the middle one, so the listener sees legal steps only.
     if (state_ == S::closed && shared.state == S::half_open) transition_locked(S::open, now);

@@ -245,7 +245,8 @@ def main():
             sb = r.state()["state_backend"]
             check(sb["kind"] == "redis" and sb["healthy"] is False and sb["error"],
                   f"{r.name}: /dependency/state says the backend is unhealthy ({sb['error']})")
-        metrics = urllib.request.urlopen(f"http://127.0.0.1:{one.port}/metrics", timeout=10).read().decode()
+        scrape = urllib.request.Request(f"http://127.0.0.1:{one.port}/metrics", headers={"Accept": "text/plain"})
+        metrics = urllib.request.urlopen(scrape, timeout=10).read().decode()
         check("quote_lab_state_backend_up 0" in metrics and "quote_lab_state_backend_errors_total" in metrics,
               "the metrics say it too (quote_lab_state_backend_up 0)")
 
