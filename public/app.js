@@ -3,7 +3,7 @@
 // Live updates come from Server-Sent Events (/events); without them the page polls. Every
 // request goes through net.js (timeouts, reachability, the lab's address).
 import { TEXT, localeFor, makeFormat } from './i18n.js';
-import { api, isReachable, onReachability, openStream, QUOTE_TIMEOUT_MS } from './net.js';
+import { api, isReachable, onReachability, openStream, PAGE_LAB, QUOTE_TIMEOUT_MS } from './net.js';
 import { MODES, Story } from './story.js';
 import { StoryCharts } from './charts.js';
 import { renderWaterfall, waterfallEndMs, waterfallRows } from './waterfall.js';
@@ -373,6 +373,12 @@ function applyLanguage() {
   document.documentElement.lang = state.lang;
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t()[node.dataset.i18n];
   for (const b of document.querySelectorAll('.lang button')) b.setAttribute('aria-pressed', String(b.dataset.lang === state.lang));
+  // A student's page says whose lab it is (a student who lost ?lab= would be in the teacher's).
+  $('#lab-name').hidden = PAGE_LAB == null;
+  if (PAGE_LAB != null) {
+    $('#lab-name').textContent = t().labName(PAGE_LAB);
+    document.title = `${t().labName(PAGE_LAB)} · quote lab`;
+  }
   const p = state.index.policies;
   for (const mode of MODES) {
     const section = $(`#mode-${mode}`);
