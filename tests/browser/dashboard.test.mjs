@@ -444,3 +444,37 @@ test('the course pages: /incidents, /diagnostics/summary and /dependency/state a
     await lab.stop();
   }
 });
+
+test('a storm started elsewhere: a late answer about it does not bring it back to "running"', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
+    // The page asks the lab which storm runs; that answer can queue behind the storm and
+    // arrive after the storm's result event. Held here until the result is on the page.
+    let held = null;
+    await page.route(url => url.pathname === '/experiments/storm', async route => {
+      if (route.request().method() !== 'GET') return route.continue();
+      const response = await route.fetch();
+      const body = await response.json();
+      held = body.running ? body : held;
+      await page.locator('#storm-resilient[data-requests]:not([data-requests=""])').waitFor({ timeout: 15000 }).catch(() => {});
+      await route.fulfill({ response, json: body });
+    });
+    const answered = page.waitForResponse(r => r.url().endsWith('/experiments/storm') && r.request().method() === 'GET', { timeout: 20000 });
+    const started = await fetch(`${lab.url}/experiments/storm?mode=resilient&scenario=ok&clients=4&duration_s=2`, { method: 'POST' });
+    assert.equal(started.status, 202);
+    await page.locator('#storm-resilient[data-requests]:not([data-requests=""])').waitFor({ timeout: 15000 });
+    await answered;
+    assert.ok(held, 'the page asked which storm runs while it ran');
+    // The stale "running" answer has been handled (two turns of the page's event loop); the
+    // page still says the storm is over, and a new one can be started.
+    await page.evaluate(() => new Promise(r => setTimeout(() => setTimeout(r, 50), 50)));
+    assert.equal(await page.locator('.storm-card .running').count(), 0);
+    assert.equal(await page.locator('#storm-start').isDisabled(), false);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
