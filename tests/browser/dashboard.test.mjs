@@ -416,6 +416,7 @@ test('the course pages: /incidents, /diagnostics/summary and /dependency/state a
     assert.match(await row.first().textContent(), /legacy.*ok.*completada/);
     assert.equal(await page.locator('nav a[aria-current=page]').textContent(), 'Incidentes');
     assert.equal(await page.locator('#nav-dashboard').getAttribute('href'), '/');
+    assert.equal(await page.locator('#lab-name').isHidden(), true);  // the teacher's lab has no name
     await page.screenshot({ path: path.join(ARTIFACTS, 'pages-incidents-es.png') });
 
     // The switch changes the language; the next page keeps it.
@@ -435,6 +436,8 @@ test('the course pages: /incidents, /diagnostics/summary and /dependency/state a
     await page.locator('table.fields').first().waitFor({ timeout: 5000 });
     assert.ok(fetched.includes('/dependency/state?lab=ana'), fetched.join(' '));
     assert.equal(await page.locator('#nav-dashboard').getAttribute('href'), '/?lab=ana');
+    assert.equal(await page.locator('#lab-name').isVisible(), true);
+    assert.equal(await page.locator('#lab-name').textContent(), 'Lab: ana');
     assert.equal(await page.locator('nav a[data-path="/incidents"]').getAttribute('href'), '/incidents?lab=ana');
     assert.match(await page.locator('#view').textContent(), /Circuit status\s*closed/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'pages-dependency-en.png'), fullPage: true });
