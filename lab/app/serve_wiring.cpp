@@ -99,7 +99,11 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
       LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)});
   HttpServer server;
   apply_classroom(server, o.host, o.classroom);
-  register_lab_routes(server, *labs, StaticRoots{public_dir, o.chart_js}, carrier_url, o.workers);
+  // The limiter comes from the state backend: in this process by default (a Redis backend
+  // plugs its shared limiter in here, through the same factory type).
+  const RateLimiterFactory rate_limiters = in_process_rate_limiters(clock);
+  register_lab_routes(server, *labs, StaticRoots{public_dir, o.chart_js}, carrier_url, o.workers,
+                      make_rate_limit_gate(o.rate_limit, rate_limiters));
   // With connection limits set (apply_classroom), the server has a thread per connection up
   // to --max-connections, and `workers` bounds only the quote routes (WorkerSlots).
   const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);
@@ -120,6 +124,10 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
                r.jitter_max_ms, r.backoff_max_ms, policies.breaker.failure_threshold,
                policies.breaker.open_duration_s, r.fallback ? "on" : "off");
   spdlog::info("state file: {}", state_file.string());
+  if (o.rate_limit.limit > 0)
+    spdlog::info("rate limit: {} quote requests per {} s per client ({})", o.rate_limit.limit, o.rate_limit.window_s,
+                 o.rate_limit.trusted_proxy_header.empty() ? "the client is the peer address"
+                                                           : "the client is the last entry of " + o.rate_limit.trusted_proxy_header);
   const std::string shown_host = o.host == "0.0.0.0" ? "127.0.0.1" : o.host;
   if (fs::exists(public_dir / "index.html"))
     spdlog::info("open http://{}:{}/ in a browser for the dashboard (curl it for the JSON index)", shown_host, port);
