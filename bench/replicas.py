@@ -16,7 +16,10 @@ the replicas sent, read from their quote_lab_carrier_attempts_total without shor
   * carrier calls until every replica had tripped: the failed calls the outage cost before
     the whole fleet protected the carrier;
   * probes per cooldown: carrier calls after that moment (with every breaker open, only
-    half-open probes reach the carrier) over the cooldowns that ended during the storm.
+    half-open probes reach the carrier) over the cooldowns that ended during the storm (the
+    reopenings a replica reported since).
+One client per replica by default: with many clients every set-up sends its first wave of
+calls before any has failed, which hides the difference in the first figure.
 A set-up whose binary or machine cannot run it (no --state-backend yet, no redis-server) is
 reported as skipped, not guessed."""
 import argparse
@@ -36,7 +39,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 parser = argparse.ArgumentParser()
 parser.add_argument("--binary", default=str(ROOT / "build" / "quote-lab"))
-parser.add_argument("--clients", type=int, default=30)
+parser.add_argument("--clients", type=int, default=3, help="storm clients (default one per replica)")
 parser.add_argument("--duration-s", type=float, default=22)
 parser.add_argument("--open-duration-s", type=float, default=5, help="the breakers' cooldown (short, to see several)")
 parser.add_argument("--setups", default="file,redis")
@@ -97,6 +100,7 @@ def run_setup(backend):
                 raise SystemExit(f"{backend}: the replicas did not start; see its log:\n" + open(log.name).read())
             before = [carrier_calls_sent(p) for p in ports]
             tripped = {}  # replica index -> monotonic time its breaker was first seen open
+            opens_at_trip = {}  # replica index -> its open_events then
             at_all_tripped = {}
             done = threading.Event()
 
@@ -109,6 +113,7 @@ def run_setup(backend):
                             continue
                         if i not in tripped and state.get("open_events", 0) > 0:
                             tripped[i] = time.monotonic()
+                            opens_at_trip[i] = state["open_events"]
                     time.sleep(0.01)
                 if len(tripped) == 3:
                     # Every breaker is open: until the first cooldown ends no replica calls,
@@ -136,11 +141,12 @@ def run_setup(backend):
             if "calls" in at_all_tripped:
                 row["until_tripped"] = at_all_tripped["calls"]
                 row["tripped_after_s"] = at_all_tripped["time"] - started
-                probes = total - at_all_tripped["calls"]
-                # A cooldown ends, one probe fails (the carrier hangs past the 220 ms timeout)
-                # and the breaker opens again: one cycle per open_duration + probe timeout.
-                cycles = (ended - at_all_tripped["time"]) / (args.open_duration_s + 0.22)
-                row["probes"], row["cooldowns"] = probes, cycles
+                # With every breaker open only half-open probes reach the carrier; each failed
+                # probe (the carrier hangs past the timeout) reopens its breaker, so the
+                # cooldowns that ended are the reopenings since (the most any replica saw: with
+                # a shared breaker every replica reports the same count).
+                row["probes"] = total - at_all_tripped["calls"]
+                row["cooldowns"] = max(o - opens_at_trip[i] for i, o in enumerate(row["open_events"]))
             return row
         finally:
             proc.send_signal(signal.SIGTERM)
@@ -170,9 +176,10 @@ for r in rows:
     per = " / ".join(map(str, r["per_target"]))
     opens = " / ".join(str(o) for o in r["open_events"])
     if "until_tripped" in r:
+        ratio = f"**{r['probes'] / r['cooldowns']:.2f}**" if r["cooldowns"] else "—"
         lines.append(f"| {name[r['backend']]} | {r['requests']} ({per}) | **{r['until_tripped']:.0f}** "
-                     f"(all open {r['tripped_after_s']:.2f} s in) | {opens} | {r['probes']:.0f} | {r['cooldowns']:.1f} "
-                     f"| **{r['probes'] / r['cooldowns']:.2f}** |")
+                     f"(all open {r['tripped_after_s']:.2f} s in) | {opens} | {r['probes']:.0f} | {r['cooldowns']} "
+                     f"| {ratio} |")
     else:
         lines.append(f"| {name[r['backend']]} | {r['requests']} ({per}) | not every replica tripped | {opens} "
                      f"| — | — | — |")
