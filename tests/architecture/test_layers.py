@@ -10,7 +10,7 @@ import sys
 
 # Inner to outer. A folder may include itself and any folder listed before it.
 LAYERS = ["base", "resilience", "formats", "http", "carrier", "observability",
-          "persistence", "experiments", "app"]
+          "persistence", "shared_state", "experiments", "app"]
 # The lesson: standard library only (no HTTP, no JSON library, no threads of its own).
 STD_ONLY = {"base", "resilience"}
 # Standard headers the core may use. <thread> only in base/, where the real clock sleeps:
