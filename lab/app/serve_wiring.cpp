@@ -20,6 +20,7 @@
 #include "lab/http/http_server.hpp"
 #include "lab/http/static_files.hpp"
 #include "lab/shared_state/redis_client.hpp"
+#include "lab/shared_state/redis_rate_limiter.hpp"
 #include "lab/shared_state/redis_url.hpp"
 
 namespace quote_lab {
@@ -118,9 +119,13 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
       LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)});
   HttpServer server;
   apply_classroom(server, o.host, o.classroom);
-  // The limiter comes from the state backend: in this process by default (a Redis backend
-  // plugs its shared limiter in here, through the same factory type).
-  const RateLimiterFactory rate_limiters = in_process_rate_limiters(clock);
+  // The limiter comes from the state backend: in this process by default; with Redis one
+  // count shared by every replica, the in-process one deciding while Redis is unreachable.
+  const RateLimiterFactory rate_limiters =
+      shared_state ? RateLimiterFactory([&](const RateLimitSettings& s) -> std::shared_ptr<RateLimiter> {
+        return std::make_shared<RedisRateLimiter>(*shared_state, s, std::make_unique<InProcessRateLimiter>(clock, s));
+      })
+                   : in_process_rate_limiters(clock);
   register_lab_routes(server, *labs, StaticRoots{public_dir, o.chart_js}, carrier_url, o.workers,
                       make_rate_limit_gate(o.rate_limit, rate_limiters));
   // With connection limits set (apply_classroom), the server has a thread per connection up

@@ -5,6 +5,7 @@ Debian's HAProxy 2.6 with deploy/replicas/haproxy.cfg (checked with `haproxy -c`
 Through the proxy: requests reach all three replicas in turn; the client's address reaches
 the replicas' rate limit (X-Forwarded-For, trusted because only the proxy reaches them); 50
 connections sending their request head one line per second do not delay /health (p95 < 1 s).
+Then with --backend redis (Debian's redis-server): the same limit is one for all three replicas.
 Usage: test_replicas.py <quote-lab binary> <source dir>"""
 import http.client
 import os
@@ -131,5 +132,30 @@ with tempfile.TemporaryDirectory() as tmp:
         log.close()
         if failures:
             print((pathlib.Path(tmp) / "replicas.log").read_text())
+
+# The same through Redis (--backend redis): one limit for the three replicas.
+ports = [free_port() for _ in range(3)]
+env.update(LAB_PORTS=" ".join(map(str, ports)), REDIS_PORT=str(free_port()), CARRIER_PORT=str(free_port()))
+with tempfile.TemporaryDirectory() as tmp:
+    log = open(pathlib.Path(tmp) / "replicas-redis.log", "w")
+    script = subprocess.Popen([str(ROOT / "deploy" / "replicas" / "run"), "--backend", "redis", "--rate-limit", "2"],
+                              env=dict(env, STATE_DIR=tmp), stdout=log, stderr=subprocess.STDOUT,
+                              start_new_session=True)
+    try:
+        check(eventually(lambda: {get(public, "/health", 2)[1] for _ in range(6)} == {"r1", "r2", "r3"}, 20, every=0.3),
+              "redis backend: all three replicas answer through the proxy")
+        statuses = [get(public, "/quote-resilient?scenario=ok")[0] for _ in range(9)]
+        check(statuses.count(200) == 2 and statuses.count(429) == 7,
+              f"redis backend: a limit of 2 is one limit across the three replicas (got {statuses})")
+    finally:
+        script.send_signal(signal.SIGTERM)
+        try:
+            script.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(script.pid, signal.SIGKILL)
+            script.wait()
+        log.close()
+        if failures:
+            print((pathlib.Path(tmp) / "replicas-redis.log").read_text())
 
 sys.exit(1 if failures else 0)
