@@ -7,6 +7,7 @@ the replicas' rate limit (X-Forwarded-For, trusted because only the proxy reache
 connections sending their request head one line per second do not delay /health (p95 < 1 s).
 Then with --backend redis (Debian's redis-server): the same limit is one for all three replicas.
 Usage: test_replicas.py <quote-lab binary> <source dir>"""
+import contextlib
 import http.client
 import os
 import pathlib
@@ -53,6 +54,34 @@ def p95(samples):
     return ordered[max(0, int(round(0.95 * len(ordered))) - 1)]
 
 
+@contextlib.contextmanager
+def replicas(backend, *serve_flags):
+    """deploy/replicas/run --backend BACKEND SERVE_FLAGS with `env`, stopped on exit; its log
+    is printed when a check failed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log_path = pathlib.Path(tmp) / "replicas.log"
+        with open(log_path, "w") as log:
+            script = subprocess.Popen([str(ROOT / "deploy" / "replicas" / "run"), "--backend", backend, *serve_flags],
+                                      env=dict(env, STATE_DIR=tmp), stdout=log, stderr=subprocess.STDOUT,
+                                      start_new_session=True)
+            try:
+                yield
+            finally:
+                script.send_signal(signal.SIGTERM)
+                try:
+                    script.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(script.pid, signal.SIGKILL)
+                    script.wait()
+        if failures:
+            print(log_path.read_text())
+
+
+def all_up():
+    """Every replica healthy in HAProxy's eyes: a full round of /health names all three."""
+    return {get(public, "/health", 2)[1] for _ in range(6)} == {"r1", "r2", "r3"}
+
+
 public, carrier = free_port(), free_port()
 labs = [free_port() for _ in range(3)]
 env = dict(os.environ, PUBLIC_BIND=f"127.0.0.1:{public}", LAB_PORTS=" ".join(map(str, labs)),
@@ -63,99 +92,64 @@ checked = subprocess.run(["haproxy", "-c", "-f", str(ROOT / "deploy" / "replicas
                          capture_output=True, text=True)
 check(checked.returncode == 0, "haproxy -c accepts deploy/replicas/haproxy.cfg: " + (checked.stdout + checked.stderr).strip())
 
-with tempfile.TemporaryDirectory() as tmp:
-    log = open(pathlib.Path(tmp) / "replicas.log", "w")
-    script = subprocess.Popen([str(ROOT / "deploy" / "replicas" / "run"), "--backend", "file", "--rate-limit", "2"],
-                              env=dict(env, STATE_DIR=tmp), stdout=log, stderr=subprocess.STDOUT,
-                              start_new_session=True)
-    try:
-        # Every replica healthy in HAProxy's eyes: a full round of /health names all three.
-        def all_up():
-            seen = {get(public, "/health", 2)[1] for _ in range(6)}
-            return seen == {"r1", "r2", "r3"}
-        check(eventually(all_up, 20, every=0.3), "all three replicas answer /health through the proxy")
+with replicas("file", "--rate-limit", "2"):
+    check(eventually(all_up, 20, every=0.3), "all three replicas answer /health through the proxy")
 
-        replicas = [str(get(public, "/health")[1]) for _ in range(9)]
-        check(sorted(replicas) == ["r1"] * 3 + ["r2"] * 3 + ["r3"] * 3,
-              f"9 requests are dealt round robin, 3 to each replica (got {replicas})")
-        for n, port in enumerate(labs, 1):
-            status, _, body = get(port, "/health")
-            check(status == 200 and b'"quote-lab"' in body, f"replica {n} listens on 127.0.0.1:{port}")
+    served = [str(get(public, "/health")[1]) for _ in range(9)]
+    check(sorted(served) == ["r1"] * 3 + ["r2"] * 3 + ["r3"] * 3,
+          f"9 requests are dealt round robin, 3 to each replica (got {served})")
+    for n, port in enumerate(labs, 1):
+        status, _, body = get(port, "/health")
+        check(status == 200 and b'"quote-lab"' in body, f"replica {n} listens on 127.0.0.1:{port}")
 
-        # --rate-limit 2 per replica (file backend: each replica counts alone): 9 quotes from
-        # one client through the proxy, 3 per replica, are 6 answers and 3 refusals.
-        statuses = [get(public, "/quote-resilient?scenario=ok")[0] for _ in range(9)]
-        check(statuses.count(200) == 6 and statuses.count(429) == 3,
-              f"a limit of 2 per replica admits 6 of 9 quotes through three replicas (got {statuses})")
-        # The replicas count the client the header names: replica 1 has refused 127.0.0.1, yet
-        # a request whose X-Forwarded-For names another address is admitted.
-        direct = http.client.HTTPConnection("127.0.0.1", labs[0], timeout=10)
-        direct.request("GET", "/quote-resilient?scenario=ok", headers={"X-Forwarded-For": "10.9.8.7"})
-        other = direct.getresponse().status
-        direct.close()
-        check(other == 200, f"another client address (X-Forwarded-For) has its own count (got {other})")
+    # --rate-limit 2 per replica (file backend: each replica counts alone): 9 quotes from
+    # one client through the proxy, 3 per replica, are 6 answers and 3 refusals.
+    statuses = [get(public, "/quote-resilient?scenario=ok")[0] for _ in range(9)]
+    check(statuses.count(200) == 6 and statuses.count(429) == 3,
+          f"a limit of 2 per replica admits 6 of 9 quotes through three replicas (got {statuses})")
+    # The replicas count the client the header names: replica 1 has refused 127.0.0.1, yet
+    # a request whose X-Forwarded-For names another address is admitted.
+    direct = http.client.HTTPConnection("127.0.0.1", labs[0], timeout=10)
+    direct.request("GET", "/quote-resilient?scenario=ok", headers={"X-Forwarded-For": "10.9.8.7"})
+    other = direct.getresponse().status
+    direct.close()
+    check(other == 200, f"another client address (X-Forwarded-For) has its own count (got {other})")
 
-        # 50 slow clients: each sends its request head one line per second.
-        stop_slow = threading.Event()
+    # 50 slow clients: each sends its request head one line per second.
+    stop_slow = threading.Event()
 
-        def slow_client():
-            try:
-                s = socket.create_connection(("127.0.0.1", public), timeout=10)
-                s.sendall(b"GET /health HTTP/1.1\r\n")
-                while not stop_slow.wait(1.0):
-                    s.sendall(b"X-Slow: 1\r\n")
-            except OSError:
-                pass  # cut by the proxy's timeout http-request: what it is for
-
-        slow = [threading.Thread(target=slow_client, daemon=True) for _ in range(50)]
-        for t in slow:
-            t.start()
-        time.sleep(1.0)  # let every slow head start
-        health_ms, started = [], time.monotonic()
-        while time.monotonic() - started < 6:
-            t0 = time.monotonic()
-            status, _, _ = get(public, "/health")
-            if status == 200:
-                health_ms.append((time.monotonic() - t0) * 1000)
-            time.sleep(0.1)
-        stop_slow.set()
-        check(len(health_ms) >= 20, f"/health answered through the proxy while 50 heads trickled in ({len(health_ms)} answers)")
-        if health_ms:
-            check(p95(health_ms) < 1000, f"/health p95 {p95(health_ms):.1f} ms < 1 s (max {max(health_ms):.1f} ms)")
-    finally:
-        script.send_signal(signal.SIGTERM)
+    def slow_client():
         try:
-            script.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(script.pid, signal.SIGKILL)
-            script.wait()
-        log.close()
-        if failures:
-            print((pathlib.Path(tmp) / "replicas.log").read_text())
+            s = socket.create_connection(("127.0.0.1", public), timeout=10)
+            s.sendall(b"GET /health HTTP/1.1\r\n")
+            while not stop_slow.wait(1.0):
+                s.sendall(b"X-Slow: 1\r\n")
+        except OSError:
+            pass  # cut by the proxy's timeout http-request: what it is for
+
+    slow = [threading.Thread(target=slow_client, daemon=True) for _ in range(50)]
+    for t in slow:
+        t.start()
+    time.sleep(1.0)  # let every slow head start
+    health_ms, started = [], time.monotonic()
+    while time.monotonic() - started < 6:
+        t0 = time.monotonic()
+        status, _, _ = get(public, "/health")
+        if status == 200:
+            health_ms.append((time.monotonic() - t0) * 1000)
+        time.sleep(0.1)
+    stop_slow.set()
+    check(len(health_ms) >= 20, f"/health answered through the proxy while 50 heads trickled in ({len(health_ms)} answers)")
+    if health_ms:
+        check(p95(health_ms) < 1000, f"/health p95 {p95(health_ms):.1f} ms < 1 s (max {max(health_ms):.1f} ms)")
 
 # The same through Redis (--backend redis): one limit for the three replicas.
 ports = [free_port() for _ in range(3)]
 env.update(LAB_PORTS=" ".join(map(str, ports)), REDIS_PORT=str(free_port()), CARRIER_PORT=str(free_port()))
-with tempfile.TemporaryDirectory() as tmp:
-    log = open(pathlib.Path(tmp) / "replicas-redis.log", "w")
-    script = subprocess.Popen([str(ROOT / "deploy" / "replicas" / "run"), "--backend", "redis", "--rate-limit", "2"],
-                              env=dict(env, STATE_DIR=tmp), stdout=log, stderr=subprocess.STDOUT,
-                              start_new_session=True)
-    try:
-        check(eventually(lambda: {get(public, "/health", 2)[1] for _ in range(6)} == {"r1", "r2", "r3"}, 20, every=0.3),
-              "redis backend: all three replicas answer through the proxy")
-        statuses = [get(public, "/quote-resilient?scenario=ok")[0] for _ in range(9)]
-        check(statuses.count(200) == 2 and statuses.count(429) == 7,
-              f"redis backend: a limit of 2 is one limit across the three replicas (got {statuses})")
-    finally:
-        script.send_signal(signal.SIGTERM)
-        try:
-            script.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(script.pid, signal.SIGKILL)
-            script.wait()
-        log.close()
-        if failures:
-            print((pathlib.Path(tmp) / "replicas-redis.log").read_text())
+with replicas("redis", "--rate-limit", "2"):
+    check(eventually(all_up, 20, every=0.3), "redis backend: all three replicas answer through the proxy")
+    statuses = [get(public, "/quote-resilient?scenario=ok")[0] for _ in range(9)]
+    check(statuses.count(200) == 2 and statuses.count(429) == 7,
+          f"redis backend: a limit of 2 is one limit across the three replicas (got {statuses})")
 
 sys.exit(1 if failures else 0)
