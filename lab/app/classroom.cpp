@@ -40,6 +40,19 @@ void add_classroom_flags(CLI::App& serve, ClassroomOptions& o) {
       ->envname("LAB_IDLE_MINUTES")->check(CLI::Range(1, 7 * 24 * 60))->capture_default_str();
 }
 
+void add_rate_limit_flags(CLI::App& serve, RateLimitOptions& o) {
+  serve.add_option("--rate-limit", o.limit,
+                   "quote requests per client per window (/quote-legacy, /quote-resilient); past it a 429 "
+                   "with Retry-After; 0 = no limit")
+      ->envname("RATE_LIMIT")->check(CLI::Range(0, RateLimitSettings::kMaxLimit))->capture_default_str();
+  serve.add_option("--rate-window-s", o.window_s, "the rate limit's sliding window, in seconds")
+      ->envname("RATE_WINDOW_S")->check(CLI::Range(1, RateLimitSettings::kMaxWindowS))->capture_default_str();
+  serve.add_option("--trusted-proxy-header", o.trusted_proxy_header,
+                   "a header your proxy sets to the client's address (e.g. X-Forwarded-For); only set it when "
+                   "every request comes through that proxy: a client can write any address in it")
+      ->envname("TRUSTED_PROXY_HEADER");
+}
+
 ConnectionLimits connection_limits(const ClassroomOptions& o) {
   ConnectionLimits l;
   l.max_connections = o.max_connections;

@@ -19,6 +19,11 @@ namespace quote_lab {
 /// SPEC's last section) on `serve`.
 void add_classroom_flags(CLI::App& serve, ClassroomOptions& options);
 
+/// Declares --rate-limit (env RATE_LIMIT), --rate-window-s (RATE_WINDOW_S) and
+/// --trusted-proxy-header (TRUSTED_PROXY_HEADER) on `serve` (issue 13). Out-of-range values
+/// are a usage error naming the flag, like every other serve flag.
+void add_rate_limit_flags(CLI::App& serve, RateLimitOptions& options);
+
 /// The connection bounds those flags give.
 ConnectionLimits connection_limits(const ClassroomOptions& options);
 

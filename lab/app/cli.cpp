@@ -31,9 +31,12 @@ int run_storm_command(StormOptions o, const std::vector<std::string>& params, bo
     return 2;
   }
   std::signal(SIGPIPE, SIG_IGN);
-  if (const auto problem = check_storm_target(o.target)) {
-    std::fprintf(stderr, "quote-lab storm: %s\n", problem->c_str());
-    return 1;
+  // Every target, before any is stormed: one wrong port must not half-run a comparison.
+  for (const auto& target : storm_targets(o)) {
+    if (const auto problem = check_storm_target(target)) {
+      std::fprintf(stderr, "quote-lab storm: %s\n", problem->c_str());
+      return 1;
+    }
   }
   const bool bar = isatty(STDERR_FILENO) != 0;
   const auto result = run_storm(o, [bar](const StormProgress& p) {
@@ -47,7 +50,8 @@ int run_storm_command(StormOptions o, const std::vector<std::string>& params, bo
   });
   if (bar) std::fprintf(stderr, "\n");
   if (result.requests == 0) {
-    std::fprintf(stderr, "quote-lab storm: no request got an answer from %s (is the lab running?)\n", o.target.c_str());
+    std::fprintf(stderr, "quote-lab storm: no request got an answer from %s%s (is the lab running?)\n", o.target.c_str(),
+                 o.extra_targets.empty() ? "" : " or the other targets");
     return 1;
   }
   if (as_json) std::printf("%s\n", to_json(result).dump(2).c_str());
@@ -100,6 +104,7 @@ int run_cli(int argc, char** argv) {
   s->add_flag("--check", serve.check_only,
               "validate flags, scenarios and policies, print what would run, and exit without listening");
   add_classroom_flags(*s, serve.classroom);
+  add_rate_limit_flags(*s, serve.rate_limit);
 
   CarrierOptions carrier;
   auto* c = cli.add_subcommand("carrier", "start only the simulated carrier");
@@ -112,7 +117,10 @@ int run_cli(int argc, char** argv) {
   bool storm_json = false;
   long storm_requests = 0;
   auto* st = cli.add_subcommand("storm", "run N concurrent clients against a lab and report latency, amplification and waste");
-  st->add_option("--target", storm.target, "the lab to storm")->capture_default_str();
+  std::vector<std::string> storm_target_list;
+  st->add_option("--target", storm_target_list,
+                 "the lab to storm (default " + storm.target + "); repeat it for replicas: clients are dealt to "
+                 "them round robin, and the report shows each one and the totals");
   st->add_option("--mode", storm.mode, "legacy or resilient")->capture_default_str();
   st->add_option("--scenario", storm.scenario, "scenario name or alias")->capture_default_str();
   st->add_option("--clients", storm.clients, "concurrent clients (1-500)")->capture_default_str();
@@ -167,6 +175,10 @@ int run_cli(int argc, char** argv) {
   }
   if (st->parsed()) {
     if (storm_requests != 0) storm.requests = storm_requests;
+    if (!storm_target_list.empty()) {
+      storm.target = storm_target_list.front();
+      storm.extra_targets.assign(storm_target_list.begin() + 1, storm_target_list.end());
+    }
     return run_storm_command(storm, storm_params, storm_json);
   }
   try {

@@ -112,6 +112,8 @@ class LabApp {
   /// All metric families now.
   std::vector<prometheus::MetricFamily> metric_families();
   void count_http(const std::string& route, int code) { metrics_.record_http(route, code); }
+  /// Counts one request refused by the rate limit, by route template.
+  void count_rate_limited(const std::string& route) { metrics_.record_rate_limited(route); }
 
   /// Telemetry, metrics, breaker, fallback cache (and the embedded carrier) back to seeds.
   void reset();

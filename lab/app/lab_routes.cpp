@@ -8,6 +8,7 @@
 
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_registry.hpp"
+#include "lab/app/rate_limiting.hpp"
 #include "lab/app/route_support.hpp"
 #include "lab/app/route_table.hpp"
 #include "lab/base/did_you_mean.hpp"
@@ -23,13 +24,14 @@ using httplib::Response;
 
 // What every request shares: the labs, the dashboard's files, the carrier's URL, the slots.
 struct Shared {
-  Shared(LabRegistry& l, StaticRoots d, std::string url, int workers)
-      : labs(l), dashboard(std::move(d)), carrier_url(std::move(url)), slots(workers) {}
+  Shared(LabRegistry& l, StaticRoots d, std::string url, int workers, RateLimitGate gate)
+      : labs(l), dashboard(std::move(d)), carrier_url(std::move(url)), slots(workers), rate_limit(std::move(gate)) {}
   LabRegistry& labs;
   StaticRoots dashboard;
   std::string carrier_url;
   WorkerSlots slots;
   RouteContext::RenderedHealth health;
+  RateLimitGate rate_limit;
 };
 
 // Runs `route`'s handler on the lab `?lab=` selects (the teacher's without it), holding a
@@ -41,6 +43,15 @@ void serve(Shared& shared, const Route& route, const Request& req, const std::st
   const auto found = shared.labs.find(query_param(req, kLabParam));
   if (found.error) return send_api_error(res, *found.error);
   Lab& lab = *found.lab;
+  // Before the worker slot: a client over its limit must not hold one of --workers.
+  if (route.rate_limited && shared.rate_limit.limiter) {
+    const RateDecision d = shared.rate_limit.limiter->admit(
+        rate_limit_key(lab.app.name(), client_address(req, shared.rate_limit.trusted_proxy_header)));
+    if (!d.allowed) {
+      shared.labs.teacher().app.count_rate_limited(route_template(route));
+      return send_rate_limited(req, res, d);
+    }
+  }
   RouteContext ctx{lab.app, lab.storm, shared.dashboard, shared.carrier_url, shared.labs, shared.health, found.lab, 0};
   if (!route.worker_slot) return route.handler(ctx, req, body, res);
   Clock& clock = lab.app.clock();
@@ -88,12 +99,13 @@ std::string route_pattern(const std::string& path) {
 }
 
 void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoots& dashboard,
-                         const std::string& carrier_url, int workers) {
+                         const std::string& carrier_url, int workers, RateLimitGate rate_limit) {
   auto& r = server.routes();
   // Quotes and /health hold one of `workers` while served: the server has a thread per
   // connection (idle keep-alive, event streams, the page's reads), and those must not lend
   // a legacy storm extra workers. Every lab shares them, as they share the carrier.
-  const auto shared = std::make_shared<Shared>(labs, dashboard, carrier_url, std::clamp(workers, 1, kMaxWorkers));
+  const auto shared = std::make_shared<Shared>(labs, dashboard, carrier_url, std::clamp(workers, 1, kMaxWorkers),
+                                               std::move(rate_limit));
   for (const Route& route : lab_route_table()) {
     const std::string pattern = route_pattern(route.path);
     const auto has = [&route](const char* m) {

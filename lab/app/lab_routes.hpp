@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "lab/app/rate_limiting.hpp"
 #include "lab/app/route_table.hpp"
 #include "lab/base/clock.hpp"
 
@@ -22,8 +23,11 @@ struct StaticRoots;
 /// quotes (and /health) are served at once across all labs (a legacy storm exhausts them);
 /// other routes and event streams are not counted: the server gives every connection a
 /// thread of its own (--max-connections). `labs` must outlive the server; `dashboard` is copied.
+/// `rate_limit`: the per-client limit on the routes the table marks `rate_limited` (off when
+/// its limiter is null); a refused request gets a 429 before it takes a worker, and counts in
+/// the teacher's quote_lab_rate_limited_total.
 void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoots& dashboard,
-                         const std::string& carrier_url, int workers);
+                         const std::string& carrier_url, int workers, RateLimitGate rate_limit = {});
 
 /// The largest --workers the lab accepts.
 inline constexpr int kMaxWorkers = 1024;

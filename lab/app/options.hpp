@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lab/http/connection_limits.hpp"
+#include "lab/resilience/rate_limiter.hpp"
 
 namespace quote_lab {
 
@@ -39,6 +40,16 @@ struct ClassroomOptions {
   int lab_idle_minutes = kDefaultLabIdleMinutes;   ///< idle student labs are forgotten after this
 };
 
+/// The rate-limit flags' values (issue 13; rate_limiting.hpp applies them).
+struct RateLimitOptions {
+  int limit = 0;                                     ///< quote requests per window per client; 0 = off
+  int window_s = RateLimitSettings::kDefaultWindowS; ///< the window, seconds
+  /// A request header that names the client (e.g. "X-Forwarded-For"), set by a proxy in
+  /// front of the lab. Empty (the default): the client is the connection's peer address, and
+  /// no header is believed — a client could write any address in it.
+  std::string trusted_proxy_header;
+};
+
 /// Flags every server subcommand takes.
 struct CommonOptions {
   std::string scenarios_dir;
@@ -66,6 +77,7 @@ struct ServeOptions {
   int max_event_clients = 32;
   bool check_only = false;  // validate everything, bind nothing
   ClassroomOptions classroom;  // connections, request heads, teacher token, host names
+  RateLimitOptions rate_limit;  // --rate-limit, --rate-window-s, --trusted-proxy-header (off by default)
 };
 
 /// `quote-lab carrier`: the simulated carrier alone.

@@ -26,10 +26,11 @@ const std::vector<Route>& lab_route_table() {
     return std::vector<Route>{
         {{"GET"}, "/health", "", false, true, "liveness", health},
         {{"GET"}, "/quote-legacy", quote_example, true, true,
-         "one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback", quote_legacy},
+         "one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback", quote_legacy,
+         false, true},
         {{"GET"}, "/quote-resilient", quote_example, true, true,
          "one quote with the resilient policy: short timeout, backoff with jitter, circuit breaker, fallback",
-         quote_resilient},
+         quote_resilient, false, true},
         {{"GET"}, "/dependency/state", "", false, false, "the carrier's circuit breaker and the fallback quote" + page,
          dependency_state},
         {{"GET"}, "/incidents", "?limit=" + std::to_string(kIncidentsLimit.fallback), false, false,

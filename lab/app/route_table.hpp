@@ -62,6 +62,8 @@ struct Route {
   RouteHandler handler = nullptr;
   bool teacher_only = false;         ///< changes the lab for everyone (reset, carrier mode, storms):
                                      ///< needs the teacher token when one is set, and a same-site caller
+  bool rate_limited = false;         ///< counted against `serve --rate-limit` per client (the quote
+                                     ///< routes only: never /health, scrapes, pages or the teacher's)
 };
 
 /// Every route the lab answers, in the order `GET /` lists them. Each also answers under

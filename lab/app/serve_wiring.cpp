@@ -20,6 +20,7 @@
 #include "lab/http/http_server.hpp"
 #include "lab/http/static_files.hpp"
 #include "lab/shared_state/redis_client.hpp"
+#include "lab/shared_state/redis_rate_limiter.hpp"
 #include "lab/shared_state/redis_url.hpp"
 
 namespace quote_lab {
@@ -118,7 +119,15 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
       LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)});
   HttpServer server;
   apply_classroom(server, o.host, o.classroom);
-  register_lab_routes(server, *labs, StaticRoots{public_dir, o.chart_js}, carrier_url, o.workers);
+  // The limiter comes from the state backend: in this process by default; with Redis one
+  // count shared by every replica, the in-process one deciding while Redis is unreachable.
+  const RateLimiterFactory rate_limiters =
+      shared_state ? RateLimiterFactory([&](const RateLimitSettings& s) -> std::shared_ptr<RateLimiter> {
+        return std::make_shared<RedisRateLimiter>(*shared_state, s, std::make_unique<InProcessRateLimiter>(clock, s));
+      })
+                   : in_process_rate_limiters(clock);
+  register_lab_routes(server, *labs, StaticRoots{public_dir, o.chart_js}, carrier_url, o.workers,
+                      make_rate_limit_gate(o.rate_limit, rate_limiters));
   // With connection limits set (apply_classroom), the server has a thread per connection up
   // to --max-connections, and `workers` bounds only the quote routes (WorkerSlots).
   const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);
@@ -139,6 +148,10 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
                r.jitter_max_ms, r.backoff_max_ms, policies.breaker.failure_threshold,
                policies.breaker.open_duration_s, r.fallback ? "on" : "off");
   spdlog::info("state file: {}", state_file.string());
+  if (o.rate_limit.limit > 0)
+    spdlog::info("rate limit: {} quote requests per {} s per client ({})", o.rate_limit.limit, o.rate_limit.window_s,
+                 o.rate_limit.trusted_proxy_header.empty() ? "the client is the peer address"
+                                                           : "the client is the last entry of " + o.rate_limit.trusted_proxy_header);
   if (redis)
     spdlog::info("state backend: {} (breaker shared by every replica on it; round trips bounded by {} ms)",
                  redis->url(), o.state_backend_timeout_ms);

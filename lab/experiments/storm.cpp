@@ -71,9 +71,19 @@ std::string query(const StormOptions& o) {
 
 }  // namespace
 
+std::vector<std::string> storm_targets(const StormOptions& o) {
+  std::vector<std::string> all{o.target};
+  all.insert(all.end(), o.extra_targets.begin(), o.extra_targets.end());
+  return all;
+}
+
 std::vector<std::string> validate(const StormOptions& o) {
   std::vector<std::string> errors;
-  if (o.target.rfind("http://", 0) != 0) errors.push_back("--target must be an http:// URL of a running lab");
+  for (const auto& t : storm_targets(o))
+    if (t.rfind("http://", 0) != 0) {
+      errors.push_back("--target must be an http:// URL of a running lab");
+      break;
+    }
   if (!parse_mode(o.mode)) errors.push_back("--mode must be legacy or resilient");
   if (o.clients < 1 || o.clients > kStormMaxClients)
     errors.push_back("--clients must be between 1 and " + std::to_string(kStormMaxClients) +
@@ -109,8 +119,15 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
                       const std::atomic<bool>* cancel) {
   StormResult result;
   result.options = o;
-  const auto before = carrier_stats(o.target);
-  const auto calls_before = lab_carrier_calls(o.target, o.lab, o.mode);
+  const std::vector<std::string> targets = storm_targets(o);
+  const std::size_t n_targets = targets.size();
+  // Replicas share one carrier: its counters are read from the first target that embeds it.
+  std::string carrier_target = o.target;
+  auto before = carrier_stats(o.target);
+  for (std::size_t t = 1; t < n_targets && !before; ++t)
+    if ((before = carrier_stats(targets[t]))) carrier_target = targets[t];
+  std::vector<std::optional<double>> calls_before;
+  for (const auto& t : targets) calls_before.push_back(lab_carrier_calls(t, o.lab, o.mode));
   const std::string path = query(o);
   const auto started = Steady::now();
   const auto deadline = started + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.duration_s));
@@ -128,13 +145,16 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
     std::vector<double> latency_ms, attempt_ms;
     std::map<std::string, long> statuses;
   };
+  // Client i storms targets[i % n_targets]: the replicas get equal shares (round robin).
+  auto target_of = [n_targets](int client) { return static_cast<std::size_t>(client) % n_targets; };
   std::vector<ClientLog> logs(static_cast<std::size_t>(o.clients));
   prime_httplib_statics();  // before the client threads (lab/httplib_statics.hpp)
   std::vector<std::thread> clients;
   for (int i = 0; i < o.clients; ++i) {
     clients.emplace_back([&, i] {
       auto& log = logs[static_cast<std::size_t>(i)];
-      auto cli = client_for(o.target, std::chrono::seconds(30));
+      const std::string& target = targets[target_of(i)];
+      auto cli = client_for(target, std::chrono::seconds(30));
       while (!should_stop()) {
         if (o.requests && issued.fetch_add(1) >= *o.requests) break;
         const auto t0 = Steady::now();
@@ -143,7 +163,11 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
         ++finished;
         if (!res) {
           ++log.statuses["error"];
-          cli = client_for(o.target, std::chrono::seconds(30));  // a fresh connection after a failure
+          cli = client_for(target, std::chrono::seconds(30));  // a fresh connection after a failure
+          continue;
+        }
+        if (res->status == 429) {  // the lab's --rate-limit said no: an answer, not a bad option
+          ++log.statuses["rate_limited"];
           continue;
         }
         const auto body = nlohmann::json::parse(res->body, nullptr, false);
@@ -160,17 +184,19 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
     });
   }
 
-  // Monitor: /health latency and progress, until the clients are done.
+  // Monitor: /health latency (of each target in turn) and progress, until the clients are done.
   std::vector<double> health_ms;
   std::atomic<bool> clients_done{false};
   std::thread monitor([&] {
-    auto health = client_for(o.target, std::chrono::seconds(10));
+    std::vector<std::unique_ptr<httplib::Client>> health;
+    for (const auto& t : targets) health.push_back(client_for(t, std::chrono::seconds(10)));
     auto last_progress = Steady::now();
-    while (!clients_done) {
+    for (std::size_t turn = 0; !clients_done; ++turn) {
+      const std::size_t t = turn % n_targets;
       const auto t0 = Steady::now();
-      auto res = health->Get("/health");
+      auto res = health[t]->Get("/health");
       if (res) health_ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
-      else health = client_for(o.target, std::chrono::seconds(10));
+      else health[t] = client_for(targets[t], std::chrono::seconds(10));
       if (on_progress && Steady::now() - last_progress >= std::chrono::milliseconds(200)) {
         last_progress = Steady::now();
         const double elapsed = std::chrono::duration<double>(Steady::now() - started).count();
@@ -188,10 +214,26 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   if (on_progress) on_progress({finished.load(), result.elapsed_s, 1.0});
 
   std::vector<double> latency, attempts;
-  for (auto& log : logs) {
+  std::vector<std::vector<double>> target_latency(n_targets);
+  result.per_target.resize(n_targets);
+  for (int i = 0; i < o.clients; ++i) {
+    auto& log = logs[static_cast<std::size_t>(i)];
+    StormTargetResult& per = result.per_target[target_of(i)];
+    ++per.clients;
+    auto& mine = target_latency[target_of(i)];
+    mine.insert(mine.end(), log.latency_ms.begin(), log.latency_ms.end());
     latency.insert(latency.end(), log.latency_ms.begin(), log.latency_ms.end());
     attempts.insert(attempts.end(), log.attempt_ms.begin(), log.attempt_ms.end());
-    for (const auto& [k, v] : log.statuses) result.status_counts[k] += v;
+    for (const auto& [k, v] : log.statuses) {
+      result.status_counts[k] += v;
+      per.status_counts[k] += v;
+    }
+  }
+  for (std::size_t t = 0; t < n_targets; ++t) {
+    StormTargetResult& per = result.per_target[t];
+    per.target = targets[t];
+    per.requests = static_cast<long>(target_latency[t].size());
+    per.latency = summarize_latency(std::move(target_latency[t]));
   }
   result.requests = static_cast<long>(latency.size());
   result.throughput_rps = result.elapsed_s > 0 ? static_cast<double>(result.requests) / result.elapsed_s : 0;
@@ -201,18 +243,22 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
 
   // Amplification counts the calls the lab sent. A saturated carrier receives them later
   // (queued behind hung calls), and keeps working on them after their callers left.
-  const auto calls_after = lab_carrier_calls(o.target, o.lab, o.mode);
-  if (calls_before && calls_after) {
-    result.carrier_calls = static_cast<std::uint64_t>(std::llround(*calls_after - *calls_before));
-    if (result.requests > 0) result.amplification = static_cast<double>(*result.carrier_calls) / static_cast<double>(result.requests);
+  for (std::size_t t = 0; t < n_targets; ++t) {
+    const auto calls_after = lab_carrier_calls(targets[t], o.lab, o.mode);
+    if (!calls_before[t] || !calls_after) continue;
+    const auto calls = static_cast<std::uint64_t>(std::llround(*calls_after - *calls_before[t]));
+    result.per_target[t].carrier_calls = calls;
+    result.carrier_calls = result.carrier_calls.value_or(0) + calls;
   }
+  if (result.carrier_calls && result.requests > 0)
+    result.amplification = static_cast<double>(*result.carrier_calls) / static_cast<double>(result.requests);
   // The waste of hung calls is only known once they end: give them a moment to finish.
-  auto after = carrier_stats(o.target);
+  auto after = carrier_stats(carrier_target);
   if (before && after) {
     const auto settle_until = Steady::now() + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.settle_s));
     while (after && (*after)["in_flight"].get<int>() > 0 && Steady::now() < settle_until && !(cancel && cancel->load())) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      after = carrier_stats(o.target);
+      after = carrier_stats(carrier_target);
     }
   }
   if (before && after) {
@@ -230,6 +276,17 @@ nlohmann::ordered_json to_json(const StormResult& r) {
   nlohmann::ordered_json statuses = nlohmann::ordered_json::object();
   for (const auto& [k, v] : r.status_counts) statuses[k] = v;
   nlohmann::ordered_json health = latency_json(r.health_latency);
+  nlohmann::ordered_json targets = nlohmann::ordered_json::array();
+  for (const auto& t : r.per_target) {
+    nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : t.status_counts) counts[k] = v;
+    targets.push_back({{"target", t.target},
+                       {"clients", t.clients},
+                       {"requests", t.requests},
+                       {"status_counts", counts},
+                       {"latency_ms", latency_json(t.latency)},
+                       {"carrier_calls", opt(t.carrier_calls)}});
+  }
   return {{"target", r.options.target},
           {"mode", r.options.mode},
           {"scenario", r.options.scenario},
@@ -249,7 +306,8 @@ nlohmann::ordered_json to_json(const StormResult& r) {
                                                               : nlohmann::ordered_json(nullptr)},
           {"carrier_received", opt(r.carrier_received)},
           {"carrier_in_flight_after", opt(r.carrier_in_flight_after)},
-          {"carrier_peak_in_flight", opt(r.carrier_peak_in_flight)}};
+          {"carrier_peak_in_flight", opt(r.carrier_peak_in_flight)},
+          {"targets", targets}};
 }
 
 std::string format_report(const StormResult& r) {
@@ -262,7 +320,9 @@ std::string format_report(const StormResult& r) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(1);
   out << "storm: " << r.options.clients << " clients on /quote-" << r.options.mode << "?scenario=" << r.options.scenario
-      << " against " << r.options.target << "\n";
+      << " against " << r.options.target;
+  if (!r.options.extra_targets.empty()) out << " and " << r.options.extra_targets.size() << " more (round robin)";
+  out << "\n";
   out << "  requests          " << r.requests << " in " << r.elapsed_s << " s (" << r.throughput_rps << " req/s)\n";
   out << "  latency           p50 " << ms(r.latency.p50_ms) << ", p95 " << ms(r.latency.p95_ms) << ", p99 "
       << ms(r.latency.p99_ms) << ", max " << ms(r.latency.max_ms) << "\n";
@@ -283,6 +343,22 @@ std::string format_report(const StormResult& r) {
     out << *r.wasted_carrier_calls << " calls finished after their caller gave up, " << std::setprecision(2)
         << r.wasted_carrier_seconds.value_or(0) << " s of carrier time\n";
   else out << "—\n";
+  if (r.per_target.size() > 1) {
+    out << "  per target\n";
+    for (const auto& t : r.per_target) {
+      out << "    " << t.target << "  " << t.clients << " clients, " << t.requests << " requests, p50 "
+          << ms(t.latency.p50_ms) << ", carrier calls ";
+      if (t.carrier_calls) out << *t.carrier_calls;
+      else out << "—";
+      out << ",";
+      for (const auto& [k, v] : t.status_counts) out << " " << k << " " << v;
+      out << "\n";
+    }
+    out << "    total  " << r.options.clients << " clients, " << r.requests << " requests, carrier calls ";
+    if (r.carrier_calls) out << *r.carrier_calls;
+    else out << "—";
+    out << "\n";
+  }
   return out.str();
 }
 

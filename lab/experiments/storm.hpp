@@ -1,7 +1,8 @@
 #pragma once
 // A retry storm on demand: N concurrent clients hammer one quote route of a running lab
-// for a duration or a request count, while a monitor measures the lab's /health latency
-// (worker exhaustion) and reads the carrier's counters (amplification, wasted work).
+// (or of several replicas, the clients spread over them round robin; issue 13) for a
+// duration or a request count, while a monitor measures the labs' /health latency (worker
+// exhaustion) and reads the carrier's counters (amplification, wasted work).
 // Used by `quote-lab storm` and by POST /experiments/storm.
 
 #include <atomic>
@@ -23,7 +24,10 @@ inline constexpr double kStormMaxDurationS = 600;
 inline constexpr long kStormMaxRequests = 2'000'000;
 
 struct StormOptions {
-  std::string target = "http://127.0.0.1:8080";  ///< the lab
+  std::string target = "http://127.0.0.1:8080";  ///< the lab (the first, with several)
+  /// More labs (the second and later `--target`): client i storms target i mod N, counting
+  /// `target` as the first. Replicas behind one carrier; each must be a quote lab.
+  std::vector<std::string> extra_targets;
   std::string mode = "legacy";                     ///< legacy | resilient
   std::string scenario = "provider_down";          ///< any name the lab accepts
   int clients = 10;                                ///< concurrent clients, each one request at a time
@@ -40,6 +44,9 @@ struct StormOptions {
 /// Checks the options; every problem as one sentence (empty = fine).
 std::vector<std::string> validate(const StormOptions& o);
 
+/// `target` followed by `extra_targets`: the labs in the order clients are dealt to them.
+std::vector<std::string> storm_targets(const StormOptions& o);
+
 /// Whether `target` is a quote lab, asked before a storm hammers it (issue 12: a storm
 /// against another port reported 176,381 req/s and exited 0): GET /health must answer 200
 /// with "service": "quote-lab". nullopt when it does; otherwise one sentence saying what
@@ -54,14 +61,29 @@ struct StormProgress {
   double fraction = 0;  ///< 0..1 of the duration or request count
 };
 
+/// What a storm measured on one of several targets.
+struct StormTargetResult {
+  std::string target;
+  int clients = 0;                            ///< clients dealt to this target
+  long requests = 0;
+  std::map<std::string, long> status_counts;  ///< as StormResult's
+  LatencySummary latency;
+  std::optional<std::uint64_t> carrier_calls;  ///< carrier calls this lab sent (its attempts)
+};
+
 /// What a storm measured. Carrier figures are null when the lab's carrier is external.
+/// With several targets the totals are their sums; the carrier's own counters (received,
+/// in flight, waste) are read from the first target that embeds the carrier (replicas
+/// share one carrier, so adding them up would count it twice).
 struct StormResult {
   StormOptions options;
   long requests = 0;
   double elapsed_s = 0;
   double throughput_rps = 0;
   LatencySummary latency;          ///< of the quote requests, client side
-  std::map<std::string, long> status_counts;  ///< completed, degraded, failed, http_4xx, error
+  std::map<std::string, long> status_counts;  ///< completed, degraded, failed, rate_limited (429),
+                                              ///< http_4xx (any other 4xx: the storm stops), error
+  std::vector<StormTargetResult> per_target;  ///< one per target, in storm_targets() order
   LatencySummary attempt_latency;  ///< each carrier attempt, from the answers' events
   LatencySummary health_latency;   ///< /health measured alongside
   std::optional<std::uint64_t> carrier_calls;     ///< carrier calls the lab sent (its attempts)
@@ -79,7 +101,8 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
                       const std::atomic<bool>* cancel = nullptr);
 
 /// The --json shape: requests, throughput_rps, latency_ms {p50,p95,p99,max}, status_counts,
-/// carrier_calls, amplification, health_latency_ms {p50,p99,...}, wasted_carrier_calls, ...
+/// carrier_calls, amplification, health_latency_ms {p50,p99,...}, wasted_carrier_calls, ...,
+/// and `targets`: [{target, clients, requests, status_counts, latency_ms, carrier_calls}].
 nlohmann::ordered_json to_json(const StormResult& r);
 
 /// A plain-text report for a terminal.

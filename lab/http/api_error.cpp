@@ -33,6 +33,11 @@ constexpr std::array kMessages{
                 "el escenario '{got}' no existe; usa uno de los nombres permitidos"},
     MessageText{MessageId::unknown_scenario_did_you_mean, "scenario '{got}' does not exist; did you mean '{suggestion}'?",
                 "el escenario '{got}' no existe; ¿quisiste decir '{suggestion}'?"},
+    MessageText{MessageId::rate_limited,
+                "too many quote requests from this client: the limit is {limit} every {window_s} s; try again in "
+                "{retry_after_s} s",
+                "demasiadas solicitudes de cotización desde este cliente: el límite es {limit} cada {window_s} s; "
+                "vuelve a intentarlo en {retry_after_s} s"},
 };
 
 }  // namespace

@@ -38,6 +38,7 @@ enum class MessageId {
   quote_too_long,                  ///< {worst_ms} {bound_ms}
   unknown_scenario,                ///< {got}
   unknown_scenario_did_you_mean,   ///< {got} {suggestion}
+  rate_limited,                    ///< {limit} {window_s} {retry_after_s}
 };
 
 /// Values for a message's placeholders: name (without braces) → text.

@@ -70,6 +70,8 @@ struct Metrics::Series {
   prometheus::Family<prometheus::Counter>* http = nullptr;
   std::map<std::pair<std::string, int>, prometheus::Counter*> http_series;
   std::shared_mutex http_mutex;  // guards http_series (codes appear lazily; lookups share it)
+  prometheus::Family<prometheus::Counter>* rate_limited = nullptr;
+  std::map<std::string, prometheus::Counter*> rate_limited_series;  // by route; guarded by http_mutex
 
   Series(const std::vector<std::string>& scenarios) {
     auto& req = counter_family(registry, "quote_lab_quote_requests_total",
@@ -91,6 +93,9 @@ struct Metrics::Series {
                               "Circuit breaker state changes, from one state to another.");
     http = &counter_family(registry, "quote_lab_http_requests_total",
                            "HTTP requests the lab answered, by route template and status code.");
+    rate_limited = &counter_family(registry, "quote_lab_rate_limited_total",
+                                   "Quote requests refused with a 429 by the per-client rate limit "
+                                   "(--rate-limit), by route template.");
     for (const Mode m : kModes) {
       const std::string mode(to_string(m));
       for (const auto& s : scenarios) {
@@ -143,6 +148,29 @@ void Metrics::record_transition(const BreakerTransition& t) {
     it->second->Increment();
 }
 
+namespace {
+
+// Increments the series of `key` in `series`, adding it to `family` with `labels` the first
+// time (labels come from bounded sets: only the first use of each pays for the lookup).
+template <typename Key>
+void increment_lazily(std::shared_mutex& mutex, std::map<Key, prometheus::Counter*>& series,
+                      prometheus::Family<prometheus::Counter>& family, const Key& key,
+                      const std::map<std::string, std::string>& labels) {
+  {
+    std::shared_lock read(mutex);
+    if (const auto it = series.find(key); it != series.end()) {
+      it->second->Increment();
+      return;
+    }
+  }
+  std::unique_lock write(mutex);
+  auto [it, inserted] = series.try_emplace(key, nullptr);
+  if (inserted) it->second = &family.Add(labels);
+  it->second->Increment();
+}
+
+}  // namespace
+
 void Metrics::record_http(const std::string& route, int code) {
   const bool known = std::find(routes_.begin(), routes_.end(), route) != routes_.end();
   const std::string label = known ? route : "other";
@@ -150,18 +178,16 @@ void Metrics::record_http(const std::string& route, int code) {
   code = std::clamp(code, 100, 599);
   std::shared_lock lock(mutex_);
   auto& s = *series_;
-  const std::pair<std::string, int> key{label, code};
-  {
-    std::shared_lock read(s.http_mutex);
-    if (const auto it = s.http_series.find(key); it != s.http_series.end()) {
-      it->second->Increment();
-      return;
-    }
-  }
-  std::unique_lock write(s.http_mutex);
-  auto [it, inserted] = s.http_series.try_emplace(key, nullptr);
-  if (inserted) it->second = &s.http->Add({{"route", label}, {"code", std::to_string(code)}});
-  it->second->Increment();
+  increment_lazily(s.http_mutex, s.http_series, *s.http, std::pair<std::string, int>{label, code},
+                   {{"route", label}, {"code", std::to_string(code)}});
+}
+
+void Metrics::record_rate_limited(const std::string& route) {
+  const bool known = std::find(routes_.begin(), routes_.end(), route) != routes_.end();
+  const std::string label = known ? route : "other";
+  std::shared_lock lock(mutex_);
+  auto& s = *series_;
+  increment_lazily(s.http_mutex, s.rate_limited_series, *s.rate_limited, label, {{"route", label}});
 }
 
 void Metrics::add_state_backend(std::vector<prometheus::MetricFamily>& families, bool up, std::uint64_t errors) {

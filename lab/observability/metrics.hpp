@@ -44,6 +44,9 @@ class Metrics {
   void record_transition(const BreakerTransition& t);
   /// Counts one HTTP request by route template (unknown templates count as "other").
   void record_http(const std::string& route, int code);
+  /// Counts one request refused by the per-client rate limit (a 429), by route template
+  /// (unknown templates count as "other").
+  void record_rate_limited(const std::string& route);
 
   /// Every family, including the breaker state and the embedded carrier's counters
   /// (absent when the carrier is external), ready to serialise.

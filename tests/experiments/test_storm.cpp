@@ -109,3 +109,51 @@ TEST_CASE("quote-lab storm on the command line: refuses absurd clients, prints J
   CHECK(bad == 1);
   CHECK(text.find("refused") != std::string::npos);
 }
+
+TEST_CASE("quote-lab storm --target repeated: clients dealt round robin, each target reported and the totals") {
+  LabProcess a;
+  LabProcess b;
+  const std::string ta = "http://127.0.0.1:" + std::to_string(a.port());
+  const std::string tb = "http://127.0.0.1:" + std::to_string(b.port());
+  const auto [code, out] = LabProcess::run({"storm", "--target", ta, "--target", tb, "--mode", "resilient", "--scenario",
+                                            "ok", "--clients", "4", "--requests", "12", "--json", "--settle-s", "0"});
+  REQUIRE(code == 0);
+  const auto j = nlohmann::json::parse(out.substr(out.find('{')), nullptr, false);
+  REQUIRE_FALSE(j.is_discarded());
+  REQUIRE(j["targets"].size() == 2);
+  CHECK(j["targets"][0]["target"] == ta);
+  CHECK(j["targets"][1]["target"] == tb);
+  long sum = 0;
+  for (const auto& t : j["targets"]) {
+    CHECK(t["clients"] == 2);                          // 4 clients, 2 each
+    CHECK(t["requests"].get<long>() >= 1);             // both labs were stormed
+    CHECK(t["carrier_calls"] == t["requests"]);        // ok: one carrier call per quote, counted per lab
+    CHECK(t["status_counts"]["completed"] == t["requests"]);
+    sum += t["requests"].get<long>();
+  }
+  CHECK(sum == 12);
+  CHECK(j["requests"] == 12);
+  CHECK(j["carrier_calls"] == 12);                      // the totals add the labs up
+  // What each lab saw agrees with the report.
+  CHECK(a.get("/carrier").json["stats"]["calls_total"] == j["targets"][0]["carrier_calls"]);
+  CHECK(b.get("/carrier").json["stats"]["calls_total"] == j["targets"][1]["carrier_calls"]);
+  const auto [text_code, text] = LabProcess::run({"storm", "--target", ta, "--target", tb, "--mode", "resilient",
+                                                  "--scenario", "ok", "--clients", "2", "--requests", "2", "--settle-s", "0"});
+  CHECK(text_code == 0);
+  CHECK(text.find("and 1 more (round robin)") != std::string::npos);
+  CHECK(text.find("per target") != std::string::npos);
+  CHECK(text.find(tb) != std::string::npos);
+}
+
+TEST_CASE("quote-lab storm refuses to start when any target is not a quote lab") {
+  LabProcess lab;
+  const std::string good = "http://127.0.0.1:" + std::to_string(lab.port());
+  const std::string nothing = "http://127.0.0.1:1";  // nothing listens on port 1
+  const auto [code, out] = LabProcess::run({"storm", "--target", good, "--target", nothing, "--requests", "3"});
+  CHECK(code == 1);
+  CHECK(out.find(nothing + " does not answer") != std::string::npos);
+  CHECK(lab.get("/carrier").json["stats"]["calls_total"] == 0);  // not one request was sent
+  const auto [bad_url, text] = LabProcess::run({"storm", "--target", good, "--target", "ftp://x", "--requests", "3"});
+  CHECK(bad_url == 2);
+  CHECK(text.find("--target must be an http:// URL") != std::string::npos);
+}

@@ -14,7 +14,7 @@ constexpr MessageId kAll[] = {MessageId::malformed_query,      MessageId::unknow
                               MessageId::unknown_parameter_did_you_mean, MessageId::repeated_parameter,
                               MessageId::integer_out_of_range, MessageId::unknown_jitter,
                               MessageId::quote_too_long,       MessageId::unknown_scenario,
-                              MessageId::unknown_scenario_did_you_mean};
+                              MessageId::unknown_scenario_did_you_mean, MessageId::rate_limited};
 
 std::set<std::string> placeholders(const std::string& text) {
   std::set<std::string> out;

@@ -36,6 +36,7 @@ struct Reply {
   nlohmann::ordered_json json;
   std::string body;
   std::string content_type;
+  httplib::Headers headers;
   double elapsed_ms = 0;
 };
 
@@ -99,6 +100,7 @@ class LabProcess {
     r.status = res->status;
     r.body = res->body;
     r.content_type = res->get_header_value("Content-Type");
+    r.headers = res->headers;
     r.json = nlohmann::ordered_json::parse(res->body, nullptr, false);
     return r;
   }

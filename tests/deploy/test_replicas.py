@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Three replicas behind HAProxy (issue 13): deploy/replicas/run starts one carrier, three
+`quote-lab serve` on loopback (file backend: a breaker and a rate limit per replica) and
+Debian's HAProxy 2.6 with deploy/replicas/haproxy.cfg (checked with `haproxy -c` first).
+Through the proxy: requests reach all three replicas in turn; the client's address reaches
+the replicas' rate limit (X-Forwarded-For, trusted because only the proxy reaches them); 50
+connections sending their request head one line per second do not delay /health (p95 < 1 s).
+Then with --backend redis (Debian's redis-server): the same limit is one for all three replicas.
+Usage: test_replicas.py <quote-lab binary> <source dir>"""
+import contextlib
+import http.client
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from poll import eventually  # noqa: E402
+
+BINARY, ROOT = sys.argv[1], pathlib.Path(sys.argv[2])
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(port, path, timeout=10):
+    """(status, replica header, body) of one GET on a fresh connection."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        c.request("GET", path, headers={"Host": "127.0.0.1"})
+        r = c.getresponse()
+        return r.status, r.getheader("X-Quote-Lab-Replica"), r.read()
+    finally:
+        c.close()
+
+
+def p95(samples):
+    ordered = sorted(samples)
+    return ordered[max(0, int(round(0.95 * len(ordered))) - 1)]
+
+
+@contextlib.contextmanager
+def replicas(backend, *serve_flags):
+    """deploy/replicas/run --backend BACKEND SERVE_FLAGS with `env`, stopped on exit; its log
+    is printed when a check failed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log_path = pathlib.Path(tmp) / "replicas.log"
+        with open(log_path, "w") as log:
+            script = subprocess.Popen([str(ROOT / "deploy" / "replicas" / "run"), "--backend", backend, *serve_flags],
+                                      env=dict(env, STATE_DIR=tmp), stdout=log, stderr=subprocess.STDOUT,
+                                      start_new_session=True)
+            try:
+                yield
+            finally:
+                script.send_signal(signal.SIGTERM)
+                try:
+                    script.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(script.pid, signal.SIGKILL)
+                    script.wait()
+        if failures:
+            print(log_path.read_text())
+
+
+def all_up():
+    """Every replica healthy in HAProxy's eyes: a full round of /health names all three."""
+    return {get(public, "/health", 2)[1] for _ in range(6)} == {"r1", "r2", "r3"}
+
+
+public, carrier = free_port(), free_port()
+labs = [free_port() for _ in range(3)]
+env = dict(os.environ, PUBLIC_BIND=f"127.0.0.1:{public}", LAB_PORTS=" ".join(map(str, labs)),
+           CARRIER_PORT=str(carrier), QUOTE_LAB_BINARY=BINARY)
+checked = subprocess.run(["haproxy", "-c", "-f", str(ROOT / "deploy" / "replicas" / "haproxy.cfg")],
+                         env=dict(env, LAB1_ADDR=f"127.0.0.1:{labs[0]}", LAB2_ADDR=f"127.0.0.1:{labs[1]}",
+                                  LAB3_ADDR=f"127.0.0.1:{labs[2]}"),
+                         capture_output=True, text=True)
+check(checked.returncode == 0, "haproxy -c accepts deploy/replicas/haproxy.cfg: " + (checked.stdout + checked.stderr).strip())
+
+with replicas("file", "--rate-limit", "2"):
+    check(eventually(all_up, 20, every=0.3), "all three replicas answer /health through the proxy")
+
+    served = [str(get(public, "/health")[1]) for _ in range(9)]
+    check(sorted(served) == ["r1"] * 3 + ["r2"] * 3 + ["r3"] * 3,
+          f"9 requests are dealt round robin, 3 to each replica (got {served})")
+    for n, port in enumerate(labs, 1):
+        status, _, body = get(port, "/health")
+        check(status == 200 and b'"quote-lab"' in body, f"replica {n} listens on 127.0.0.1:{port}")
+
+    # --rate-limit 2 per replica (file backend: each replica counts alone): 9 quotes from
+    # one client through the proxy, 3 per replica, are 6 answers and 3 refusals.
+    statuses = [get(public, "/quote-resilient?scenario=ok")[0] for _ in range(9)]
+    check(statuses.count(200) == 6 and statuses.count(429) == 3,
+          f"a limit of 2 per replica admits 6 of 9 quotes through three replicas (got {statuses})")
+    # The replicas count the client the header names: replica 1 has refused 127.0.0.1, yet
+    # a request whose X-Forwarded-For names another address is admitted.
+    direct = http.client.HTTPConnection("127.0.0.1", labs[0], timeout=10)
+    direct.request("GET", "/quote-resilient?scenario=ok", headers={"X-Forwarded-For": "10.9.8.7"})
+    other = direct.getresponse().status
+    direct.close()
+    check(other == 200, f"another client address (X-Forwarded-For) has its own count (got {other})")
+
+    # 50 slow clients: each sends its request head one line per second.
+    stop_slow = threading.Event()
+
+    def slow_client():
+        try:
+            s = socket.create_connection(("127.0.0.1", public), timeout=10)
+            s.sendall(b"GET /health HTTP/1.1\r\n")
+            while not stop_slow.wait(1.0):
+                s.sendall(b"X-Slow: 1\r\n")
+        except OSError:
+            pass  # cut by the proxy's timeout http-request: what it is for
+
+    slow = [threading.Thread(target=slow_client, daemon=True) for _ in range(50)]
+    for t in slow:
+        t.start()
+    time.sleep(1.0)  # let every slow head start
+    health_ms, started = [], time.monotonic()
+    while time.monotonic() - started < 6:
+        t0 = time.monotonic()
+        status, _, _ = get(public, "/health")
+        if status == 200:
+            health_ms.append((time.monotonic() - t0) * 1000)
+        time.sleep(0.1)
+    stop_slow.set()
+    check(len(health_ms) >= 20, f"/health answered through the proxy while 50 heads trickled in ({len(health_ms)} answers)")
+    if health_ms:
+        check(p95(health_ms) < 1000, f"/health p95 {p95(health_ms):.1f} ms < 1 s (max {max(health_ms):.1f} ms)")
+
+# The same through Redis (--backend redis): one limit for the three replicas.
+ports = [free_port() for _ in range(3)]
+env.update(LAB_PORTS=" ".join(map(str, ports)), REDIS_PORT=str(free_port()), CARRIER_PORT=str(free_port()))
+with replicas("redis", "--rate-limit", "2"):
+    check(eventually(all_up, 20, every=0.3), "redis backend: all three replicas answer through the proxy")
+    statuses = [get(public, "/quote-resilient?scenario=ok")[0] for _ in range(9)]
+    check(statuses.count(200) == 2 and statuses.count(429) == 7,
+          f"redis backend: a limit of 2 is one limit across the three replicas (got {statuses})")
+
+sys.exit(1 if failures else 0)
