@@ -10,9 +10,10 @@ checks separated by spaces (shell quoting for values with spaces):
     status=degraded            a JSON field (dotted path; list items by index: events.0.event)
     events[].event~backoff     `[]` takes the field of every item; `~` means "contains"
     cooldown_left_ms>20000     numbers compare with < <= > >= = !=
-    within=30                  run the command again (every 0.5 s) until all checks hold
+    within=30                  run the command again (every 0.25 s) until all checks hold
 
-Usage: test_lesson.py QUOTE_LAB_BINARY LESSON.md [LESSON.md ...]"""
+Usage: test_lesson.py QUOTE_LAB_BINARY LESSON.md [LESSON.md ...]   (LESSON_TRACE=1 prints each command
+as it runs)"""
 import json
 import os
 import re
@@ -152,6 +153,7 @@ def main():
     stack = Stack(binary, None)
     failures, count = [], 0
     started = time.monotonic()
+    trace = bool(os.environ.get("LESSON_TRACE"))  # each command as it runs, with the time since the start
     out_path = os.path.join(tempfile.mkdtemp(prefix="quote-lab-lesson-"), "answer")
     try:
         for lesson in lessons:
@@ -164,10 +166,12 @@ def main():
                 deadline = time.monotonic() + within_s(expectation)
                 while True:
                     status, body = run(command, stack.lab, out_path)
+                    if trace:
+                        print(f"{time.monotonic() - started:7.2f} s  HTTP {status}  {command}", flush=True)
                     bad = failed_checks(expectation, status, body)
                     if not bad or time.monotonic() >= deadline:
                         break
-                    time.sleep(0.5)
+                    time.sleep(0.25)
                 if bad:
                     failures.append(f"{os.path.basename(lesson)}: {command}\n    " + "\n    ".join(bad))
                     print(f"FAIL {failures[-1]}\n    answer: {body[:600]!r}", flush=True)
