@@ -62,6 +62,8 @@ struct Route {
   RouteHandler handler = nullptr;
   bool teacher_only = false;         ///< changes the lab for everyone (reset, carrier mode, storms):
                                      ///< needs the teacher token when one is set, and a same-site caller
+  bool class_wide = false;           ///< acts on every student lab (/class/...): takes no ?lab=, and
+                                     ///< a ?lab= never stands in for the teacher token
 };
 
 /// Every route the lab answers, in the order `GET /` lists them. Each also answers under
@@ -91,6 +93,10 @@ const AllowedMethods& allowed_methods(const std::string& label);
 
 /// Whether `method` on `path` is a teacher-only route of the table (HEAD counts as GET).
 bool teacher_only(const std::string& method, const std::string& path);
+
+/// Whether `path` is a class-wide route of the table (any method): one that acts on every
+/// student lab at once.
+bool class_wide(const std::string& path);
 
 /// The teacher-only routes as "METHOD /path" lines, for the start-up warning and `GET /`.
 std::vector<std::string> teacher_only_routes();
