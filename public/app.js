@@ -3,7 +3,7 @@
 // Live updates come from Server-Sent Events (/events); without them the page polls. Every
 // request goes through net.js (timeouts, reachability, the lab's address).
 import { TEXT, localeFor, makeFormat } from './i18n.js';
-import { api, isReachable, onReachability, openStream, QUOTE_TIMEOUT_MS } from './net.js';
+import { api, isReachable, onReachability, openStream, PAGE_LAB, QUOTE_TIMEOUT_MS } from './net.js';
 import { MODES, Story } from './story.js';
 import { StoryCharts } from './charts.js';
 import { renderWaterfall, waterfallEndMs, waterfallRows } from './waterfall.js';
@@ -288,14 +288,21 @@ async function startStorm(ev) {
   const msg = $('#storm-message');
   msg.textContent = '';
   try {
+    const sentAt = performance.now();
     const { status, body } = await call(`/experiments/storm?${params}`, { method: 'POST' });
     if (status === 409) msg.textContent = t().stormRunning;
     else if (status >= 400) msg.textContent = body.message;
-    else renderStorm(body);
+    else renderStorm(body, sentAt);
   } catch (e) { msg.textContent = t().unreachableMsg; }
 }
 
-function renderStorm(status) {
+// `sentAt` (performance.now()): when the read that brought `status` was sent. A read sent
+// before the storm's result was heard may queue behind the storm and arrive after it: its
+// "running" would bring a finished storm back (Start disabled, "running…" for good).
+let stormEndedAt = -Infinity;
+function renderStorm(status, sentAt = performance.now()) {
+  if (status.running && sentAt < stormEndedAt) return;
+  if (!status.running) stormEndedAt = Math.max(stormEndedAt, sentAt);
   state.stormStatus = status;
   if (status.last_result) state.storms[status.last_result.mode] = status.last_result;
   $('#storm-start').disabled = !!status.running;
@@ -344,7 +351,7 @@ function connect() {
       // Started elsewhere: ask once which mode it storms (the answer may queue behind it).
       if (!known && !stormAsked) {
         stormAsked = true;
-        quietly(call('/experiments/storm').then(r => renderStorm(r.body))).finally(() => { stormAsked = false; });
+        readStorm().finally(() => { stormAsked = false; });
       }
     },
     storm_result: e => renderStorm({ ...(state.stormStatus || {}), running: false, last_result: JSON.parse(e.data) }),
@@ -361,10 +368,15 @@ function readCarrierMode() {
   return quietly(call('/carrier').then(r => setCarrierMode(r.body.mode, sentAt)));
 }
 
+function readStorm() {
+  const sentAt = performance.now();
+  return quietly(call('/experiments/storm').then(r => renderStorm(r.body, sentAt)));
+}
+
 let refreshing = null;
 function refreshAll() {
   refreshing ??= Promise.all([refreshBreaker(), quietly(refreshSummary()), quietly(refreshIncidents()),
-    quietly(call('/experiments/storm').then(r => renderStorm(r.body))),
+    readStorm(),
     readCarrierMode()]).finally(() => { refreshing = null; });
   return refreshing;
 }
@@ -373,6 +385,12 @@ function applyLanguage() {
   document.documentElement.lang = state.lang;
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t()[node.dataset.i18n];
   for (const b of document.querySelectorAll('.lang button')) b.setAttribute('aria-pressed', String(b.dataset.lang === state.lang));
+  // A student's page says whose lab it is (a student who lost ?lab= would be in the teacher's).
+  $('#lab-name').hidden = PAGE_LAB == null;
+  if (PAGE_LAB != null) {
+    $('#lab-name').textContent = t().labName(PAGE_LAB);
+    document.title = `${t().labName(PAGE_LAB)} · quote lab`;
+  }
   const p = state.index.policies;
   for (const mode of MODES) {
     const section = $(`#mode-${mode}`);

@@ -2,9 +2,8 @@
 // refreshed every 2 s from the same route's JSON. Each name links to that student's page.
 // The teacher's class-wide actions (reset every student lab, set every student lab's
 // carrier mode) show only when the lab lets this viewer use them, as on the dashboard.
-'use strict';
+import { BASE, withLab } from './net.js';
 
-const BASE = location.pathname.startsWith('/04') ? '/04' : '';
 const TEXT = {
   es: {
     title: 'La clase: un laboratorio por estudiante',
@@ -100,7 +99,7 @@ function render() {
   $('#class-rows').replaceChildren(...last.labs.map(lab => {
     const tr = document.createElement('tr');
     const link = document.createElement('a');
-    link.href = `${BASE}/?lab=${encodeURIComponent(lab.name)}`;
+    link.href = withLab(`${BASE}/`, lab.name);
     link.textContent = lab.name;
     const state = document.createElement('span');
     state.className = `state ${lab.circuit_status}`;

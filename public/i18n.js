@@ -18,7 +18,7 @@ export const TEXT = {
   es: {
     title: 'Laboratorio de cotizaciones: legacy vs. resiliente',
     carrierMode: 'Modo del proveedor (para las solicitudes sin escenario)',
-    reset: 'Reiniciar el lab', projector: 'Modo proyector',
+    reset: 'Reiniciar el lab', projector: 'Modo proyector', labName: name => `Laboratorio: ${name}`,
     live: 'en vivo', polling: 'sin conexión en vivo: consultando cada 2 s', unreachable: 'lab no disponible: reconectando…',
     tokenPrompt: 'Este lab tiene token del docente. Pégalo para reiniciar, cambiar el modo del proveedor y lanzar tormentas (o cancela para solo mirar):',
     adminNote: 'Sin el token del docente: reiniciar, cambiar el modo del proveedor y lanzar tormentas quedan ocultos.',
@@ -69,7 +69,7 @@ export const TEXT = {
   en: {
     title: 'Quote lab: legacy vs. resilient',
     carrierMode: 'Carrier mode (for requests without a scenario)',
-    reset: 'Reset lab', projector: 'Projector mode',
+    reset: 'Reset lab', projector: 'Projector mode', labName: name => `Lab: ${name}`,
     live: 'live', polling: 'live updates lost: polling every 2 s', unreachable: 'lab unreachable: reconnecting…',
     tokenPrompt: 'This lab has a teacher token. Paste it to reset, change the carrier mode and start storms (or cancel to just watch):',
     adminNote: 'Without the teacher token: reset, carrier mode and storms are hidden.',

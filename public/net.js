@@ -1,18 +1,26 @@
 // Every request the page makes goes through labUrl() and api() here, so that the lab's
-// prefix (and a student lab's name, when the page has one) is added in one place. Requests
+// prefix (and a student lab's name, when the page has one) is added in one place; the
+// course pages and the class view add it to their links with withLab(). Requests
 // time out (a lab that restarts mid-request never leaves the page waiting) and report
 // whether the lab is reachable; the live stream reopens with backoff and full jitter.
 
-const BASE = typeof location !== 'undefined' && location.pathname.startsWith('/04') ? '/04' : '';
+/// The lab's path prefix: "/04" when the page is served under it (a course host), else "".
+export const BASE = typeof location !== 'undefined' && /^\/04(\/|$)/.test(location.pathname) ? '/04' : '';
 
-// A student's own lab (/?lab=ana): every request of this page goes to that lab.
-const LAB = typeof location !== 'undefined' ? new URLSearchParams(location.search).get('lab') : null;
+/// A student's own lab (/?lab=ana), null for the teacher's: every request and link of this
+/// page stays in that lab.
+/// An empty `?lab=` is passed on too: the lab answers it with a clear 400.
+export const PAGE_LAB = typeof location !== 'undefined' ? new URLSearchParams(location.search).get('lab') : null;
+
+/// `path` ("/incidents?limit=10", prefix included or not) with `lab=NAME` appended for `lab`
+/// (the page's own by default); `path` unchanged when there is none (null: the teacher's).
+export function withLab(path, lab = PAGE_LAB) {
+  if (lab == null) return path;
+  return path + (path.includes('?') ? '&' : '?') + 'lab=' + encodeURIComponent(lab);
+}
 
 /// The lab's address for `path` ("/incidents?limit=10"), with the page's `lab` when it has one.
-export function labUrl(path) {
-  if (LAB === null) return BASE + path;
-  return BASE + path + (path.includes('?') ? '&' : '?') + 'lab=' + encodeURIComponent(LAB);
-}
+export const labUrl = path => BASE + withLab(path);
 
 export const TIMEOUT_MS = 8000;       // an ordinary read: the lab answers in milliseconds
 export const QUOTE_TIMEOUT_MS = 30000;  // a quote may queue behind a storm for seconds

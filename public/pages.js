@@ -2,22 +2,12 @@
 // for a browser. The lab answers a browser at those paths with pages.html; this script
 // reads the very same URL as JSON (Accept: application/json, so the same data curl gets)
 // and draws it as tables, in Spanish or English. A student lab's `?lab=NAME` in the page's
-// URL is passed on to every fetch and every link (withLab).
-'use strict';
+// URL is passed on to every fetch and every link (net.js withLab).
+import { BASE as PREFIX, PAGE_LAB, withLab } from './net.js';
+import { TEXT as DASHBOARD_TEXT } from './i18n.js';
 
-const PREFIX = /^\/04(\/|$)/.test(location.pathname) ? '/04' : '';
 const VIEW = location.pathname.slice(PREFIX.length).replace(/\/+$/, '') || '/';
 const REFRESH_MS = 5000;
-
-/// The page URL's `?lab=NAME` added to `path` (which may carry its own query): every fetch
-/// and link of a student's page stays in that student's lab.
-function withLab(path) {
-  const lab = new URLSearchParams(location.search).get('lab');
-  if (!lab) return path;
-  const url = new URL(path, location.origin);
-  url.searchParams.set('lab', lab);
-  return url.pathname + url.search;
-}
 
 const TEXT = {
   es: {
@@ -308,6 +298,9 @@ function applyLanguage() {
   document.documentElement.lang = state.lang;
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t()[node.dataset.i18n];
   for (const b of document.querySelectorAll('.lang button')) b.setAttribute('aria-pressed', String(b.dataset.lang === state.lang));
+  // A student's lab says so, in the words the dashboard uses ("Lab: ana").
+  $('#lab-name').hidden = PAGE_LAB == null;
+  if (PAGE_LAB != null) $('#lab-name').textContent = DASHBOARD_TEXT[state.lang].labName(PAGE_LAB);
   $('#title').textContent = t().titles[VIEW] || VIEW;
   $('#intro').textContent = t().intros[VIEW] || '';
   document.title = `quote lab · ${t().titles[VIEW] || VIEW}`;

@@ -180,9 +180,15 @@ Explanation explanation(const QuoteTrace& t) {
           "The carrier failed " + times_en + " and there is no fallback: 503."};
 }
 
+// A value rendered earlier (PolicyView) as the value of the key just written.
 template <class W>
-void write_quote_response(W& w, const QuoteTrace& t, std::string_view policy_note, const DependencyView& dependency,
-                          const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides,
+void raw(W& w, const std::string& json, rapidjson::Type type) {
+  w.RawValue(json.data(), json.size(), type);
+}
+
+template <class W>
+void write_quote_response(W& w, const QuoteTrace& t, const PolicyView& policy, const std::string& policy_object,
+                          const DependencyView& dependency, const std::vector<std::string>& overrides,
                           double queue_ms) {
   w.StartObject();
   key(w, "mode"), text(w, to_string(t.request.mode));
@@ -213,7 +219,7 @@ void write_quote_response(W& w, const QuoteTrace& t, std::string_view policy_not
   w.StartArray();
   for (const auto& e : t.events) write_event(w, e);
   w.EndArray();
-  key(w, "policy_note"), text(w, policy_note);
+  key(w, "policy_note"), raw(w, policy.note_json, rapidjson::kStringType);
   key(w, "dependency"), write_dependency(w, dependency);
   key(w, "elapsed_ms"), number(w, round2(t.elapsed_ms));
   key(w, "queue_ms"), number(w, round2(queue_ms));
@@ -224,7 +230,7 @@ void write_quote_response(W& w, const QuoteTrace& t, std::string_view policy_not
   key(w, "es"), text(w, said.es);
   key(w, "en"), text(w, said.en);
   w.EndObject();
-  key(w, "policy"), value(w, policy);
+  key(w, "policy"), raw(w, policy_object, rapidjson::kObjectType);
   key(w, "policy_overrides");
   w.StartArray();
   for (const auto& o : overrides) text(w, o);
@@ -251,11 +257,30 @@ std::string written(JsonLayout layout, const Write& write) {
 
 }  // namespace
 
-std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const RetryPolicy& ran_under,
-                                const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides,
-                                double queue_ms, JsonLayout layout) {
-  const std::string note = policy_note(ran_under);
-  return written(layout, [&](auto& w) { write_quote_response(w, t, note, dependency, policy, overrides, queue_ms); });
+PolicyView policy_view(const RetryPolicy& p, const nlohmann::ordered_json& rendered) {
+  PolicyView v;
+  v.note = policy_note(p);
+  v.note_json = written(JsonLayout::one_line, [&](auto& w) { text(w, v.note); });
+  v.one_line = written(JsonLayout::one_line, [&](auto& w) { value(w, rendered); });
+  // Written as the value of a key in an object, so that its lines carry that depth's
+  // indent; the text between the key and the object's closing line is the fragment.
+  const std::string wrapped = written(JsonLayout::pretty, [&](auto& w) {
+    w.StartObject();
+    key(w, "policy"), value(w, rendered);
+    w.EndObject();
+  });
+  const std::string opening = "{\n  \"policy\": ";
+  const std::string closing = "\n}\n";
+  v.pretty = wrapped.substr(opening.size(), wrapped.size() - opening.size() - closing.size());
+  return v;
+}
+
+std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const PolicyView& policy,
+                                const std::vector<std::string>& overrides, double queue_ms, JsonLayout layout) {
+  const std::string& policy_object = layout == JsonLayout::pretty ? policy.pretty : policy.one_line;
+  return written(layout, [&](auto& w) {
+    write_quote_response(w, t, policy, policy_object, dependency, overrides, queue_ms);
+  });
 }
 
 std::string dependency_text(const DependencyView& d, JsonLayout layout) {

@@ -31,15 +31,27 @@ nlohmann::ordered_json incident_json(const Incident& i);
 /// final newline, as send_json), `one_line` for a live event.
 enum class JsonLayout { pretty, one_line };
 
+/// A policy as every quote answer shows it, rendered once when the lab starts (or once per
+/// request for per-request overrides): the `policy` object as text at the depth it has in an
+/// answer, in both layouts, and its policy_note(). Writing the policy's fields anew for every
+/// answer was a tenth of a short circuit's work (issue 11, bench/changes.md).
+struct PolicyView {
+  std::string note;      ///< policy_note() of the policy
+  std::string note_json; ///< the note as a JSON string (quoted, escaped)
+  std::string pretty;    ///< the object, indented as the value of a top-level key (no final newline)
+  std::string one_line;  ///< the object on one line
+};
+/// Renders `rendered` (the policy as formats/policy_json writes it) for `p`.
+PolicyView policy_view(const RetryPolicy& p, const nlohmann::ordered_json& rendered);
+
 /// One quote response as the client and every open dashboard get it (SPEC fields, with
-/// `policy_note` (policy_note() of `ran_under`) just before `dependency`, `queue_ms` after
-/// `elapsed_ms` (how long the request waited for a worker), then `explanation` {es, en},
-/// `policy`: `ran_under` as rendered, and `policy_overrides`: the names of the per-request
-/// overrides, possibly none). Written straight from the values, without a JSON document
-/// (issue 11: the short circuit's cost).
-std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const RetryPolicy& ran_under,
-                                const nlohmann::ordered_json& policy, const std::vector<std::string>& overrides,
-                                double queue_ms, JsonLayout layout);
+/// `policy_note` (policy.note) just before `dependency`, `queue_ms` after `elapsed_ms` (how
+/// long the request waited for a worker), then `explanation` {es, en}, `policy`: the policy
+/// the request ran under, and `policy_overrides`: the names of the per-request overrides,
+/// possibly none). Written straight from the values, without a JSON document (issue 11: the
+/// short circuit's cost).
+std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const PolicyView& policy,
+                                const std::vector<std::string>& overrides, double queue_ms, JsonLayout layout);
 
 /// /dependency/state: the breaker (name, circuit_status, consecutive_failures, opened_until
 /// as ISO 8601 UTC or null, cooldown_left_ms, open_events, short_circuit_count,

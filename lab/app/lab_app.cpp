@@ -25,8 +25,8 @@ std::vector<std::string> canonical_names(const ScenarioCatalog& c) {
 LabApp::LabApp(LabDeps deps)
     : scenarios_(deps.scenarios),
       policies_(deps.policies),
-      legacy_policy_json_(to_json(deps.policies.legacy)),
-      resilient_policy_json_(to_json(deps.policies.resilient)),
+      legacy_policy_view_(quote_lab::policy_view(deps.policies.legacy, to_json(deps.policies.legacy))),
+      resilient_policy_view_(quote_lab::policy_view(deps.policies.resilient, to_json(deps.policies.resilient))),
       embedded_carrier_(deps.embedded_carrier),
       clock_(deps.clock),
       random_(deps.random),
@@ -122,12 +122,12 @@ const RetryPolicy& LabApp::policy(Mode mode) const {
   return policies_.resilient;
 }
 
-const nlohmann::ordered_json& LabApp::policy_json(Mode mode) const {
+const PolicyView& LabApp::policy_view(Mode mode) const {
   switch (mode) {
-    case Mode::legacy: return legacy_policy_json_;
-    case Mode::resilient: return resilient_policy_json_;
+    case Mode::legacy: return legacy_policy_view_;
+    case Mode::resilient: return resilient_policy_view_;
   }
-  return resilient_policy_json_;
+  return resilient_policy_view_;
 }
 
 LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int customer_id, int items,
@@ -145,12 +145,12 @@ LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int cu
   // The same answer for the client and every open dashboard (written for them only when
   // one is open).
   const DependencyView dependency = dependency_view(trace.dependency);
-  const nlohmann::ordered_json overridden = overrides.empty() ? nullptr : to_json(chosen);
-  const nlohmann::ordered_json& policy_rendered = overrides.empty() ? policy_json(mode) : overridden;
+  const PolicyView overridden = overrides.empty() ? PolicyView{} : quote_lab::policy_view(chosen, to_json(chosen));
+  const PolicyView& shown = overrides.empty() ? policy_view(mode) : overridden;
   events_.publish_rendered("quote", [&] {
-    return quote_response_text(trace, dependency, chosen, policy_rendered, overrides, queue_ms, JsonLayout::one_line);
+    return quote_response_text(trace, dependency, shown, overrides, queue_ms, JsonLayout::one_line);
   });
-  std::string body = quote_response_text(trace, dependency, chosen, policy_rendered, overrides, queue_ms, JsonLayout::pretty);
+  std::string body = quote_response_text(trace, dependency, shown, overrides, queue_ms, JsonLayout::pretty);
   return {std::move(trace), std::move(body)};
 }
 

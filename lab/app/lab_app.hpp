@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/app/json_views.hpp"
 #include "lab/app/lab_views.hpp"
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
@@ -155,10 +156,10 @@ class LabApp {
 
   const ScenarioCatalog& scenarios_;
   const Policies policies_;
-  const nlohmann::ordered_json& policy_json(Mode mode) const;
+  const PolicyView& policy_view(Mode mode) const;
 
-  const nlohmann::ordered_json legacy_policy_json_;     // rendered once: the same on every answer
-  const nlohmann::ordered_json resilient_policy_json_;
+  const PolicyView legacy_policy_view_;  // rendered once: the same on every answer
+  const PolicyView resilient_policy_view_;
   CarrierSimulator* embedded_carrier_;
   Clock& clock_;
   RandomSource& random_;

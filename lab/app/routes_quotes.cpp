@@ -2,6 +2,7 @@
 #include <httplib.h>
 
 #include <set>
+#include <utility>
 
 #include "lab/app/json_views.hpp"
 #include "lab/app/lab_app.hpp"
@@ -34,8 +35,8 @@ void quote(Mode mode, RouteContext& ctx, const httplib::Request& req, httplib::R
   std::vector<std::string> overrides;
   if (auto e = apply_policy_overrides([&req](const char* name) { return query_param(req, name); }, policy, overrides))
     return send_api_error(req, res, *e);
-  const auto result = app.quote(mode, scenario, customer_id, items, &policy, overrides, ctx.queue_ms);
-  send_rendered_json(res, quote_http_status(result.trace), result.body);
+  auto result = app.quote(mode, scenario, customer_id, items, &policy, overrides, ctx.queue_ms);
+  send_rendered_json(res, quote_http_status(result.trace), std::move(result.body));
 }
 
 }  // namespace

@@ -128,7 +128,9 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
     n = std::min(n, limits_.max_head_bytes - head_bytes_);
     head_bytes_ += n;
   }
-  std::memcpy(ptr, buffer_ + begin_, n);
+  // httplib reads a request head one byte per call: such a byte needs no memcpy call.
+  if (n == 1) *ptr = buffer_[begin_];
+  else std::memcpy(ptr, buffer_ + begin_, n);
   begin_ += n;
   return static_cast<ssize_t>(n);
 }

@@ -202,9 +202,12 @@ std::string render_json(const nlohmann::ordered_json& body) {
   return body.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-void send_rendered_json(httplib::Response& res, int status, const std::string& rendered) {
+void send_rendered_json(httplib::Response& res, int status, std::string rendered) {
+  // As Response::set_content, which copies: a quote answer is moved in (issue 11).
   res.status = status;
-  res.set_content(rendered, "application/json; charset=utf-8");
+  res.body = std::move(rendered);
+  res.headers.erase("Content-Type");
+  res.set_header("Content-Type", "application/json; charset=utf-8");
 }
 
 void send_json(httplib::Response& res, int status, const nlohmann::ordered_json& body) {

@@ -109,7 +109,7 @@ void send_json(httplib::Response& res, int status, const nlohmann::ordered_json&
 /// replaced, final newline): for answers rendered once and sent many times.
 std::string render_json(const nlohmann::ordered_json& body);
 /// Writes `rendered` (from render_json) as UTF-8 JSON with `status`.
-void send_rendered_json(httplib::Response& res, int status, const std::string& rendered);
+void send_rendered_json(httplib::Response& res, int status, std::string rendered);
 
 /// Writes the lab's error shape: {"error": code, "message": text[, "allowed": [...]]}.
 void send_error(httplib::Response& res, int status, const std::string& error,

@@ -1,5 +1,6 @@
 #include "lab/http/params.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "lab/base/did_you_mean.hpp"
@@ -71,6 +72,9 @@ std::optional<ApiError> parse_int_param(std::string_view name, const std::string
 
 std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,
                                                RetryPolicy& policy, std::vector<std::string>& changed) {
+  // Most requests name no override: the policy stands as it is, already within bounds.
+  const auto named = [&lookup](const char* name) { return lookup(name) != nullptr; };
+  if (std::none_of(std::begin(kPolicyOverrideParams), std::end(kPolicyOverrideParams), named)) return std::nullopt;
   RetryPolicy p = policy;
   // An absent override keeps the policy's value: the policy is the fallback.
   const auto read = [&lookup](const IntParam& range, int& value) {

@@ -1,116 +1,11 @@
 // The classroom dashboard in a real browser: Debian's Chromium driven by playwright-core.
-// Each test starts its own `quote-lab serve` on free loopback ports and stops it.
+// Each test starts its own `quote-lab serve` on free loopback ports and stops it (harness.mjs).
 // Env: QUOTE_LAB_BINARY (the built binary), ARTIFACT_DIR (where the screenshot goes).
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-
-const BINARY = process.env.QUOTE_LAB_BINARY;
-const ARTIFACTS = process.env.ARTIFACT_DIR || tmpdir();
-assert.ok(BINARY, 'set QUOTE_LAB_BINARY to the built quote-lab');
-
-// Flags that keep Chromium off this machine's closed network and runnable as root.
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-// `port`: 0 for any free one; `dir`: the state folder (a restart passes the previous one).
-async function startLab(extra = [], { port: wanted = 0, dir = mkdtempSync(path.join(tmpdir(), 'quote-lab-browser-')) } = {}) {
-  const child = spawn(BINARY, ['serve', '--port', String(wanted), '--carrier-port', '0',
-    '--state-file', path.join(dir, 'state.json'), ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`lab did not start:\n${log}`)), 10000);
-    const onData = d => {
-      log += d;
-      const m = /quote-lab listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', code => reject(new Error(`lab exited ${code}:\n${log}`)));
-  });
-  const url = `http://127.0.0.1:${port}`;
-  return {
-    url, port, dir,
-    async stop({ keep = false, signal = 'SIGTERM' } = {}) {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise(resolve => child.once('exit', resolve));
-        child.kill(signal);
-        await exited;
-      }
-      if (!keep) rmSync(dir, { recursive: true, force: true });
-    },
-    async get(p) { const r = await fetch(url + p); return { status: r.status, body: await r.json() }; },
-  };
-}
-
-// `answers`: what the user types into each window.prompt the page opens, in order (null:
-// Cancel; prompts beyond the list are cancelled too). `dialogs` lists the messages shown.
-// One Chromium for the whole file (a launch costs seconds on a busy machine); each page
-// gets a context of its own, closed by the test ("browser.close()" below closes it).
-let shared = null;
-const chromiumOnce = () => (shared ??= chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }));
-after(async () => { if (shared) await (await shared).close(); });
-
-async function openPage(lab, { locale = 'es-AR', answers = [], viewport = { width: 1280, height: 720 }, query = '' } = {}) {
-  const context = await (await chromiumOnce()).newContext({ viewport, locale });
-  const browser = context;  // closing it closes the page's context, not the shared Chromium
-  const page = await context.newPage();
-  const problems = [];
-  const dialogs = [];
-  page.on('dialog', d => {
-    dialogs.push(d.message());
-    const answer = answers.shift();
-    return answer == null ? d.dismiss() : d.accept(answer);
-  });
-  page.on('console', m => {
-    // Chromium logs every HTTP error it loads; legacy's 503 is the lesson, not a bug.
-    const legacyFailed = m.text().includes('status of 503') && m.location().url.includes('/quote-legacy');
-    if (m.type() === 'error' && !legacyFailed) problems.push(`console: ${m.text()} (${m.location().url})`);
-  });
-  page.on('pageerror', e => problems.push(`page error: ${e.message}`));
-  let reloading = false;
-  page.on('requestfailed', r => {
-    // The event stream is cut when the page closes, and a reload aborts what is in flight;
-    // anything else failing is a defect.
-    const cutByReload = reloading && r.failure()?.errorText === 'net::ERR_ABORTED';
-    if (!r.url().endsWith('/events') && !cutByReload) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
-  });
-  page.on('response', r => {
-    const legacyFailed = r.status() === 503 && r.url().includes('/quote-legacy');  // the lesson, not a bug
-    if (r.status() >= 400 && !legacyFailed) problems.push(`HTTP ${r.status()}: ${r.url()}`);
-  });
-  // A reload cuts short the fetches in flight, which would fail them for no fault of the
-  // page: reload() first waits until none has been in flight for 500 ms (longer than the
-  // page's 300 ms refresh delay), at most 5 s, and forgives the ones it aborts all the same
-  // (the page reads the lab's counters every second while something happens). The event
-  // stream never ends, so it is left out.
-  const inFlight = new Set();
-  page.on('request', r => { if (!r.url().endsWith('/events')) inFlight.add(r); });
-  page.on('requestfinished', r => inFlight.delete(r));
-  page.on('requestfailed', r => inFlight.delete(r));
-  const reload = async () => {
-    const start = Date.now();
-    for (let quietSince = start; Date.now() - quietSince < 500 && Date.now() - start < 5000;) {
-      if (inFlight.size) quietSince = Date.now();
-      await new Promise(resolve => setTimeout(resolve, 50));
-    }
-    reloading = true;
-    await page.reload({ waitUntil: 'domcontentloaded' });
-    reloading = false;
-  };
-  await page.goto(lab.url + '/' + query, { waitUntil: 'domcontentloaded' });
-  return { browser, page, problems, dialogs, reload };
-}
-
-// Requests the story charts have counted for a mode since the page opened (or the reset).
-const charted = (page, mode) => page.locator(`#mode-${mode} .traffic-box`).getAttribute('data-requests').then(Number);
-const waitCharted = (page, mode, n, timeout = 5000) => page.waitForFunction(([m, want]) =>
-  Number(document.querySelector(`#mode-${m} .traffic-box`)?.dataset.requests) === want, [mode, n], { timeout });
+import { ARTIFACTS, startLab, openPage, charted, waitCharted, stormFromPage, minFontPx, TEXT_NODES, visibleFormControls, outage } from './harness.mjs';
 
 test('the class sequence on the dashboard: breaker opens, a legacy waterfall, charts, language, reset', async () => {
   const lab = await startLab();
@@ -217,26 +112,6 @@ test('without the event stream the page says so and keeps up by polling', async 
   }
 });
 
-// Starts a storm from the page's form and waits for its result card.
-async function stormFromPage(page, mode, scenario, clients, durationS) {
-  await page.selectOption('#storm-mode', mode);
-  await page.selectOption('#storm-scenario', scenario);
-  await page.fill('#storm-clients', String(clients));
-  await page.fill('#storm-duration', String(durationS));
-  const before = await page.locator(`#storm-${mode}`).getAttribute('data-requests');
-  await page.locator('#storm-start').click();
-  await page.waitForFunction(([m, b]) => { const c = document.querySelector(`#storm-${m}`); return c.dataset.requests && c.dataset.requests !== b; },
-    [mode, before], { timeout: 30000 });
-  return Number(await page.locator(`#storm-${mode}`).getAttribute('data-requests'));
-}
-
-const minFontPx = (page, selector) => page.evaluate(sel => Math.min(...[...document.querySelectorAll(sel)]
-  .filter(n => n.getClientRects().length && n.textContent.trim())
-  .map(n => parseFloat(getComputedStyle(n).fontSize))), selector);
-// Every visible element that holds text of its own.
-const TEXT_NODES = 'body *:not(script):not(style):not(option)';
-const visibleFormControls = page => page.evaluate(() => [...document.querySelectorAll('form, select, input, textarea')]
-  .filter(n => n.getClientRects().length).map(n => n.id || n.name || n.tagName));
 
 test('projected at 1920x1080: a legacy then a resilient storm, side by side in large type and drawn whole', async () => {
   const lab = await startLab();
@@ -362,8 +237,6 @@ test('during a legacy storm the waterfall shows the wait: the browser waited far
   }
 });
 
-// Chromium reports every request a dead lab could not answer; those are the point here.
-const outage = p => !/ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|ERR_ABORTED|net::ERR_/.test(p);
 
 test('a lab restart: the page says the lab is unreachable, never hangs, and recovers without a reload', async () => {
   let lab = await startLab();
@@ -543,6 +416,7 @@ test('the course pages: /incidents, /diagnostics/summary and /dependency/state a
     assert.match(await row.first().textContent(), /legacy.*ok.*completada/);
     assert.equal(await page.locator('nav a[aria-current=page]').textContent(), 'Incidentes');
     assert.equal(await page.locator('#nav-dashboard').getAttribute('href'), '/');
+    assert.equal(await page.locator('#lab-name').isHidden(), true);  // the teacher's lab has no name
     await page.screenshot({ path: path.join(ARTIFACTS, 'pages-incidents-es.png') });
 
     // The switch changes the language; the next page keeps it.
@@ -562,9 +436,45 @@ test('the course pages: /incidents, /diagnostics/summary and /dependency/state a
     await page.locator('table.fields').first().waitFor({ timeout: 5000 });
     assert.ok(fetched.includes('/dependency/state?lab=ana'), fetched.join(' '));
     assert.equal(await page.locator('#nav-dashboard').getAttribute('href'), '/?lab=ana');
+    assert.equal(await page.locator('#lab-name').isVisible(), true);
+    assert.equal(await page.locator('#lab-name').textContent(), 'Lab: ana');
     assert.equal(await page.locator('nav a[data-path="/incidents"]').getAttribute('href'), '/incidents?lab=ana');
     assert.match(await page.locator('#view').textContent(), /Circuit status\s*closed/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'pages-dependency-en.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('a storm started elsewhere: a late answer about it does not bring it back to "running"', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
+    // The page asks the lab which storm runs; that answer can queue behind the storm and
+    // arrive after the storm's result event. Held here until the result is on the page.
+    let held = null;
+    await page.route(url => url.pathname === '/experiments/storm', async route => {
+      if (route.request().method() !== 'GET') return route.continue();
+      const response = await route.fetch();
+      const body = await response.json();
+      held = body.running ? body : held;
+      await page.locator('#storm-resilient[data-requests]:not([data-requests=""])').waitFor({ timeout: 15000 }).catch(() => {});
+      await route.fulfill({ response, json: body });
+    });
+    const answered = page.waitForResponse(r => r.url().endsWith('/experiments/storm') && r.request().method() === 'GET', { timeout: 20000 });
+    const started = await fetch(`${lab.url}/experiments/storm?mode=resilient&scenario=ok&clients=4&duration_s=2`, { method: 'POST' });
+    assert.equal(started.status, 202);
+    await page.locator('#storm-resilient[data-requests]:not([data-requests=""])').waitFor({ timeout: 15000 });
+    await answered;
+    assert.ok(held, 'the page asked which storm runs while it ran');
+    // The stale "running" answer has been handled (two turns of the page's event loop); the
+    // page still says the storm is over, and a new one can be started.
+    await page.evaluate(() => new Promise(r => setTimeout(() => setTimeout(r, 50), 50)));
+    assert.equal(await page.locator('.storm-card .running').count(), 0);
+    assert.equal(await page.locator('#storm-start').isDisabled(), false);
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

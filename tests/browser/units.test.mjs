@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { makeFormat, localeFor } from '../../public/i18n.js';
 import { Story, MAX_SAMPLES, WINDOW_MS } from '../../public/story.js';
 import { waterfallRows, waterfallEndMs, axisTicks } from '../../public/waterfall.js';
-import { streamRetryDelayMs } from '../../public/net.js';
+import { streamRetryDelayMs, withLab } from '../../public/net.js';
 import { timeStepMs } from '../../public/charts.js';
 
 test('one number format: seconds from 1,000 ms, the reader\'s locale, correct plurals', () => {
@@ -122,4 +122,13 @@ test('chart time ticks: whole seconds, about six at most', () => {
   assert.equal(timeStepMs(3000), 1000);
   assert.equal(timeStepMs(9000), 2000);
   assert.equal(timeStepMs(10 * 60 * 1000), 120000);
+});
+
+test('withLab: a lab name appended to any path, none for the teacher\'s lab', () => {
+  assert.equal(withLab('/incidents?limit=10', 'ana'), '/incidents?limit=10&lab=ana');
+  assert.equal(withLab('/04/', 'ben-2'), '/04/?lab=ben-2');
+  assert.equal(withLab('/dependency/state', null), '/dependency/state');
+  assert.equal(withLab('/class', ''), '/class?lab=');  // the lab answers an empty name with a 400
+  assert.equal(withLab('/', 'a b&c'), '/?lab=a%20b%26c');
+  assert.equal(withLab('/incidents'), '/incidents');  // node has no page: the teacher's lab
 });
