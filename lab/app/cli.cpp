@@ -81,6 +81,12 @@ int run_cli(int argc, char** argv) {
       ->envname("CARRIER_WORKERS")->check(CLI::Range(1, 1024))->capture_default_str();
   s->add_option("--state-file", serve.state_file, "persisted breaker and fallback state (default var/state.json)")
       ->envname("STATE_FILE");
+  s->add_option("--state-backend", serve.state_backend,
+                "file, or redis://HOST:PORT[/DB] to share the breaker between replicas")
+      ->envname("STATE_BACKEND")->capture_default_str();
+  s->add_option("--state-backend-timeout-ms", serve.state_backend_timeout_ms,
+                "longest a quote waits on the shared state backend per round trip before deciding locally")
+      ->envname("STATE_BACKEND_TIMEOUT_MS")->check(CLI::Range(1, 5000))->capture_default_str();
   s->add_option("--policies", serve.policies_file, "JSON policy file (see docs/policies.json)")
       ->envname("POLICIES")->check(CLI::ExistingFile);
   s->add_option("--open-duration-s", serve.open_duration_s, "breaker cooldown in seconds (default 30)")

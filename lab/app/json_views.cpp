@@ -126,7 +126,8 @@ void write_breaker_fields(W& w, const BreakerSnapshot& s) {
 }
 
 // /dependency/state: the breaker, fallback_quote (quote fields, source, cached_at, age_s,
-// customer_id, items, seed), state_file, state_file_set_aside, state_file_error.
+// customer_id, items, seed), state_file, state_file_set_aside, state_file_error,
+// state_backend {kind, healthy, error}.
 template <class W>
 void write_dependency(W& w, const DependencyView& d) {
   w.StartObject();
@@ -145,6 +146,12 @@ void write_dependency(W& w, const DependencyView& d) {
   key(w, "state_file"), text(w, valid_utf8(d.state_file));
   key(w, "state_file_set_aside"), text_or_null(w, d.state_file_set_aside);
   key(w, "state_file_error"), text_or_null(w, d.state_file_error);
+  key(w, "state_backend");
+  w.StartObject();
+  key(w, "kind"), text(w, d.state_backend.kind);
+  key(w, "healthy"), w.Bool(d.state_backend.healthy);
+  key(w, "error"), text_or_null(w, d.state_backend.error);
+  w.EndObject();
   w.EndObject();
 }
 

@@ -35,6 +35,12 @@ LabApp::LabApp(LabDeps deps)
       student_(!deps.lab_name.empty()),
       on_state_changed_(std::move(deps.on_state_changed)),
       student_states_(std::move(deps.student_states)),
+      shared_state_(deps.shared_state),
+      shared_breaker_(deps.shared_state ? std::make_unique<RedisBreakerStore>(*deps.shared_state, deps.lab_name,
+                                                                              deps.policies.breaker)
+                                        : nullptr),
+      shared_fallback_(deps.shared_state ? std::make_unique<RedisFallbackStore>(*deps.shared_state, deps.lab_name)
+                                         : nullptr),
       breaker_("carrier", deps.policies.breaker, deps.clock),
       cache_(deps.clock),
       executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random, shutdown_.get_token()),
@@ -42,7 +48,12 @@ LabApp::LabApp(LabDeps deps)
       events_(deps.max_event_clients),
       store_(deps.state_file) {
   breaker_.set_listener([this](const BreakerTransition& t) { on_transition(t); });
-  if (student_) return;  // the teacher's file holds it; the registry restores it
+  cache_.set_shared(shared_fallback_.get());
+  // A student lab is restored later by the registry; its Redis state (if any) wins then.
+  if (student_) {
+    breaker_.set_shared(shared_breaker_.get());
+    return;
+  }  // the teacher's file holds it; the registry restores it
   // Throws StateFileError for a device, FIFO or socket at the path: start-up stops.
   auto loaded = store_.load(clock_.wall_now());
   if (const std::size_t removed = store_.remove_stale_temp_files(); removed > 0)
@@ -66,6 +77,8 @@ LabApp::LabApp(LabDeps deps)
                  state_file_, to_string(snap.state), snap.cooldown_left_ms,
                  loaded.state->fallback_quotes.size(), loaded.state->labs.size());
   }
+  // After the file: an empty Redis is seeded from it, a Redis that has state keeps its own.
+  breaker_.set_shared(shared_breaker_.get());
   if (loaded.keep_unchanged) return;  // no saver: the unreadable file stays as it is
   // Logged once per episode: a full disk retried every 500 ms must not flood the log.
   saver_ = std::make_unique<StateSaver>(
@@ -206,6 +219,12 @@ DependencyView LabApp::dependency_view(const BreakerSnapshot& breaker) {
   // SPEC: null, or why the last save failed; a file the lab may not overwrite says so for good.
   v.state_file_error = saver_ ? saver_->last_error() : std::nullopt;
   if (!state_file_error_.empty()) v.state_file_error = state_file_error_;
+  if (shared_state_) {
+    const RedisHealth h = shared_state_->health();
+    v.state_backend = {"redis", h.healthy, h.healthy ? std::nullopt : std::optional<std::string>(h.error)};
+  } else {
+    v.state_backend = {"file", !v.state_file_error, v.state_file_error};
+  }
   return v;
 }
 
@@ -220,7 +239,12 @@ DiagnosticsView LabApp::diagnostics_view() { return {policies_, dependency_view(
 nlohmann::ordered_json LabApp::diagnostics() { return diagnostics_json(mode_summary(), diagnostics_view()); }
 
 std::vector<prometheus::MetricFamily> LabApp::metric_families() {
-  return metrics_.collect(breaker_.snapshot(), carrier_stats());
+  auto families = metrics_.collect(breaker_.snapshot(), carrier_stats());
+  if (shared_state_) {
+    const RedisHealth h = shared_state_->health();
+    Metrics::add_state_backend(families, h.healthy, h.errors_total);
+  }
+  return families;
 }
 
 void LabApp::reset() {

@@ -31,6 +31,9 @@
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_executor.hpp"
 #include "lab/resilience/vocabulary.hpp"
+#include "lab/shared_state/redis_breaker_store.hpp"
+#include "lab/shared_state/redis_client.hpp"
+#include "lab/shared_state/redis_fallback_store.hpp"
 
 namespace quote_lab {
 
@@ -54,6 +57,9 @@ struct LabDeps {
   std::function<void()> on_state_changed;
   /// Teacher lab: the student labs written into its state file beside its own state.
   std::function<std::vector<PersistedStudentLab>()> student_states;
+  /// --state-backend redis://…: the breaker is shared through it (not owned); null = the
+  /// state file alone, as before issue 13.
+  RedisClient* shared_state = nullptr;
 };
 
 /// The route templates that label `quote_lab_http_requests_total`, derived from the route
@@ -173,6 +179,9 @@ class LabApp {
   std::vector<PersistedStudentLab> loaded_student_labs_;  // until the registry takes them
   bool loaded_taken_ = false;  // the registry has them: student_states_ answers from now on
 
+  RedisClient* shared_state_;
+  std::unique_ptr<RedisBreakerStore> shared_breaker_;  // before breaker_, which points to it
+  std::unique_ptr<RedisFallbackStore> shared_fallback_;  // before cache_, which points to it
   CircuitBreaker breaker_;
   FallbackCache cache_;
   QuoteExecutor executor_;

@@ -12,6 +12,13 @@
 
 namespace quote_lab {
 
+/// Where the breaker lives (SPEC: `state_backend`): "file", or "redis" shared by replicas.
+struct StateBackendView {
+  std::string kind = "file";
+  bool healthy = true;
+  std::optional<std::string> error;  ///< the last failure (OS or Redis reason) while unhealthy
+};
+
 /// The carrier's dependency as /dependency/state shows it.
 struct DependencyView {
   BreakerSnapshot breaker;
@@ -20,6 +27,7 @@ struct DependencyView {
   std::string state_file;
   std::optional<std::string> state_file_set_aside;  ///< where an unusable state file was moved
   std::optional<std::string> state_file_error;      ///< why the last save failed, until one succeeds
+  StateBackendView state_backend;
 };
 
 /// /diagnostics/summary: per mode and scenario, the policies and the dependency.

@@ -56,6 +56,9 @@ struct ServeOptions {
   int workers = kDefaultWorkers;
   int carrier_workers = kDefaultCarrierWorkers;
   std::string state_file;
+  /// `file` or `redis://HOST:PORT[/DB]` (validated at start-up: a bad one exits 1).
+  std::string state_backend = "file";
+  int state_backend_timeout_ms = 50;  ///< bound on every Redis connect and round trip
   std::string policies_file;
   double open_duration_s = 0;  // 0: keep the policy's
   std::string public_dir;

@@ -19,6 +19,8 @@
 #include "lab/formats/policy_json.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/static_files.hpp"
+#include "lab/shared_state/redis_client.hpp"
+#include "lab/shared_state/redis_url.hpp"
 
 namespace quote_lab {
 namespace {
@@ -61,6 +63,14 @@ Policies load_policies(const ServeOptions& o) {
   return p;
 }
 
+// --state-backend: nullopt for the file; a malformed value stops start-up (exit 1).
+std::optional<RedisEndpoint> state_backend_of(const ServeOptions& o) {
+  std::string problem;
+  const auto choice = parse_state_backend(o.state_backend, problem);
+  if (!choice) throw std::runtime_error("--state-backend: " + problem);
+  return choice->redis;
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& o, const CommonOptions& common) {
@@ -73,6 +83,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   const ScenarioCatalog catalog = ScenarioCatalog::load_dir(scenarios_dir);
   const Policies policies = load_policies(o);
   check_state_path(state_file);  // before any listener starts: a device or FIFO stops start-up here
+  const std::optional<RedisEndpoint> redis = state_backend_of(o);
   if (o.check_only) {
     spdlog::info("configuration is valid: {} scenarios from {}, policies {}, would listen on {}:{}",
                  catalog.all().size(), scenarios_dir.string(),
@@ -81,6 +92,14 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   }
   SystemClock clock;
   RandomSource random(seed_of(common));
+  // Reached once now: nothing listening at start-up is a mistake to report (exit 1); a Redis
+  // that goes down later is survived (each replica decides alone until it is back).
+  std::unique_ptr<RedisClient> shared_state;
+  if (redis) {
+    shared_state = std::make_unique<RedisClient>(
+        RedisClient::Options{*redis, Millis(o.state_backend_timeout_ms)}, clock, random);
+    shared_state->connect_or_throw();
+  }
 
   std::unique_ptr<CarrierSimulator> simulator;
   std::unique_ptr<CarrierServer> carrier_server;
@@ -95,7 +114,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   auto labs = std::make_unique<LabRegistry>(
       LabDeps{catalog, policies, carrier_client, simulator.get(), state_file, clock, random,
               static_cast<std::size_t>(o.max_event_clients), /*lab_name=*/{}, /*on_state_changed=*/{},
-              /*student_states=*/{}},
+              /*student_states=*/{}, shared_state.get()},
       LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)});
   HttpServer server;
   apply_classroom(server, o.host, o.classroom);
@@ -120,6 +139,9 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
                r.jitter_max_ms, r.backoff_max_ms, policies.breaker.failure_threshold,
                policies.breaker.open_duration_s, r.fallback ? "on" : "off");
   spdlog::info("state file: {}", state_file.string());
+  if (redis)
+    spdlog::info("state backend: {} (breaker shared by every replica on it; round trips bounded by {} ms)",
+                 redis->url(), o.state_backend_timeout_ms);
   const std::string shown_host = o.host == "0.0.0.0" ? "127.0.0.1" : o.host;
   if (fs::exists(public_dir / "index.html"))
     spdlog::info("open http://{}:{}/ in a browser for the dashboard (curl it for the JSON index)", shown_host, port);

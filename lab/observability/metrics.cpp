@@ -164,6 +164,15 @@ void Metrics::record_http(const std::string& route, int code) {
   it->second->Increment();
 }
 
+void Metrics::add_state_backend(std::vector<prometheus::MetricFamily>& families, bool up, std::uint64_t errors) {
+  families.push_back(single("quote_lab_state_backend_up",
+                            "1 while the shared state backend (Redis) answers; 0 while each replica decides alone.",
+                            prometheus::MetricType::Gauge, up ? 1 : 0));
+  families.push_back(single("quote_lab_state_backend_errors_total",
+                            "Failed round trips and reconnects to the shared state backend.",
+                            prometheus::MetricType::Counter, static_cast<double>(errors)));
+}
+
 std::vector<prometheus::MetricFamily> Metrics::collect(
     const BreakerSnapshot& breaker, const std::optional<CarrierStats>& carrier) const {
   std::vector<prometheus::MetricFamily> families;

@@ -11,6 +11,7 @@
 #include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
@@ -48,6 +49,10 @@ class Metrics {
   /// (absent when the carrier is external), ready to serialise.
   std::vector<prometheus::MetricFamily> collect(const BreakerSnapshot& breaker,
                                                 const std::optional<CarrierStats>& carrier) const;
+  /// With a shared state backend (--state-backend redis://…): adds
+  /// quote_lab_state_backend_up (gauge, 1 healthy / 0 not) and
+  /// quote_lab_state_backend_errors_total (counter: failed round trips and reconnects).
+  static void add_state_backend(std::vector<prometheus::MetricFamily>& families, bool up, std::uint64_t errors);
   /// Text exposition format 0.0.4.
   static std::string to_text(const std::vector<prometheus::MetricFamily>& families);
   /// The same families as JSON: [{"name","help","type","samples":[{"labels","value"}]}].

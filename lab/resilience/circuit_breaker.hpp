@@ -12,6 +12,12 @@
 // slow call that started before the breaker opened cannot close it again.
 // Time is read once per public call from the injected Clock.
 // Standard library, clock and vocabulary only: no HTTP, no JSON, no threads.
+//
+// Shared by replicas (issue 13, set_shared): the store (shared_breaker.hpp) decides and
+// this breaker mirrors it — a sync layer under the same public contract, so the executor,
+// the listener (logs, metrics, events) and the state file see one breaker as before.
+// Round trips happen outside the lock; an open mirror short-circuits locally until its
+// cooldown ends; whenever the store cannot answer, this breaker decides alone.
 
 #include <cstdint>
 #include <functional>
@@ -26,6 +32,9 @@
 #include "lab/resilience/vocabulary.hpp"
 
 namespace quote_lab {
+
+class SharedBreakerStore;
+struct SharedBreakerState;
 
 enum class BreakerState { closed, open, half_open };
 
@@ -48,6 +57,8 @@ struct BreakerTransition {
 struct BreakerPermit {
   std::uint64_t generation;
   bool probe;
+  /// Set when the shared store admitted the call: its generation, to record the outcome there.
+  std::optional<std::uint64_t> shared_generation = std::nullopt;
 };
 
 /// The breaker's answer to "may I call?": a permit, or why not, decided under one lock
@@ -106,6 +117,10 @@ class CircuitBreaker {
 
   /// Set before traffic starts; called for every transition (logs, metrics, persistence).
   void set_listener(Listener listener);
+  /// Set before traffic starts: decide through `shared` (not owned; outlives this breaker)
+  /// and mirror its state (read from the store at once); null = local only. Transitions the
+  /// mirror makes to follow the store reach the listener like local ones.
+  void set_shared(SharedBreakerStore* shared);
 
   /// A permit if a call may go to the upstream now: always when closed, only the first
   /// caller when half-open (others are refused with probe_in_flight until the probe is
@@ -122,7 +137,7 @@ class CircuitBreaker {
   /// The state now; an open breaker whose cooldown has passed reports half_open.
   BreakerSnapshot snapshot();
 
-  /// Back to closed with every counter at zero (the lab's reset).
+  /// Back to closed with every counter at zero (the lab's reset); the shared state too.
   void reset();
 
   /// Resumes a persisted breaker: an open one keeps its remaining cooldown (capped at the
@@ -133,6 +148,17 @@ class CircuitBreaker {
 
  private:
   void transition_locked(BreakerState to, SteadyTime now);
+  // Follows the store's state: legal steps only (closed → open → half_open, open →
+  // half_open → closed), then its counters and cooldown.
+  void adopt_locked(const SharedBreakerState& shared, SteadyTime now);
+  // Seeds the store from this breaker after it (re)connected (epoch changed).
+  void resync_shared();
+  // The shared admission, or nullopt to decide locally (store unavailable).
+  std::optional<Admission> try_acquire_shared();
+  // Seeds the store if needed, then mirrors its state (a read only).
+  void pull_shared();
+  // True while the local mirror is open: no round trip needed.
+  bool open_locally();
   void refresh_locked(SteadyTime now);  // open → half_open once the cooldown has passed
   // Delivers pending_ to the listener in order, outside the lock, unless another caller
   // is already delivering (it then delivers ours too). Call without holding mutex_.
@@ -141,6 +167,7 @@ class CircuitBreaker {
   const std::string name_;
   const BreakerPolicy policy_;
   const Clock& clock_;
+  SharedBreakerStore* shared_ = nullptr;  // set before traffic; null = local only
 
   std::mutex mutex_;  // guards every field below
   Listener listener_;
@@ -156,6 +183,8 @@ class CircuitBreaker {
   std::optional<double> last_latency_ms_;
   std::vector<BreakerTransition> pending_;  // filled under the lock in order, drained by notify()
   bool delivering_ = false;                 // a caller is running the listener on pending_
+  std::uint64_t synced_epoch_ = 0;          // the store's epoch this breaker last seeded
+  std::uint64_t shared_generation_ = 0;     // the newest store generation adopted
 };
 
 }  // namespace quote_lab

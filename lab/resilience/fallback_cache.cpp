@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lab/resilience/pricing.hpp"
+#include "lab/resilience/shared_fallback.hpp"
 
 namespace quote_lab {
 
@@ -26,14 +27,34 @@ void FallbackCache::insert_locked(const CachedQuote& entry) {
 
 void FallbackCache::remember(int customer_id, int items, const Quote& quote) {
   const WallTime now = clock_.wall_now();
-  std::lock_guard lock(mutex_);
-  insert_locked(CachedQuote{customer_id, items, quote, now, false});
+  const CachedQuote entry{customer_id, items, quote, now, false};
+  {
+    std::lock_guard lock(mutex_);
+    insert_locked(entry);
+  }
+  if (shared_) shared_->remember(entry);
 }
 
-CachedQuote FallbackCache::lookup(int customer_id, int items) const {
-  std::lock_guard lock(mutex_);
-  const auto it = entries_.find({customer_id, items});
-  if (it != entries_.end()) return it->second;
+CachedQuote FallbackCache::lookup(int customer_id, int items) {
+  const std::pair key{customer_id, items};
+  std::unique_lock lock(mutex_);
+  if (const auto it = entries_.find(key); it != entries_.end()) return it->second;
+  if (shared_) {
+    const SteadyTime now = clock_.now();
+    const auto asked = asked_.find(key);
+    if (asked == asked_.end() || now - asked->second >= std::chrono::seconds(1)) {
+      lock.unlock();  // no lock held over a round trip
+      const auto found = shared_->lookup(customer_id, items);
+      lock.lock();
+      if (found) {
+        insert_locked(*found);
+        asked_.erase(key);
+        return *found;
+      }
+      if (asked_.size() >= kMaxEntries) asked_.clear();
+      asked_[key] = now;
+    }
+  }
   Quote seed{"SEED-" + std::to_string(customer_id) + "-" + std::to_string(items),
              price_quote_usd(customer_id, items, seeded_at_), "USD", seeded_at_};
   return CachedQuote{customer_id, items, seed, seeded_at_, true};
@@ -63,8 +84,10 @@ WallTime FallbackCache::seeded_at() const {
 
 void FallbackCache::reset() {
   const WallTime now = clock_.wall_now();
+  if (shared_) shared_->reset();
   std::lock_guard lock(mutex_);
   entries_.clear();
+  asked_.clear();
   seeded_at_ = now;
 }
 

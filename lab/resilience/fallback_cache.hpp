@@ -15,6 +15,8 @@
 
 namespace quote_lab {
 
+class SharedFallbackStore;
+
 /// A quote as the cache hands it out.
 struct CachedQuote {
   int customer_id = kCustomerId.fallback;
@@ -34,10 +36,15 @@ class FallbackCache {
 
   explicit FallbackCache(const Clock& clock);
 
+  /// Set before traffic starts: write live quotes through to `shared` (not owned) and ask
+  /// it on a local miss (shared_fallback.hpp); null = local only.
+  void set_shared(SharedFallbackStore* shared) { shared_ = shared; }
+
   /// Stores a live quote for its key, stamped with the current wall time.
   void remember(int customer_id, int items, const Quote& quote);
-  /// The last live quote for the key, else the seed quote for it.
-  CachedQuote lookup(int customer_id, int items) const;
+  /// The last live quote for the key (this replica's, else the shared store's), else the
+  /// seed quote for it.
+  CachedQuote lookup(int customer_id, int items);
   /// The most recently stored live quote, if any (for /dependency/state).
   std::optional<CachedQuote> latest() const;
   /// Every stored live quote, oldest first, and the seed time (for persistence).
@@ -53,7 +60,11 @@ class FallbackCache {
   void insert_locked(const CachedQuote& entry);
 
   const Clock& clock_;
-  mutable std::mutex mutex_;  // guards entries_ and seeded_at_
+  SharedFallbackStore* shared_ = nullptr;  // set before traffic
+  mutable std::mutex mutex_;  // guards entries_, seeded_at_ and asked_
+  // Keys the shared store had no quote for, and when it was asked: not asked again for a
+  // second, so repeated short circuits for a key nobody has priced make no round trips.
+  std::map<std::pair<int, int>, SteadyTime> asked_;
   std::map<std::pair<int, int>, CachedQuote> entries_;
   WallTime seeded_at_;
 };

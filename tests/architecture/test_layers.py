@@ -10,7 +10,7 @@ import sys
 
 # Inner to outer. A folder may include itself and any folder listed before it.
 LAYERS = ["base", "resilience", "formats", "http", "carrier", "observability",
-          "persistence", "experiments", "app"]
+          "persistence", "shared_state", "experiments", "app"]
 # The lesson: standard library only (no HTTP, no JSON library, no threads of its own).
 STD_ONLY = {"base", "resilience"}
 # Standard headers the core may use. <thread> only in base/, where the real clock sleeps:
@@ -18,7 +18,7 @@ STD_ONLY = {"base", "resilience"}
 STD_HEADERS = {
     "algorithm", "array", "atomic", "chrono", "cmath", "compare", "concepts", "condition_variable",
     "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctime", "deque", "exception", "functional",
-    "initializer_list", "iomanip", "limits", "map", "memory", "mutex", "numbers", "numeric", "optional", "random",
+    "initializer_list", "iomanip", "limits", "list", "map", "memory", "mutex", "numbers", "numeric", "optional", "random",
     "set", "shared_mutex", "span", "sstream", "stdexcept", "stop_token", "string", "string_view",
     "tuple", "type_traits", "unordered_map", "utility", "variant", "vector",
 }

@@ -124,6 +124,10 @@ test('a class: three students in their own labs, the teacher projecting storms, 
     await tp.selectOption('#storm-scenario', 'provider_down');
     await tp.fill('#storm-clients', '30');
     await tp.fill('#storm-duration', '4');
+    // The story draws a point a second from a first reading taken after the reset above: a
+    // storm started within that second would begin before the chart's first point.
+    await tp.waitForFunction(() => Number(document.querySelector('#mode-legacy .traffic-box').dataset.points) >= 1,
+      null, { timeout: 10000 });
     const stormStart = await tp.evaluate(() => Date.now());
     await tp.locator('#storm-start').click();
     await tp.waitForFunction(() => document.querySelector('#storm-progress').value >= 0.3, null, { timeout: 15000 });

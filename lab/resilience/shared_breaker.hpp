@@ -1,0 +1,69 @@
+#pragma once
+// A breaker state shared by several replicas (issue 13), as the local CircuitBreaker sees
+// it. The store (lab/shared_state/redis_breaker_store.hpp) decides every transition
+// atomically on the server with the server's clock; the local breaker mirrors what the
+// store answers, keeps an open breaker's cooldown locally (short circuits need no round
+// trip) and decides alone whenever the store cannot answer (fail-soft, ADR-0005).
+// Standard library only: the store's implementation lives outside the core.
+
+#include <cstdint>
+#include <optional>
+
+#include "lab/resilience/circuit_breaker.hpp"
+
+namespace quote_lab {
+
+/// The shared breaker at one instant of the store's clock.
+struct SharedBreakerState {
+  BreakerState state = BreakerState::closed;
+  int consecutive_failures = 0;
+  /// opened_until minus the store's now, in ms: > 0 while open; ≤ 0 once the cooldown has
+  /// passed. Relative, so no replica ever compares its own wall clock with another's.
+  std::int64_t cooldown_left_ms = 0;
+  std::uint64_t open_events = 0;  ///< times the shared breaker has opened
+  std::uint64_t generation = 0;   ///< grows with every shared change; permits carry it
+};
+
+/// The store's answer to "may I call?".
+enum class SharedVerdict {
+  call,        ///< closed: call
+  probe,       ///< half-open and this caller holds the one probe permit of all replicas
+  open,        ///< open: refuse (circuit_open)
+  probe_busy,  ///< half-open and another caller (any replica) holds the probe
+};
+
+struct SharedAdmission {
+  SharedVerdict verdict = SharedVerdict::call;
+  SharedBreakerState state;  ///< after the admission (a probe grant bumps the generation)
+};
+
+struct SharedRecord {
+  bool opened_now = false;   ///< this outcome opened (or reopened) the shared breaker
+  SharedBreakerState state;  ///< after the outcome
+};
+
+/// Where replicas keep one breaker. Every call is one atomic step on the store and
+/// returns nullopt when the store cannot answer in time (down, slow, restarting): the
+/// caller then decides locally. Implementations are thread-safe and never throw.
+class SharedBreakerStore {
+ public:
+  virtual ~SharedBreakerStore() = default;
+  /// Admission: open → half_open once the cooldown has passed; in half-open only one
+  /// caller across all replicas gets the probe (freed by its outcome, or after one cooldown
+  /// if its caller died).
+  virtual std::optional<SharedAdmission> acquire() = 0;
+  /// The outcome of a call admitted with `generation` (ignored when stale). `probe`: the
+  /// call held the probe permit; `failure`: a carrier failure.
+  virtual std::optional<SharedRecord> record(std::uint64_t generation, bool probe, bool failure) = 0;
+  /// The state now, changing nothing.
+  virtual std::optional<SharedBreakerState> peek() = 0;
+  /// Writes `local` as the shared state only if the store holds none (an empty or restarted
+  /// store is resynced from a replica; a store that has state keeps it). False if unreachable.
+  virtual bool seed(const SharedBreakerState& local) = 0;
+  /// Forgets the shared state (the lab's reset). Best effort.
+  virtual void reset() = 0;
+  /// Changes whenever the store has (re)connected: the breaker seeds it again then.
+  virtual std::uint64_t epoch() const = 0;
+};
+
+}  // namespace quote_lab
