@@ -71,7 +71,11 @@ bool changes_lab(const httplib::Request& req) {
   return teacher_only(req.method, req.path);
 }
 
-bool for_student_lab(const httplib::Request& req) { return req.has_param(std::string(kLabParam)); }
+// A class-wide route acts on every student's lab: `?lab=` there names no lab of the caller's
+// own, so it never stands in for the teacher token (the route then refuses the parameter).
+bool for_student_lab(const httplib::Request& req) {
+  return req.has_param(std::string(kLabParam)) && !class_wide(req.path);
+}
 
 std::optional<std::string> open_lab_warning(const std::string& listen_host, const std::string& admin_token) {
   const bool loopback = listen_host == "localhost" || listen_host == "::1" || listen_host.rfind("127.", 0) == 0;

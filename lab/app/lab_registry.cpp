@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "lab/base/lab_name.hpp"
+#include "lab/http/api_error.hpp"
 
 namespace quote_lab {
 
@@ -63,9 +64,13 @@ std::shared_ptr<Lab> LabRegistry::make_student_lab(const std::string& name) {
 
 LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
   if (raw_name == nullptr) return {teacher_, std::nullopt};
-  std::string problem;
+  LabNameProblem problem = LabNameProblem::none;
   const auto name = normalize_lab_name(*raw_name, problem);
-  if (!name) return {nullptr, ApiError{400, "invalid_lab_name", problem, {}}};
+  if (!name)
+    return {nullptr, problem == LabNameProblem::length
+                         ? api_error(400, "invalid_lab_name", MessageId::lab_name_length,
+                                     {{"max", std::to_string(kMaxLabNameLength)}, {"got", std::to_string(raw_name->size())}})
+                         : api_error(400, "invalid_lab_name", MessageId::lab_name_characters, {})};
   const WallTime now = deps_.clock.wall_now();
   std::vector<std::shared_ptr<Lab>> expired;  // destroyed after the lock is released
   std::shared_ptr<Lab> lab;
@@ -77,11 +82,9 @@ LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
       it->second.last_active = now;
       lab = it->second.lab;
     } else if (students_.size() >= limits_.max_labs) {
-      return {nullptr, ApiError{503, "too_many_labs",
-                                "the lab already holds " + std::to_string(limits_.max_labs) +
-                                    " student labs (--max-labs); use one of them, or wait until an idle one "
-                                    "expires (--lab-idle-minutes " + std::to_string(limits_.idle_expiry.count()) + ")",
-                                {}}};
+      return {nullptr, api_error(503, "too_many_labs", MessageId::too_many_labs,
+                                 {{"max", std::to_string(limits_.max_labs)},
+                                  {"minutes", std::to_string(limits_.idle_expiry.count())}})};
     } else {
       lab = make_student_lab(*name);
       students_[*name] = Entry{lab, now};
@@ -179,6 +182,37 @@ std::vector<std::shared_ptr<Lab>> LabRegistry::all_labs() const {
   std::lock_guard lock(mutex_);
   for (const auto& [name, e] : students_) labs.push_back(e.lab);
   return labs;
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<Lab>>> LabRegistry::student_labs() const {
+  std::vector<std::pair<std::string, std::shared_ptr<Lab>>> labs;
+  std::lock_guard lock(mutex_);
+  for (const auto& [name, e] : students_) labs.emplace_back(name, e.lab);
+  return labs;
+}
+
+void reset_lab(LabApp& app, StormExperiment& storm) {
+  storm.cancel();  // a reset also stops a storm started from the lab (issue 10)
+  storm.forget_result();
+  app.reset();
+}
+
+std::vector<std::string> LabRegistry::reset_students() {
+  // Acted on outside the lock (a reset waits for the lab's storm): a lab created meanwhile
+  // is new, so already at its seeds.
+  std::vector<std::string> names;
+  for (const auto& [name, lab] : student_labs()) {
+    reset_lab(lab->app, lab->storm);
+    names.push_back(name);
+  }
+  return names;
+}
+
+std::vector<std::string> LabRegistry::set_students_carrier_mode(const std::string& mode) {
+  std::vector<std::string> names;
+  for (const auto& [name, lab] : student_labs())
+    if (lab->app.set_carrier_mode(mode)) names.push_back(name);
+  return names;
 }
 
 void LabRegistry::set_self_url(const std::string& url) {

@@ -45,6 +45,10 @@ struct Lab {
   StormExperiment storm;  // after app: destroyed (its storm stopped) first
 };
 
+/// Puts a lab back to its seeds as /reset-lab does: stops its storm and forgets the storm's
+/// result, then resets telemetry, metrics, breaker, fallback cache and carrier mode.
+void reset_lab(LabApp& app, StormExperiment& storm);
+
 /// One row of GET /class.
 struct ClassRow {
   std::string name;
@@ -90,6 +94,12 @@ class LabRegistry {
   /// Forgets student labs idle past the expiry that nothing holds and that run no storm;
   /// returns how many. find() and class_rows() call it.
   std::size_t expire_idle();
+  /// Class-wide teacher actions (POST /class/reset, /class/carrier-mode): each student lab
+  /// held now, reset (reset_lab) or set to carrier mode `mode` (a name or alias the
+  /// scenario catalog knows: check it first). The teacher's lab is left alone. Return the
+  /// names of the labs acted on, in name order.
+  std::vector<std::string> reset_students();
+  std::vector<std::string> set_students_carrier_mode(const std::string& mode);
   /// Student labs whose storm is running now.
   std::size_t running_student_storms() const;
   /// Student labs held now.
@@ -115,6 +125,7 @@ class LabRegistry {
   std::vector<PersistedStudentLab> student_states();
   std::vector<std::shared_ptr<Lab>> expire_idle_locked(WallTime now);
   std::vector<std::shared_ptr<Lab>> all_labs() const;
+  std::vector<std::pair<std::string, std::shared_ptr<Lab>>> student_labs() const;
 
   LabDeps deps_;  // the teacher's, copied for each student lab
   const LabLimits limits_;

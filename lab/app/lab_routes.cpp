@@ -38,10 +38,13 @@ struct Shared {
 // worker slot when the route takes one. Waiting for a slot ends with a 503 once shutdown
 // begins; the wait is measured (queue_ms) on the lab's clock.
 void serve(Shared& shared, const Route& route, const Request& req, const std::string& body, Response& res) {
+  if (route.class_wide && req.has_param(std::string(kLabParam)))
+    return send_api_error(req, res,
+                          api_error(400, "invalid_parameter", MessageId::class_route_takes_no_lab, {{"route", route.path}}));
   if (req.get_param_value_count(std::string(kLabParam)) > 1)
-    return send_error(res, 400, "invalid_parameter", "lab is given more than once; name one lab");
+    return send_api_error(req, res, api_error(400, "invalid_parameter", MessageId::lab_given_twice, {}));
   const auto found = shared.labs.find(query_param(req, kLabParam));
-  if (found.error) return send_api_error(res, *found.error);
+  if (found.error) return send_api_error(req, res, *found.error);
   Lab& lab = *found.lab;
   // Before the worker slot: a client over its limit must not hold one of --workers.
   if (route.rate_limited && shared.rate_limit.limiter) {
@@ -77,7 +80,9 @@ httplib::Server::HandlerResponse refuse_wrong_method(const Request& req, Respons
   std::string allow;
   for (const auto& a : allowed.methods) allow += (allow.empty() ? "" : ", ") + a;
   res.set_header("Allow", allow);
-  send_error(res, 405, "method_not_allowed", req.method.substr(0, 10) + " is not allowed on " + label + "; use " + allow);
+  send_api_error(req, res,
+                 api_error(405, "method_not_allowed", MessageId::method_not_allowed,
+                           {{"method", req.method.substr(0, 10)}, {"route", label}, {"allow", allow}}));
   return httplib::Server::HandlerResponse::Handled;
 }
 
@@ -154,10 +159,11 @@ void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoot
       // "/incident" and "/diagnostic/summary" are typos of a route: name it (issue 12).
       const bool hub = req.path.rfind("/04/", 0) == 0;
       const auto meant = did_you_mean(hub ? req.path.substr(3) : req.path, route_templates());
-      send_error(res, 404, "not_found",
-                 "no route " + req.method.substr(0, 10) + " " + req.path.substr(0, 80) +
-                     (meant ? "; did you mean " + std::string(hub ? "/04" : "") + *meant + "?" : "") +
-                     "; GET / lists the routes");
+      MessageArgs args{{"method", req.method.substr(0, 10)}, {"path", req.path.substr(0, 80)}};
+      if (meant) args.emplace_back("suggestion", std::string(hub ? "/04" : "") + *meant);
+      send_api_error(req, res,
+                     api_error(404, "not_found", meant ? MessageId::route_not_found_did_you_mean : MessageId::route_not_found,
+                               args));
     } else {
       send_error(res, res.status, "http_error", "the request could not be served (HTTP " + std::to_string(res.status) + ")");
     }

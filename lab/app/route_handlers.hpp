@@ -31,8 +31,10 @@ void storm_status(RouteContext&, const httplib::Request&, const std::string&, ht
 void storm_start(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 void storm_cancel(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 
-// routes_class.cpp — every student lab at once.
+// routes_class.cpp — every student lab at once: the class view and the teacher's class-wide actions.
 void class_view(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void class_reset(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void class_carrier_mode(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 
 // routes_index.cpp — the JSON index for curl, the dashboard for a browser.
 void index(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);

@@ -1,6 +1,7 @@
 #include "lab/app/route_support.hpp"
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "lab/http/accept.hpp"
@@ -25,12 +26,19 @@ std::optional<ApiError> check_known_params(const httplib::Request& req, const st
   return check_query(req.target, req.params, with_lab);
 }
 
-void send_api_error(httplib::Response& res, const ApiError& e) { send_error(res, e.status, e.error, e.message, e.allowed); }
-
 void send_api_error(const httplib::Request& req, httplib::Response& res, const ApiError& e) {
   send_error(res, e.status, e.error, e.message_in(preferred_language(req.get_header_value("Accept-Language"))),
              e.allowed);
   res.set_header("Vary", "Accept-Language");
+}
+
+std::string carrier_mode_asked(const httplib::Request& req, const std::string& body) {
+  std::string wanted = req.get_param_value("mode");
+  if (wanted.empty() && !body.empty()) {
+    const auto j = nlohmann::ordered_json::parse(body, nullptr, false);
+    if (j.is_object() && j.contains("mode") && j["mode"].is_string()) wanted = j["mode"].get<std::string>();
+  }
+  return wanted;
 }
 
 bool serve_file(httplib::Response& res, const std::filesystem::path& file, const char* content_type) {

@@ -26,11 +26,13 @@ std::optional<ApiError> parse_domain_param(const httplib::Request& req, const In
 std::optional<ApiError> check_known_params(const httplib::Request& req, const std::set<std::string>& known);
 
 /// Answers `e` as the lab's error JSON {"error", "message", "allowed"?} with its status,
-/// the message in English.
-void send_api_error(httplib::Response& res, const ApiError& e);
-/// The same, with the message in the language the request's Accept-Language prefers
-/// (English unless it asks for Spanish; api_error.hpp).
+/// the message in the language the request's Accept-Language prefers (English unless it
+/// asks for Spanish; api_error.hpp).
 void send_api_error(const httplib::Request& req, httplib::Response& res, const ApiError& e);
+
+/// The carrier mode a PUT/POST asks for: `?mode=NAME`, else a JSON body's "mode" string,
+/// else "" (the caller answers that with a 400).
+std::string carrier_mode_asked(const httplib::Request& req, const std::string& body);
 
 /// Answers 200 with the whole of `file`; false (and `res` untouched) when it cannot be read.
 bool serve_file(httplib::Response& res, const std::filesystem::path& file, const char* content_type);

@@ -62,6 +62,10 @@ const std::vector<Route>& lab_route_table() {
         {{"GET"}, "/class", "", false, false,
          "every student lab (?lab=NAME): breaker, requests, carrier calls per request, p99; a page for browsers",
          class_view},
+        {{"POST"}, "/class/reset", "", true, false,
+         "resets every student lab (not the teacher's) as /reset-lab does; teacher only", class_reset, true, false, true},
+        {{"PUT", "POST"}, "/class/carrier-mode", "?mode=provider_down", true, false,
+         "sets every student lab's carrier mode (not the teacher's); teacher only", class_carrier_mode, true, false, true},
     };
   }();
   return table;
@@ -98,6 +102,7 @@ namespace {
 struct LabelFacts {
   AllowedMethods allowed;
   std::vector<std::string> teacher_only_methods;
+  bool class_wide = false;
 };
 
 const std::map<std::string, LabelFacts>& label_facts() {
@@ -112,6 +117,7 @@ const std::map<std::string, LabelFacts>& label_facts() {
         if (m == "GET" && !r.mutating) f.allowed.head = true;
         if (r.teacher_only) f.teacher_only_methods.push_back(m);
       }
+      f.class_wide = f.class_wide || r.class_wide;
     }
     return out;
   }();
@@ -133,6 +139,12 @@ bool teacher_only(const std::string& method, const std::string& path) {
   if (it == facts.end()) return false;
   const auto& methods = it->second.teacher_only_methods;
   return std::find(methods.begin(), methods.end(), method == "HEAD" ? "GET" : method) != methods.end();
+}
+
+bool class_wide(const std::string& path) {
+  const auto& facts = label_facts();
+  const auto it = facts.find(route_label(path));
+  return it != facts.end() && it->second.class_wide;
 }
 
 std::vector<std::string> teacher_only_routes() {

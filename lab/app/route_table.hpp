@@ -64,6 +64,8 @@ struct Route {
                                      ///< needs the teacher token when one is set, and a same-site caller
   bool rate_limited = false;         ///< counted against `serve --rate-limit` per client (the quote
                                      ///< routes only: never /health, scrapes, pages or the teacher's)
+  bool class_wide = false;           ///< acts on every student lab (/class/...): takes no ?lab=, and
+                                     ///< a ?lab= never stands in for the teacher token
 };
 
 /// Every route the lab answers, in the order `GET /` lists them. Each also answers under
@@ -93,6 +95,10 @@ const AllowedMethods& allowed_methods(const std::string& label);
 
 /// Whether `method` on `path` is a teacher-only route of the table (HEAD counts as GET).
 bool teacher_only(const std::string& method, const std::string& path);
+
+/// Whether `path` is a class-wide route of the table (any method): one that acts on every
+/// student lab at once.
+bool class_wide(const std::string& path);
 
 /// The teacher-only routes as "METHOD /path" lines, for the start-up warning and `GET /`.
 std::vector<std::string> teacher_only_routes();

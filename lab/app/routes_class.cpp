@@ -1,14 +1,17 @@
 // GET /class: every student lab at once (issue 12), as JSON for curl and scripts, or the
-// class page (public/class.html, which reads this JSON) for a browser.
+// class page (public/class.html, which reads this JSON) for a browser; and the teacher's
+// class-wide actions, POST /class/reset and PUT|POST /class/carrier-mode.
 #include <httplib.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "lab/app/lab_app.hpp"
 #include "lab/app/lab_registry.hpp"
 #include "lab/app/route_handlers.hpp"
 #include "lab/app/route_support.hpp"
 #include "lab/base/time_format.hpp"
+#include "lab/carrier/scenario.hpp"
 #include "lab/http/accept.hpp"
 #include "lab/http/http_server.hpp"
 
@@ -17,6 +20,13 @@ namespace {
 
 nlohmann::ordered_json rounded(const std::optional<double>& v, double scale) {
   return v ? nlohmann::ordered_json(std::round(*v * scale) / scale) : nlohmann::ordered_json(nullptr);
+}
+
+// The canonical scenario names, for the class page's carrier-mode choice.
+nlohmann::ordered_json carrier_modes(LabRegistry& labs) {
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+  for (const Scenario& sc : labs.teacher().app.scenarios().all()) names.push_back(sc.name);
+  return names;
 }
 
 nlohmann::ordered_json class_json(LabRegistry& labs) {
@@ -34,6 +44,7 @@ nlohmann::ordered_json class_json(LabRegistry& labs) {
                     {"last_activity_utc", format_iso8601(r.last_active)}});
   return {{"labs", rows},
           {"count", rows.size()},
+          {"carrier_modes", carrier_modes(labs)},
           {"max_labs", labs.limits().max_labs},
           {"idle_expiry_minutes", labs.limits().idle_expiry.count()},
           {"order",
@@ -51,6 +62,29 @@ void class_view(RouteContext& ctx, const httplib::Request& req, const std::strin
       serve_file(res, ctx.dashboard.public_dir / "class.html", "text/html; charset=utf-8"))
     return;
   send_json(res, 200, class_json(ctx.labs));
+}
+
+
+void class_reset(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+  const auto names = ctx.labs.reset_students();
+  send_json(res, 200, {{"status", "reset"},
+                       {"labs", names},
+                       {"count", names.size()},
+                       {"message", "every student lab's telemetry, breaker, fallback cache and carrier mode are back to "
+                                   "their seeds; the teacher's lab is unchanged"}});
+}
+
+void class_carrier_mode(RouteContext& ctx, const httplib::Request& req, const std::string& body,
+                        httplib::Response& res) {
+  const std::string wanted = carrier_mode_asked(req, body);
+  const ScenarioCatalog& catalog = ctx.labs.teacher().app.scenarios();
+  if (wanted.empty())
+    return send_api_error(req, res,
+                          api_error(400, "unknown_scenario", MessageId::missing_carrier_mode, {}, catalog.accepted_names()));
+  const Scenario* mode = catalog.find(wanted);
+  if (mode == nullptr) return send_api_error(req, res, unknown_scenario_error(catalog, wanted));
+  const auto names = ctx.labs.set_students_carrier_mode(mode->name);
+  send_json(res, 200, {{"mode", mode->name}, {"labs", names}, {"count", names.size()}});
 }
 
 }  // namespace quote_lab::handlers

@@ -39,15 +39,16 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
     if (k != kLabParam) given.emplace(k, v);  // the lab is chosen by the query only
   if (!raw.empty()) {
     const auto body = nlohmann::ordered_json::parse(raw, nullptr, false);
-    if (!body.is_object()) return send_error(res, 400, "invalid_body", "the body must be a JSON object");
+    if (!body.is_object()) return send_api_error(req, res, api_error(400, "invalid_body", MessageId::body_not_object, {}));
     for (const auto& [k, v] : body.items()) given.emplace(k, v.is_string() ? v.get<std::string>() : v.dump());
   }
   const std::set<std::string> known{"mode", "scenario", std::string(kStormClients.name),
                                     std::string(kStormDurationS.name), std::string(kStormRequests.name)};
   for (const auto& [k, _] : given)
     if (!known.count(k))
-      return send_error(res, 400, "unknown_parameter", "unknown parameter '" + k.substr(0, 40) + "'",
-                        std::vector<std::string>(known.begin(), known.end()));
+      return send_api_error(req, res,
+                            api_error(400, "unknown_parameter", MessageId::unknown_parameter, {{"name", k.substr(0, 40)}},
+                                      std::vector<std::string>(known.begin(), known.end())));
   const auto lookup = [&given](std::string_view name) -> const std::string* {
     const auto it = given.find(std::string(name));
     return it == given.end() ? nullptr : &it->second;
@@ -55,7 +56,8 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   StormOptions o;
   o.lab = ctx.app.name();  // a student's storm runs against their own lab
   if (const auto* m = lookup("mode")) o.mode = *m;
-  if (!parse_mode(o.mode)) return send_error(res, 400, "invalid_parameter", "mode must be legacy or resilient", mode_names());
+  if (!parse_mode(o.mode))
+    return send_api_error(req, res, api_error(400, "invalid_parameter", MessageId::unknown_storm_mode, {}, mode_names()));
   if (const auto* sc = lookup("scenario")) {
     const Scenario* s = ctx.app.scenarios().find(*sc);
     if (!s) return send_api_error(req, res, unknown_scenario_error(ctx.app.scenarios(), *sc));
@@ -70,14 +72,13 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   if (lookup(kStormRequests.name)) o.requests = requests;
   // A check, then a start: two students racing past it make kMaxStudentStorms + 1, a bound still.
   if (!o.lab.empty() && !ctx.storm.running() && ctx.labs.running_student_storms() >= kMaxStudentStorms)
-    return send_error(res, 429, "class_storms_busy",
-                      std::to_string(kMaxStudentStorms) +
-                          " student storms are running already (they share one carrier and the lab's workers); "
-                          "start yours when one ends (GET /class shows the class)");
+    return send_api_error(req, res,
+                          api_error(429, "class_storms_busy", MessageId::class_storms_busy,
+                                    {{"max", std::to_string(kMaxStudentStorms)}}));
   std::vector<std::string> errors;
   switch (ctx.storm.start(o, errors)) {
     case StormExperiment::Start::busy:
-      return send_error(res, 409, "storm_running", "a storm is already running; GET /experiments/storm shows its progress");
+      return send_api_error(req, res, api_error(409, "storm_running", MessageId::storm_running, {}));
     case StormExperiment::Start::invalid:
       return send_error(res, 400, "invalid_parameter", errors.empty() ? "invalid storm" : errors.front());
     case StormExperiment::Start::started:

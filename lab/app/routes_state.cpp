@@ -6,6 +6,7 @@
 
 #include "lab/app/json_views.hpp"
 #include "lab/app/lab_app.hpp"
+#include "lab/app/lab_registry.hpp"
 #include "lab/app/route_handlers.hpp"
 #include "lab/app/route_support.hpp"
 #include "lab/experiments/storm_experiment.hpp"
@@ -48,9 +49,7 @@ void incidents(RouteContext& ctx, const httplib::Request& req, const std::string
 }
 
 void reset_lab(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
-  ctx.storm.cancel();  // a reset also stops a storm started from the lab (issue 10)
-  ctx.storm.forget_result();
-  ctx.app.reset();
+  quote_lab::reset_lab(ctx.app, ctx.storm);
   send_json(res, 200, {{"status", "reset"},
                        {"message", "telemetry, metrics, breaker, fallback cache and carrier mode are back to their seeds"},
                        {"dependency", dependency_json(ctx.app.dependency_view())}});
@@ -61,11 +60,11 @@ void carrier(RouteContext& ctx, const httplib::Request&, const std::string&, htt
 }
 
 void carrier_mode(RouteContext& ctx, const httplib::Request& req, const std::string& body, httplib::Response& res) {
-  std::string wanted = req.get_param_value("mode");
-  if (wanted.empty() && !body.empty()) {
-    const auto j = nlohmann::ordered_json::parse(body, nullptr, false);
-    if (j.is_object() && j.contains("mode") && j["mode"].is_string()) wanted = j["mode"].get<std::string>();
-  }
+  const std::string wanted = carrier_mode_asked(req, body);
+  if (wanted.empty())
+    return send_api_error(req, res,
+                          api_error(400, "unknown_scenario", MessageId::missing_carrier_mode, {},
+                                    ctx.app.scenarios().accepted_names()));
   if (!ctx.app.set_carrier_mode(wanted)) return send_api_error(req, res, unknown_scenario_error(ctx.app.scenarios(), wanted));
   send_json(res, 200, carrier_view(ctx));
 }

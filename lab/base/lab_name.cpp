@@ -2,10 +2,10 @@
 
 namespace quote_lab {
 
-std::optional<std::string> normalize_lab_name(std::string_view raw, std::string& problem) {
+std::optional<std::string> normalize_lab_name(std::string_view raw, LabNameProblem& problem) {
+  problem = LabNameProblem::none;
   if (raw.empty() || raw.size() > kMaxLabNameLength) {
-    problem = "a lab name has 1 to " + std::to_string(kMaxLabNameLength) + " characters (got " +
-              std::to_string(raw.size()) + ")";
+    problem = LabNameProblem::length;
     return std::nullopt;
   }
   std::string name;
@@ -13,7 +13,7 @@ std::optional<std::string> normalize_lab_name(std::string_view raw, std::string&
   for (const char c : raw) {
     const char lower = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
     if (!((lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9') || lower == '-')) {
-      problem = "a lab name uses only letters a-z, digits and '-' (e.g. ?lab=ana or ?lab=team-3)";
+      problem = LabNameProblem::characters;
       return std::nullopt;
     }
     name += lower;

@@ -12,10 +12,18 @@ namespace quote_lab {
 /// Longest lab name, in characters.
 inline constexpr std::size_t kMaxLabNameLength = 32;
 
+/// Why a name was refused. The sentences a student reads (in English and Spanish) are in
+/// the lab's one message table (lab/http/api_error), not here.
+enum class LabNameProblem {
+  none,
+  length,      ///< empty, or longer than kMaxLabNameLength
+  characters,  ///< a character outside a-z, A-Z, 0-9 and '-'
+};
+
 /// The canonical form of `raw`: 1 to kMaxLabNameLength characters of a-z, 0-9 and '-',
 /// upper-case ASCII letters folded to lower case ("Ana" → "ana", so a student who types
 /// a capital letter reaches the same lab). nullopt when anything else is in it; `problem`
-/// then says what, in a sentence meant for the student.
-std::optional<std::string> normalize_lab_name(std::string_view raw, std::string& problem);
+/// then says which rule it broke (none when the name is fine).
+std::optional<std::string> normalize_lab_name(std::string_view raw, LabNameProblem& problem);
 
 }  // namespace quote_lab

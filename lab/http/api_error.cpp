@@ -38,7 +38,54 @@ constexpr std::array kMessages{
                 "{retry_after_s} s",
                 "demasiadas solicitudes de cotización desde este cliente: el límite es {limit} cada {window_s} s; "
                 "vuelve a intentarlo en {retry_after_s} s"},
+    MessageText{MessageId::lab_given_twice, "lab is given more than once; name one lab",
+                "lab aparece más de una vez; indica un solo laboratorio"},
+    MessageText{MessageId::lab_name_length, "a lab name has 1 to {max} characters (got {got})",
+                "un nombre de laboratorio tiene de 1 a {max} caracteres (se recibieron {got})"},
+    MessageText{MessageId::lab_name_characters,
+                "a lab name uses only letters a-z, digits and '-' (e.g. ?lab=ana or ?lab=team-3)",
+                "un nombre de laboratorio usa solo letras a-z, dígitos y '-' (por ejemplo ?lab=ana o ?lab=equipo-3)"},
+    MessageText{MessageId::too_many_labs,
+                "the lab already holds {max} student labs (--max-labs); use one of them, or wait until an idle one "
+                "expires (--lab-idle-minutes {minutes})",
+                "el lab ya tiene {max} laboratorios de estudiantes (--max-labs); usa uno de ellos o espera a que "
+                "expire uno inactivo (--lab-idle-minutes {minutes})"},
+    MessageText{MessageId::route_not_found, "no route {method} {path}; GET / lists the routes",
+                "no existe la ruta {method} {path}; GET / lista las rutas"},
+    MessageText{MessageId::route_not_found_did_you_mean,
+                "no route {method} {path}; did you mean {suggestion}?; GET / lists the routes",
+                "no existe la ruta {method} {path}; ¿quisiste decir {suggestion}? GET / lista las rutas"},
+    MessageText{MessageId::method_not_allowed, "{method} is not allowed on {route}; use {allow}",
+                "{method} no está permitido en {route}; usa {allow}"},
+    MessageText{MessageId::body_not_object, "the body must be a JSON object", "el cuerpo debe ser un objeto JSON"},
+    MessageText{MessageId::unknown_storm_mode, "mode must be legacy or resilient", "mode debe ser legacy o resilient"},
+    MessageText{MessageId::class_storms_busy,
+                "{max} student storms are running already (they share one carrier and the lab's workers); start "
+                "yours when one ends (GET /class shows the class)",
+                "ya hay {max} tormentas de estudiantes en curso (comparten un proveedor y los workers del lab); "
+                "lanza la tuya cuando termine una (GET /class muestra la clase)"},
+    MessageText{MessageId::storm_running, "a storm is already running; GET /experiments/storm shows its progress",
+                "ya hay una tormenta en curso; GET /experiments/storm muestra su avance"},
+    MessageText{MessageId::missing_carrier_mode,
+                "name the carrier mode: ?mode=NAME, or a JSON body with a \"mode\" field",
+                "indica el modo del proveedor: ?mode=NOMBRE, o un cuerpo JSON con el campo \"mode\""},
+    MessageText{MessageId::admin_token_required,
+                "this route changes the lab for everyone: send the teacher token as 'Authorization: Bearer TOKEN' "
+                "(set with --admin-token or LAB_ADMIN_TOKEN)",
+                "esta ruta cambia el lab para todos: envía el token del docente como 'Authorization: Bearer TOKEN' "
+                "(se define con --admin-token o LAB_ADMIN_TOKEN)"},
+    MessageText{MessageId::cross_site_request,
+                "this route changes the lab for everyone: it is refused from another site's page; use the lab's own "
+                "page or curl",
+                "esta ruta cambia el lab para todos: se rechaza desde la página de otro sitio; usa la página del "
+                "propio lab o curl"},
+    MessageText{MessageId::class_route_takes_no_lab,
+                "{route} acts on every student lab at once: leave out ?lab= (for one lab, add ?lab=NAME to /reset-lab "
+                "or /carrier/mode)",
+                "{route} actúa sobre todos los laboratorios de estudiantes a la vez: quita ?lab= (para uno solo, "
+                "agrega ?lab=NOMBRE a /reset-lab o /carrier/mode)"},
 };
+static_assert(kMessages.size() == static_cast<std::size_t>(MessageId::count_), "one text per MessageId");
 
 }  // namespace
 

@@ -1,8 +1,9 @@
 #pragma once
 // A client error as the lab answers it — {"error", "message", "allowed"?} with a 4xx — and
 // the ONE table of the student-facing messages, in English and Spanish (issue 12: errors
-// in the reader's language, chosen by Accept-Language; English for curl). The `error`
-// codes are the contract and never translated; only `message` is.
+// in the reader's language, chosen by Accept-Language; English for curl), on every route:
+// quotes, unknown routes and methods, lab names, storms, the carrier mode, the teacher
+// token. The `error` codes are the contract and never translated; only `message` is.
 
 #include <string>
 #include <string_view>
@@ -39,6 +40,22 @@ enum class MessageId {
   unknown_scenario,                ///< {got}
   unknown_scenario_did_you_mean,   ///< {got} {suggestion}
   rate_limited,                    ///< {limit} {window_s} {retry_after_s}
+  lab_given_twice,                 ///< —
+  lab_name_length,                 ///< {max} {got}
+  lab_name_characters,             ///< —
+  too_many_labs,                   ///< {max} {minutes}
+  route_not_found,                 ///< {method} {path}
+  route_not_found_did_you_mean,    ///< {method} {path} {suggestion}
+  method_not_allowed,              ///< {method} {route} {allow}
+  body_not_object,                 ///< —
+  unknown_storm_mode,              ///< —
+  class_storms_busy,               ///< {max}
+  storm_running,                   ///< —
+  missing_carrier_mode,            ///< —
+  admin_token_required,            ///< —
+  cross_site_request,              ///< —
+  class_route_takes_no_lab,        ///< {route}
+  count_                           ///< not a message: the number of ids (the table has one text each)
 };
 
 /// Values for a message's placeholders: name (without braces) → text.

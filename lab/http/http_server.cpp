@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "lab/http/accept.hpp"
 #include "lab/http/httplib_statics.hpp"
 #include "lab/http/request_guard.hpp"
 
@@ -68,7 +69,9 @@ HttpServer::Server::Server() {
         res.set_header("X-Admin-Token", status);
       if (const auto refusal = check_access(facts, *access)) {
         if (refusal->status == 401) res.set_header("WWW-Authenticate", "Bearer");
-        send_error(res, refusal->status, refusal->error, refusal->message);
+        const bool es = !refusal->message_es.empty() &&
+                        preferred_language(req.get_header_value("Accept-Language")) == Language::es;
+        send_error(res, refusal->status, refusal->error, es ? refusal->message_es : refusal->message);
         return HandlerResponse::Handled;
       }
     }

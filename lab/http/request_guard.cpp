@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "lab/http/api_error.hpp"
+
 namespace quote_lab {
 
 namespace {
@@ -25,7 +27,7 @@ bool is_decimal(const std::string& s) {
   return !s.empty() && s.size() <= 18 && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
-GuardError bad(std::string error, std::string message) { return {400, std::move(error), std::move(message)}; }
+GuardError bad(std::string error, std::string message) { return {400, std::move(error), std::move(message), {}}; }
 
 }  // namespace
 
@@ -99,21 +101,19 @@ std::optional<GuardError> check_access(const AccessFacts& request, const AccessP
   if (!host_allowed(request.host, policy.allowed_hosts))
     return GuardError{403, "host_not_allowed",
                       "the lab answers only to IP addresses, localhost and the names given with --allowed-hosts "
-                      "(ALLOWED_HOSTS); got Host '" + request.host.substr(0, 60) + "'"};
+                      "(ALLOWED_HOSTS); got Host '" + request.host.substr(0, 60) + "'", {}};
   if (!request.changes_lab) return std::nullopt;
   const std::string site = lower(trimmed(request.sec_fetch_site));
   const std::string origin = lower(trimmed(request.origin));
   const std::string host = lower(trimmed(request.host));
   if (site == "cross-site" ||
       (!origin.empty() && origin != "http://" + host && origin != "https://" + host))
-    return GuardError{403, "cross_site_request",
-                      "this route changes the lab for everyone: it is refused from another site's page; "
-                      "use the lab's own page or curl"};
+    return GuardError{403, "cross_site_request", message_text(MessageId::cross_site_request, Language::en, {}),
+                      message_text(MessageId::cross_site_request, Language::es, {})};
   if (!policy.admin_token.empty() && !request.student_lab &&
       !constant_time_equal(request.authorization, "Bearer " + policy.admin_token))
-    return GuardError{401, "admin_token_required",
-                      "this route changes the lab for everyone: send the teacher token as "
-                      "'Authorization: Bearer TOKEN' (set with --admin-token or LAB_ADMIN_TOKEN)"};
+    return GuardError{401, "admin_token_required", message_text(MessageId::admin_token_required, Language::en, {}),
+                      message_text(MessageId::admin_token_required, Language::es, {})};
   return std::nullopt;
 }
 

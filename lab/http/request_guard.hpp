@@ -18,7 +18,8 @@ namespace quote_lab {
 struct GuardError {
   int status = 400;
   std::string error;
-  std::string message;
+  std::string message;     ///< in English
+  std::string message_es;  ///< the same in Spanish (the access refusals); empty: English only
 };
 
 /// What the framing check needs to know: the protocol version as sent ("HTTP/1.1") and

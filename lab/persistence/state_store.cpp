@@ -230,7 +230,7 @@ std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, s
   }
   for (const auto& [raw_name, entry] : labs->items()) {
     PersistedStudentLab lab;
-    std::string name_problem;
+    LabNameProblem name_problem = LabNameProblem::none;
     const auto name = normalize_lab_name(raw_name, name_problem);
     const auto last_active = entry.is_object() ? parse_iso8601(entry.value("last_active", "")) : std::nullopt;
     if (!name || *name != raw_name || !last_active) {

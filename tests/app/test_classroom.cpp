@@ -221,6 +221,9 @@ const Call kChangingRoutes[] = {
     {"PUT", "/carrier/mode?mode=ok"},
     {"POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=1"},
     {"DELETE", "/experiments/storm"},
+    {"POST", "/class/reset"},
+    {"POST", "/class/carrier-mode?mode=ok"},
+    {"PUT", "/class/carrier-mode?mode=ok"},
 };
 }  // namespace
 
@@ -454,4 +457,68 @@ TEST_CASE("issue 12: at most 4 student storms run at once, class-wide; the teach
   CHECK(eventually([&] { return lab.request("POST", storm + "s5").status == 202; }, 10s));
   for (const char* name : {"s1", "s3", "s4", "s5"}) lab.request("DELETE", std::string("/experiments/storm?lab=") + name);
   lab.request("DELETE", "/experiments/storm");
+}
+
+TEST_CASE("issue 12: the teacher resets, or sets the carrier mode of, every student lab at once; a ?lab= is no token") {
+  LabProcess lab({"--admin-token", "s3cret"});
+  const httplib::Headers teacher{{"Authorization", "Bearer s3cret"}};
+  REQUIRE(lab.get("/quote-resilient?scenario=ok").status == 200);  // the teacher's lab: one incident
+  REQUIRE(lab.request("PUT", "/carrier/mode?mode=provider_down&lab=ana").status == 200);
+  REQUIRE(lab.get("/quote-resilient?lab=ana").json["dependency"]["circuit_status"] == "open");
+  REQUIRE(lab.get("/quote-legacy?scenario=ok&lab=bruno").status == 200);
+
+  // Without the token: 401, in the reader's language; naming a lab does not stand in for it.
+  const auto refused = lab.request("POST", "/class/reset");
+  CHECK(refused.status == 401);
+  CHECK(refused.json["error"] == "admin_token_required");
+  const auto refused_es = lab.request("POST", "/class/reset", {{"Accept-Language", "es"}});
+  CHECK(refused_es.json["error"] == "admin_token_required");
+  CHECK(refused_es.json["message"].get<std::string>().find("token del docente") != std::string::npos);
+  CHECK(lab.request("POST", "/class/reset?lab=ana").status == 401);
+  CHECK(lab.request("PUT", "/class/carrier-mode?mode=ok&lab=ana").status == 401);
+  // With it, a ?lab= is refused: a class-wide route acts on no single lab.
+  const auto named = lab.request("POST", "/class/reset?lab=ana", teacher);
+  CHECK(named.status == 400);
+  CHECK(named.json["error"] == "invalid_parameter");
+  CHECK(lab.get("/dependency/state?lab=ana").json["circuit_status"] == "open");  // nothing ran
+
+  const auto reset = lab.request("POST", "/class/reset", teacher);
+  CHECK(reset.status == 200);
+  CHECK(reset.json["labs"] == nlohmann::ordered_json::array({"ana", "bruno"}));
+  CHECK(reset.json["count"] == 2);
+  CHECK(lab.get("/dependency/state?lab=ana").json["circuit_status"] == "closed");
+  CHECK(lab.get("/carrier?lab=ana").json["mode"] == "ok");
+  CHECK(lab.get("/incidents?lab=ana").json["incidents"].empty());
+  CHECK(lab.get("/incidents?lab=bruno").json["incidents"].empty());
+  CHECK(lab.get("/incidents").json["incidents"].size() == 1);  // the teacher's lab is left alone
+
+  // Every student lab's carrier mode at once (aliases and any case name the canonical mode).
+  const auto mode = lab.request("PUT", "/class/carrier-mode?mode=Slow", teacher);
+  CHECK(mode.status == 200);
+  CHECK(mode.json["mode"] == "slow_provider");
+  CHECK(mode.json["count"] == 2);
+  CHECK(lab.get("/carrier?lab=ana").json["mode"] == "slow_provider");
+  CHECK(lab.get("/carrier?lab=bruno").json["mode"] == "slow_provider");
+  CHECK(lab.get("/carrier").json["mode"] == "ok");
+  const auto typo = lab.request("POST", "/class/carrier-mode?mode=provder_down", teacher);
+  CHECK(typo.status == 400);
+  CHECK(typo.json["error"] == "unknown_scenario");
+  CHECK(typo.json["message"].get<std::string>().find("did you mean 'provider_down'?") != std::string::npos);
+  const auto missing = lab.request("POST", "/class/carrier-mode", teacher);
+  CHECK(missing.status == 400);
+  CHECK(missing.json["error"] == "unknown_scenario");
+  CHECK(lab.get("/carrier?lab=ana").json["mode"] == "slow_provider");  // refused changes change nothing
+  // The class page offers the modes by their canonical names.
+  CHECK(lab.get("/class").json["carrier_modes"][0] == "ok");
+}
+
+TEST_CASE("issue 12: without a teacher token the class-wide actions answer anyone on the lab's own page or curl") {
+  LabProcess lab;
+  REQUIRE(lab.get("/quote-resilient?scenario=provider_down&lab=ana").status == 200);
+  CHECK(lab.request("POST", "/class/reset", {{"Origin", "http://evil.example"}}).status == 403);
+  CHECK(lab.get("/dependency/state?lab=ana").json["circuit_status"] == "open");
+  const auto reset = lab.request("POST", "/class/reset");
+  CHECK(reset.status == 200);
+  CHECK(reset.json["count"] == 1);
+  CHECK(lab.get("/dependency/state?lab=ana").json["circuit_status"] == "closed");
 }

@@ -213,3 +213,68 @@ TEST_CASE("legacy answers say plainly that legacy has no breaker and no fallback
         "quote when every attempt fails");
   CHECK(resilient.json.contains("dependency"));
 }
+
+TEST_CASE("errors outside the quote routes come in the reader's language too; codes and fields never change") {
+  LabProcess lab;
+  struct Row {
+    const char* method;
+    const char* path;
+    int status;
+    const char* error;
+    const char* english;
+    const char* spanish;
+  };
+  for (const Row& r : {
+           Row{"GET", "/incident", 404, "not_found", "no route GET /incident; did you mean /incidents?; GET / lists the routes",
+               "no existe la ruta GET /incident; ¿quisiste decir /incidents? GET / lista las rutas"},
+           Row{"GET", "/nothing-like-it", 404, "not_found", "no route GET /nothing-like-it; GET / lists the routes",
+               "no existe la ruta GET /nothing-like-it; GET / lista las rutas"},
+           Row{"DELETE", "/health", 405, "method_not_allowed", "DELETE is not allowed on /health; use GET",
+               "DELETE no está permitido en /health; usa GET"},
+           Row{"POST", "/experiments/storm?mode=sideways&lab=i18n", 400, "invalid_parameter",
+               "mode must be legacy or resilient", "mode debe ser legacy o resilient"},
+           Row{"POST", "/experiments/storm?clients=0&lab=i18n", 400, "invalid_parameter",
+               "clients must be an integer between 1 and 100 (got '0')",
+               "clients debe ser un número entero entre 1 y 100 (se recibió '0')"},
+           Row{"POST", "/experiments/storm?clientes=5&lab=i18n", 400, "unknown_parameter",
+               "unknown query parameter 'clientes'", "parámetro de consulta desconocido: 'clientes'"},
+           Row{"GET", "/carrier?lab=a_b", 400, "invalid_lab_name",
+               "a lab name uses only letters a-z, digits and '-' (e.g. ?lab=ana or ?lab=team-3)",
+               "un nombre de laboratorio usa solo letras a-z, dígitos y '-' (por ejemplo ?lab=ana o ?lab=equipo-3)"},
+           Row{"GET", "/carrier?lab=", 400, "invalid_lab_name", "a lab name has 1 to 32 characters (got 0)",
+               "un nombre de laboratorio tiene de 1 a 32 caracteres (se recibieron 0)"},
+           Row{"GET", "/carrier?lab=ana&lab=bruno", 400, "invalid_parameter", "lab is given more than once; name one lab",
+               "lab aparece más de una vez; indica un solo laboratorio"},
+           Row{"PUT", "/carrier/mode?lab=i18n", 400, "unknown_scenario",
+               "name the carrier mode: ?mode=NAME, or a JSON body with a \"mode\" field",
+               "indica el modo del proveedor: ?mode=NOMBRE, o un cuerpo JSON con el campo \"mode\""},
+           Row{"PUT", "/carrier/mode?mode=slo&lab=i18n", 400, "unknown_scenario",
+               "scenario 'slo' does not exist; did you mean 'slow'?", "el escenario 'slo' no existe; ¿quisiste decir 'slow'?"},
+           Row{"POST", "/class/reset?lab=i18n", 400, "invalid_parameter",
+               "/class/reset acts on every student lab at once: leave out ?lab= (for one lab, add ?lab=NAME to "
+               "/reset-lab or /carrier/mode)",
+               "/class/reset actúa sobre todos los laboratorios de estudiantes a la vez: quita ?lab= (para uno solo, "
+               "agrega ?lab=NOMBRE a /reset-lab o /carrier/mode)"},
+       }) {
+    CAPTURE(r.method);
+    CAPTURE(r.path);
+    const Reply en = lab.request(r.method, r.path);
+    const Reply es = lab.request(r.method, r.path, kSpanish);
+    CHECK(en.status == r.status);
+    CHECK(es.status == r.status);
+    CHECK(en.json["error"] == r.error);
+    CHECK(es.json["error"] == r.error);
+    CHECK(en.json["message"] == r.english);
+    CHECK(es.json["message"] == r.spanish);
+    CHECK(en.json.contains("allowed") == es.json.contains("allowed"));
+    if (en.json.contains("allowed")) CHECK(en.json["allowed"] == es.json["allowed"]);
+  }
+  // A storm already running, and a body that is not a JSON object.
+  REQUIRE(lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=i18n").status ==
+          202);
+  const Reply busy = lab.request("POST", "/experiments/storm?lab=i18n", kSpanish);
+  CHECK(busy.status == 409);
+  CHECK(busy.json["error"] == "storm_running");
+  CHECK(busy.json["message"] == "ya hay una tormenta en curso; GET /experiments/storm muestra su avance");
+  CHECK(lab.request("DELETE", "/experiments/storm?lab=i18n").status == 200);
+}
