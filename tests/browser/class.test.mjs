@@ -132,7 +132,9 @@ test('a class: three students in their own labs, the teacher projecting storms, 
     await tp.locator('#storm-start').click();
     await tp.waitForFunction(() => document.querySelector('#storm-progress').value >= 0.3, null, { timeout: 15000 });
     await runPanel(tp, 'resilient', 'ok');
-    await tp.locator('#mode-resilient .badge[data-status=completed]').waitFor({ timeout: 30000 });
+    // Any answer will do: what is checked is its wait for a worker. (On a loaded machine the
+    // carrier's 115-150 ms "ok" can pass the 220 ms timeout and the answer is degraded.)
+    await tp.locator('#mode-resilient .badge[data-status]').waitFor({ timeout: 30000 });
     const queue = tp.locator('#mode-resilient .waterfall li[data-kind=queue]');
     const queueMs = Number(await queue.getAttribute('data-ms'));
     const queuePx = (await queue.locator('.wf-bar').boundingBox()).width;
