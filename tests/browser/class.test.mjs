@@ -104,8 +104,13 @@ test('a class: three students in their own labs, the teacher projecting storms, 
     await tp.locator('#breaker-state[data-state=closed]').waitFor({ timeout: 5000 });
     await tp.waitForFunction(() => document.querySelectorAll('#incidents-body tr').length === 0, null, { timeout: 5000 });
     await runPanel(tp, 'resilient', '');
-    await tp.locator('#mode-resilient .badge[data-status=completed]').waitFor({ timeout: 10000 });
-    assert.equal(await tp.locator('#mode-resilient .waterfall li[data-kind=attempt_success]').count(), 1);
+    // Whatever its status (under ThreadSanitizer the carrier's 115-150 ms "ok" can pass the
+    // 220 ms timeout), the quote ran against the teacher's mode and was not short-circuited.
+    await tp.locator('#mode-resilient .badge[data-status]').waitFor({ timeout: 20000 });
+    const latest = (await lab.get('/incidents?limit=1')).body.incidents[0];
+    assert.equal(latest.scenario, 'ok');
+    assert.equal(latest.short_circuited, false);
+    assert.ok(latest.attempts >= 1);
     await shot(students[0].page, 'classroom-student-1280x720.png');
 
     // The class view lists the three labs, with what each student did.
@@ -131,12 +136,17 @@ test('a class: three students in their own labs, the teacher projecting storms, 
     const stormStart = await tp.evaluate(() => Date.now());
     await tp.locator('#storm-start').click();
     await tp.waitForFunction(() => document.querySelector('#storm-progress').value >= 0.3, null, { timeout: 15000 });
-    await runPanel(tp, 'resilient', 'ok');
     // Any answer will do: what is checked is its wait for a worker. (On a loaded machine the
-    // carrier's 115-150 ms "ok" can pass the 220 ms timeout and the answer is degraded.)
-    await tp.locator('#mode-resilient .badge[data-status]').waitFor({ timeout: 30000 });
+    // carrier's 115-150 ms "ok" can pass the 220 ms timeout and the answer is degraded.) A worker
+    // freed at the right moment can go to a newcomer before those waiting (the slots are not
+    // first-come-first-served), so a student may see 0 once: as docs/lesson.md says, ask again.
     const queue = tp.locator('#mode-resilient .waterfall li[data-kind=queue]');
-    const queueMs = Number(await queue.getAttribute('data-ms'));
+    let queueMs = 0;
+    for (let asked = 0; asked < 3 && queueMs === 0; asked++) {
+      await runPanel(tp, 'resilient', 'ok');
+      await tp.locator('#mode-resilient .badge[data-status]').waitFor({ timeout: 30000 });
+      queueMs = Number(await queue.getAttribute('data-ms'));
+    }
     const queuePx = (await queue.locator('.wf-bar').boundingBox()).width;
     assert.ok(queueMs > 0 && queuePx > 3, `queue ${queueMs} ms drawn ${queuePx} px wide`);
     await tp.locator('#projector').click();
