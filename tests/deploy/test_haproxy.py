@@ -13,20 +13,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from checks import check, failures, free_port  # noqa: E402
+
 BINARY, ROOT = sys.argv[1], pathlib.Path(sys.argv[2])
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def exchange(port, data, wait=3.0, quiet=1.0):

@@ -21,21 +21,11 @@ import threading
 import time
 import urllib.request
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from checks import check, failures, free_port  # noqa: E402
+
 BINARY = sys.argv[1]
 COOLDOWN_S = 2  # --open-duration-s: a policy number a teacher sets, short so the test is short
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        failures.append(what)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(port, path, timeout=10):
