@@ -26,11 +26,11 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
   const auto deadline_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                (clock_.wall_now() + request.timeout).time_since_epoch())
                                .count();
-  const httplib::Headers headers{
-      {"Idempotency-Key", request.request_id},
+  httplib::Headers headers{
       {"X-Attempt", std::to_string(request.attempt)},
       {"X-Deadline-Unix-Ms", std::to_string(deadline_ms)},
       {"traceparent", "00-" + request.trace_id + "-" + request.request_id.substr(0, 16) + "-01"}};
+  if (!request.idempotency_key.empty()) headers.emplace("Idempotency-Key", request.idempotency_key);
 
   const SteadyTime started = clock_.now();
   // The per-recv read timeout is not a deadline; the watchdog is (see deadline_watchdog.hpp).

@@ -27,13 +27,20 @@ std::string_view to_string(CallError e);
 
 /// One attempt, as sent to the carrier.
 struct CarrierRequest {
-  std::string request_id;  ///< sent as Idempotency-Key, the same on every retry
+  std::string request_id;  ///< the flow's id (the span id of traceparent), the same on every retry
   std::string trace_id;    ///< sent in a W3C traceparent header
   std::string scenario;    ///< canonical name; empty lets the carrier use its mode
   int customer_id = kCustomerId.fallback;
   int items = kItems.fallback;
   int attempt = 1;         ///< sent as X-Attempt
   Millis timeout{220};     ///< total budget of this attempt
+  /// Sent as Idempotency-Key when not empty. The policy's `idempotency_key` chooses it:
+  /// per_flow = request_id (the same on every retry: the carrier replays a booking instead
+  /// of making a second), per_attempt = request_id + "-" + attempt, none = empty.
+  std::string idempotency_key;
+  /// The flow's total deadline (policy `deadline_ms`), sent as X-Request-Deadline-Unix-Ms so
+  /// the carrier drops work nobody waits for any more; nullopt: no total deadline, not sent.
+  std::optional<WallTime> deadline;
 };
 
 /// How one attempt went.
@@ -42,6 +49,9 @@ struct CallOutcome {
   int http_status = 0;        ///< 0 when no answer arrived
   double elapsed_ms = 0;      ///< measured by the caller's clock
   std::optional<Quote> quote; ///< set on success
+  /// The carrier's Retry-After (a 429 or 503), in seconds or an HTTP date, as a wait from
+  /// the moment the answer arrived; nullopt when absent or unreadable.
+  std::optional<Millis> retry_after;
 
   bool ok() const { return error == CallError::none; }
   /// A failure of the carrier (SPEC: timeout, connection error, 5xx, 429, or an unusable

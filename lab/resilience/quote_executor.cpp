@@ -25,7 +25,7 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
       if (admission.permit && admission.permit->probe) steps.push_back({.step = Step::half_open_probe, .attempt = attempt});
       const CallOutcome outcome = carrier_.call({request.request_id, request.trace_id, request.scenario,
                                                  request.customer_id, request.items, attempt,
-                                                 Millis(policy.timeout_ms)});
+                                                 Millis(policy.timeout_ms), request.request_id, std::nullopt});
       facts.error = outcome.error;
       bool opened_now = false;
       if (admission.permit) {

@@ -58,6 +58,7 @@ CarrierRequest request(Millis timeout = 500ms) {
   r.items = 2;
   r.attempt = 2;
   r.timeout = timeout;
+  r.idempotency_key = r.request_id;  // per_flow, the default policy's
   return r;
 }
 
