@@ -217,7 +217,7 @@ void CarrierServer::send_fault(const httplib::Request& req, httplib::Response& r
                                [shared, local_port, remote_addr, remote_port](std::size_t offset, std::size_t,
                                                                                httplib::DataSink& sink) {
                                  if (offset == 0) return sink.write(shared->data(), shared->size() / 2);
-                                 arm_reset_on_close(local_port, remote_addr, remote_port);
+                                 reset_connection(local_port, remote_addr, remote_port);
                                  return false;  // httplib closes the connection: with SO_LINGER {1, 0}, an RST
                                });
       return;

@@ -9,7 +9,7 @@
 
 namespace quote_lab {
 
-bool arm_reset_on_close(int local_port, const std::string& remote_addr, int remote_port) {
+bool reset_connection(int local_port, const std::string& remote_addr, int remote_port) {
   in_addr want{};
   if (inet_pton(AF_INET, remote_addr.c_str(), &want) != 1) return false;
   rlimit lim{};
@@ -25,8 +25,14 @@ bool arm_reset_on_close(int local_port, const std::string& remote_addr, int remo
     if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &n) != 0 || ntohs(peer.sin_port) != remote_port ||
         peer.sin_addr.s_addr != want.s_addr)
       continue;
+    // SO_LINGER {1, 0} alone is not enough: httplib shuts the socket down (a FIN) before it
+    // closes it. Disconnecting a connected TCP socket (connect with AF_UNSPEC) aborts it
+    // with an RST now (Linux tcp_disconnect); the descriptor stays valid for httplib to close.
     const linger reset{1, 0};
-    return setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset) == 0;
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+    sockaddr unspec{};
+    unspec.sa_family = AF_UNSPEC;
+    return ::connect(fd, &unspec, sizeof unspec) == 0;
   }
   return false;
 }

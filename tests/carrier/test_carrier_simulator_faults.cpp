@@ -87,6 +87,7 @@ TEST_CASE("a course scenario draws once per call, as before: the seeded sequence
   CarrierSimulator carrier(c, a);
   carrier.plan("stutter", CallerIds{});
   carrier.plan("ok", CallerIds{});
+  b.bits();  // the simulator's run id
   b.uniform();
   b.uniform();
   CHECK(a.uniform() == b.uniform());
