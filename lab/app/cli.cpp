@@ -148,6 +148,10 @@ int run_cli(int argc, char** argv) {
   st->add_option("--param", storm_params, "extra quote parameter key=value, e.g. --param jitter=full (repeatable)");
   st->add_option("--settle-s", storm.settle_s, "wait up to this long for the carrier's calls in flight before reading waste")
       ->capture_default_str();
+  st->add_option("--layers", storm.layers,
+                 "retrying layers in front of the carrier, 1-5: 1 is the lab alone; N puts N-1 relays that retry "
+                 "4 times without backoff in front of it, and the report shows the calls of each")
+      ->capture_default_str();
   st->add_flag("--json", storm_json, "print the result as JSON");
 
   HerdOptions herd;
