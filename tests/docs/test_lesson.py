@@ -12,10 +12,18 @@ checks separated by spaces (shell quoting for values with spaces):
     cooldown_left_ms>20000     numbers compare with < <= > >= = !=
     within=30                  run the command again (every 0.25 s) until all checks hold
 
-Usage: test_lesson.py QUOTE_LAB_BINARY LESSON.md [LESSON.md ...]   (LESSON_TRACE=1 prints each command
-as it runs)"""
+With `--any-order SEED` (the per-scenario lessons in docs/lessons/) every ```sh block is one
+step that must stand alone: its first command resets its own `?lab=NAME`, every command names
+that lab, and no two steps share one. The steps of all the files are then run in an order
+shuffled by SEED, so a lesson that leaned on an earlier step's state fails. A folder stands for
+its *.md files (README files excepted).
+
+Usage: test_lesson.py QUOTE_LAB_BINARY [--any-order SEED] LESSON.md|FOLDER ...   (LESSON_TRACE=1
+prints each command as it runs)"""
+import glob
 import json
 import os
+import random
 import re
 import shlex
 import subprocess
@@ -44,6 +52,33 @@ def steps(markdown):
                              + block.group(0))
         out += list(zip(commands, expects))
     return out
+
+
+def blocks(markdown):
+    """[[(command, expectation)]] per ```sh block: one step of a lesson."""
+    return [steps(block.group(0)) for block in BLOCK.finditer(markdown)]
+
+
+LAB = re.compile(r"[?&]lab=([a-z0-9-]+)")
+
+
+def standalone_problems(name, block):
+    """Why a step cannot run on its own (empty when it can)."""
+    labs = {m for command, _ in block for m in LAB.findall(command)}
+    problems = []
+    if any(not LAB.search(command) for command, _ in block) or len(labs) != 1:
+        problems.append(f"{name}: every command of a step must name the same ?lab= (got {sorted(labs)})")
+    elif "/reset-lab?" not in block[0][0] or "-X POST" not in block[0][0]:
+        problems.append(f"{name}: a step must start by resetting its lab: {block[0][0]}")
+    return problems, next(iter(labs), None)
+
+
+def lesson_files(args):
+    files = []
+    for a in args:
+        files += sorted(f for f in glob.glob(os.path.join(a, "*.md")) if not os.path.basename(f).startswith("README")) \
+            if os.path.isdir(a) else [a]
+    return files
 
 
 def lookup(value, path):
@@ -147,18 +182,49 @@ def self_check():
         assert failed_checks(false, 200, body), f"the checker let {false!r} pass"
 
 
+def planned_runs(args):
+    """[(lesson file, [(command, expectation)])]: each file whole, in order; with --any-order
+    SEED, each step (```sh block) on its own, all files' steps shuffled by SEED."""
+    seed = None
+    if args[:1] == ["--any-order"]:
+        seed, args = int(args[1]), args[2:]
+    files = lesson_files(args)
+    if not files:
+        raise SystemExit("no lesson files given")
+    if seed is None:
+        return [], [(f, steps(open(f, encoding="utf-8").read())) for f in files]
+    problems, runs, owner = [], [], {}
+    for f in files:
+        name = os.path.basename(f)
+        file_blocks = blocks(open(f, encoding="utf-8").read())
+        if not file_blocks:
+            problems.append(f"{name}: no ```sh blocks with expect comments")
+        for block in file_blocks:
+            found, lab = standalone_problems(name, block)
+            problems += found
+            # The es and en files of one scenario may share their labs; other lessons may not.
+            scenario = name.split(".")[0]
+            if lab and owner.setdefault(lab, scenario) != scenario:
+                problems.append(f"{name}: lab {lab} is also used by the lesson on {owner[lab]}")
+            runs.append((f, block))
+    random.Random(seed).shuffle(runs)
+    print(f"{len(runs)} steps of {len(files)} lessons, in an order shuffled by seed {seed}")
+    return problems, runs
+
+
 def main():
-    binary, lessons = sys.argv[1], sys.argv[2:]
+    binary = sys.argv[1]
     self_check()
+    problems, runs = planned_runs(sys.argv[2:])
+    for p in problems:
+        print(f"FAIL {p}")
     stack = Stack(binary, None)
-    failures, count = [], 0
+    failures, count = list(problems), 0
     started = time.monotonic()
     trace = bool(os.environ.get("LESSON_TRACE"))  # each command as it runs, with the time since the start
     out_path = os.path.join(tempfile.mkdtemp(prefix="quote-lab-lesson-"), "answer")
     try:
-        for lesson in lessons:
-            with open(lesson, encoding="utf-8") as f:
-                lesson_steps = steps(f.read())
+        for lesson, lesson_steps in runs:
             if not lesson_steps:
                 failures.append(f"{lesson}: no ```sh blocks with expect comments")
             for command, expectation in lesson_steps:
@@ -178,7 +244,7 @@ def main():
         stack.failed = bool(failures)
     finally:
         stack.close()
-    print(f"{count - len(failures)} of {count} lesson commands gave what the lesson says "
+    print(f"{count - (len(failures) - len(problems))} of {count} lesson commands gave what the lesson says "
           f"({time.monotonic() - started:.1f} s)")
     sys.exit(1 if failures else 0)
 
