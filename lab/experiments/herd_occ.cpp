@@ -47,6 +47,9 @@ std::vector<std::string> validate(const OccHerdOptions& o) {
     errors.push_back("clients must be 1-" + std::to_string(kOccMaxClients) + " (got " + std::to_string(o.clients) + ")");
   if (o.runs < 1 || o.runs > kOccMaxRuns)
     errors.push_back("runs must be 1-" + std::to_string(kOccMaxRuns) + " (got " + std::to_string(o.runs) + ")");
+  if (static_cast<long>(o.clients) * o.runs > kOccMaxClientRuns)
+    errors.push_back("clients × runs must be at most " + std::to_string(kOccMaxClientRuns) + " (got " +
+                     std::to_string(static_cast<long>(o.clients) * o.runs) + "): fewer runs for many clients");
   if (!(o.backoff_base_ms > 0) || !(o.backoff_cap_ms >= o.backoff_base_ms))
     errors.push_back("backoff base must be above 0 ms and at most the cap");
   if (!(o.delay_mean_ms >= 0) || !(o.delay_stddev_ms >= 0)) errors.push_back("network delays must be 0 ms or more");

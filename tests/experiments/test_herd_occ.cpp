@@ -108,4 +108,10 @@ TEST_CASE("occ herd options out of range are refused, each with its own sentence
   o.backoff_base_ms = 3000;
   o.delay_stddev_ms = -1;
   CHECK(validate(o).size() == 4);
+  o = OccHerdOptions{};
+  o.clients = kOccMaxClients;
+  o.runs = 100;
+  CHECK(validate(o).empty());  // 1,000 × 100: the bound itself
+  o.runs = 101;
+  CHECK(validate(o) == std::vector<std::string>{"clients × runs must be at most 100000 (got 101000): fewer runs for many clients"});
 }
