@@ -111,7 +111,10 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
     const int port = carrier_server->start(o.carrier_host, o.carrier_port, o.carrier_workers);
     carrier_url = "http://" + o.carrier_host + ":" + std::to_string(port);
   }
-  HttpCarrierClient carrier_client(carrier_url, clock);
+  // The embedded carrier can refuse a connection for real ("refused" scenarios); a carrier
+  // reached over --carrier-url cannot, and resets those attempts instead.
+  HttpCarrierClient carrier_client(carrier_url, clock,
+                                   simulator ? refusing_route(*simulator, *carrier_server) : HttpCarrierClient::Route{});
   auto labs = std::make_unique<LabRegistry>(
       LabDeps{catalog, policies, carrier_client, simulator.get(), state_file, clock, random,
               static_cast<std::size_t>(o.max_event_clients), /*lab_name=*/{}, /*on_state_changed=*/{},

@@ -1,4 +1,5 @@
 #include "lab/carrier/carrier_client.hpp"
+#include "lab/carrier/http_date.hpp"
 #include "lab/formats/quote_json.hpp"
 
 #include <httplib.h>
@@ -7,11 +8,12 @@
 
 namespace quote_lab {
 
-HttpCarrierClient::HttpCarrierClient(std::string base_url, const Clock& clock)
-    : base_url_(std::move(base_url)), clock_(clock) {}
+HttpCarrierClient::HttpCarrierClient(std::string base_url, const Clock& clock, Route route)
+    : base_url_(std::move(base_url)), clock_(clock), route_(std::move(route)) {}
 
 CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
-  httplib::Client client(base_url_);
+  const auto routed = route_ ? route_(request) : std::nullopt;
+  httplib::Client client(routed ? *routed : base_url_);
   client.set_tcp_nodelay(true);
   client.set_keep_alive(false);
   client.set_connection_timeout(request.timeout);
@@ -31,6 +33,9 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
       {"X-Deadline-Unix-Ms", std::to_string(deadline_ms)},
       {"traceparent", "00-" + request.trace_id + "-" + request.request_id.substr(0, 16) + "-01"}};
   if (!request.idempotency_key.empty()) headers.emplace("Idempotency-Key", request.idempotency_key);
+  if (request.deadline)
+    headers.emplace("X-Request-Deadline-Unix-Ms",
+                    std::to_string(std::chrono::duration_cast<Millis>(request.deadline->time_since_epoch()).count()));
 
   const SteadyTime started = clock_.now();
   // The per-recv read timeout is not a deadline; the watchdog is (see deadline_watchdog.hpp).
@@ -62,6 +67,8 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
     return out;
   }
   out.http_status = result->status;
+  if (result->has_header("Retry-After"))
+    out.retry_after = parse_retry_after(result->get_header_value("Retry-After"), clock_.wall_now());
   if (result->status == 429) out.error = CallError::http_429;
   else if (result->status >= 500) out.error = CallError::http_5xx;
   else if (result->status >= 400) out.error = CallError::http_4xx;

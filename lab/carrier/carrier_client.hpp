@@ -3,6 +3,8 @@
 // (carrier_call.hpp), with a real connect/read timeout and a total deadline; the outcome
 // is a value, never an exception.
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "lab/base/clock.hpp"
@@ -14,20 +16,30 @@ namespace quote_lab {
 /// The largest carrier answer the lab reads; beyond it the answer is a bad_response.
 inline constexpr std::size_t kMaxCarrierBodyBytes = 64 * 1024;
 
-/// The real caller: GET {base_url}/quote with the headers Idempotency-Key (the request id),
-/// X-Attempt, X-Deadline-Unix-Ms (when this attempt gives up) and traceparent, over a fresh connection per attempt, so a hung
-/// connection is never reused. TCP_NODELAY is on (Nagle adds ~44 ms, see docs/stack-notes.md).
-/// A timeout is told from a reset by the deadline: cpp-httplib reports both as a read error.
+/// The real caller: GET {base_url}/quote with the headers Idempotency-Key (when the request
+/// has one), X-Attempt, X-Deadline-Unix-Ms (when this attempt gives up),
+/// X-Request-Deadline-Unix-Ms (the flow's total deadline, when set) and traceparent, over a
+/// fresh connection per attempt, so a hung connection is never reused. TCP_NODELAY is on
+/// (Nagle adds ~44 ms, see docs/stack-notes.md).
+/// Classification: no answer by the attempt's timeout (a slow or trickling carrier) is a
+/// timeout; a refused connect or a reset before it is a connect_error (cpp-httplib reports
+/// a timeout and a reset alike, so they are told apart by the deadline); 429 → http_429,
+/// 5xx → http_5xx, other 4xx → http_4xx; a 200 that is not a quote (malformed, truncated,
+/// over 64 KiB) is a bad_response. A Retry-After (seconds or HTTP-date) fills retry_after.
 class HttpCarrierClient final : public CarrierCaller {
  public:
+  /// Where one attempt connects instead of base_url (nullopt: base_url); see refusing_route.
+  using Route = std::function<std::optional<std::string>(const CarrierRequest&)>;
+
   /// `base_url` like "http://127.0.0.1:8081". Thread-safe: each call uses its own Client.
-  HttpCarrierClient(std::string base_url, const Clock& clock);
+  HttpCarrierClient(std::string base_url, const Clock& clock, Route route = {});
   CallOutcome call(const CarrierRequest& request) override;
   const std::string& base_url() const { return base_url_; }
 
  private:
   std::string base_url_;
   const Clock& clock_;
+  Route route_;
   DeadlineWatchdog watchdog_;
 };
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "lab/base/time_format.hpp"
+#include "lab/carrier/peer_reset.hpp"
 #include "lab/formats/quote_json.hpp"
 #include "lab/http/params.hpp"
 
@@ -21,6 +22,13 @@ const std::string* param(const httplib::Request& req, const char* name) {
 constexpr std::array<const char*, 6> kCarrierRoutes{
     "GET /quote?customer_id=&items=&scenario=", "GET /mode", "PUT|POST /mode?mode=NAME", "GET /stats",
     "PUT|POST /reset", "GET /health"};
+
+// A header holding Unix milliseconds, or nullopt when absent or not a number.
+std::optional<long long> header_ms(const httplib::Request& req, const char* name) {
+  const std::string text = req.get_header_value(name);
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoll(text);
+}
 
 void send_api_error(httplib::Response& res, const ApiError& e) {
   send_error(res, e.status, e.error, e.message, e.allowed);
@@ -79,6 +87,8 @@ CarrierServer::~CarrierServer() { stop(); }
 
 int CarrierServer::start(const std::string& host, int port, int workers) {
   sleep_.rearm();
+  // The lab's client reaches the refusing port on 127.0.0.1 whatever host the carrier serves.
+  if (!refusing_) refusing_ = std::make_unique<RefusingPort>("127.0.0.1");
   return http_.start(host, port, workers);
 }
 
@@ -93,24 +103,39 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   // The same ranges and defaults as the lab's own quote routes (domain.hpp).
   if (auto e = parse_int_param(kCustomerId, param(req, "customer_id"), customer_id)) return send_api_error(res, *e);
   if (auto e = parse_int_param(kItems, param(req, "items"), items)) return send_api_error(res, *e);
-  const auto call = simulator_.plan(req.get_param_value("scenario"),
-                                    req.get_header_value("Idempotency-Key"));
-  if (!call) {
-    return send_api_error(res, unknown_scenario_error(simulator_.catalog(), req.get_param_value("scenario")));
-  }
-  // The caller's deadline, when it sent one (the lab always does).
-  const std::string deadline_header = req.get_header_value("X-Deadline-Unix-Ms");
-  const std::optional<long long> deadline_ms =
-      deadline_header.empty() ? std::nullopt : std::optional<long long>(std::atoll(deadline_header.c_str()));
+  const std::string trace_id = trace_id_of(req.get_header_value("traceparent"));
+  const std::string key = req.get_header_value("Idempotency-Key");
+  const CallerIds ids{trace_id, key};
   auto wall_ms = [this] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(clock_.wall_now().time_since_epoch()).count();
   };
+  // The flow's total deadline (the policy's deadline_ms): work nobody waits for is dropped.
+  const auto request_deadline_ms = header_ms(req, "X-Request-Deadline-Unix-Ms");
+  if (request_deadline_ms && wall_ms() >= *request_deadline_ms) {
+    if (!simulator_.catalog().find(req.get_param_value("scenario")) && !req.get_param_value("scenario").empty())
+      return send_api_error(res, unknown_scenario_error(simulator_.catalog(), req.get_param_value("scenario")));
+    simulator_.count_deadline_drop();
+    return send_error(res, 504, "deadline_exceeded", "the caller's deadline (X-Request-Deadline-Unix-Ms) had passed on arrival");
+  }
+  const auto call = simulator_.plan(req.get_param_value("scenario"), ids, clock_.now());
+  if (!call) {
+    return send_api_error(res, unknown_scenario_error(simulator_.catalog(), req.get_param_value("scenario")));
+  }
+  // The caller's deadline for this attempt, when it sent one (the lab always does).
+  const auto deadline_ms = header_ms(req, "X-Deadline-Unix-Ms");
+  using Kind = AttemptBehaviour::Kind;
   Millis delay = call->delay;
-  if (call->behaviour.kind == AttemptBehaviour::Kind::hang && deadline_ms) {
+  if (call->behaviour.kind == Kind::timeout && deadline_ms) {
     // "Hangs until the caller gives up": hold the connection until the caller's deadline
     // (plus a little, so the caller's own timeout fires first), not a fixed time that
     // would keep carrier workers busy long after every caller has left.
     delay = std::clamp(Millis(*deadline_ms - wall_ms() + kHangGraceMs), Millis::zero(), call->delay);
+  }
+  // Work that would outlive the flow's total deadline stops at it, and books nothing.
+  bool dropped = false;
+  if (request_deadline_ms && Millis(*request_deadline_ms - wall_ms()) < delay) {
+    delay = std::max(Millis::zero(), Millis(*request_deadline_ms - wall_ms()));
+    dropped = true;
   }
   simulator_.begin_call();
   const SteadyTime started = clock_.now();
@@ -118,21 +143,101 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   // really holds a worker (its capacity) while the lab's caller may already have given up.
   const bool completed = sleep_.sleep_for(delay);
   // Work finished after the caller's deadline was wasted: nobody reads this answer.
-  const bool wasted = deadline_ms && wall_ms() > *deadline_ms;
+  const bool wasted = !dropped && deadline_ms && wall_ms() > *deadline_ms;
   simulator_.end_call(wasted, std::chrono::duration_cast<Millis>(clock_.now() - started));
 
   res.set_header("X-Scenario", call->scenario->name);
   res.set_header("X-Attempt-Seen", std::to_string(call->attempt));
   if (!completed) return send_error(res, 503, "carrier_stopping", "the carrier is shutting down");
-  if (call->behaviour.kind == AttemptBehaviour::Kind::hang)
+  if (dropped) {
+    simulator_.count_deadline_drop();
+    return send_error(res, 504, "deadline_exceeded", "the caller's deadline (X-Request-Deadline-Unix-Ms) passed during the work");
+  }
+  if (call->behaviour.kind == Kind::timeout)
     return send_error(res, 504, "hung", "the carrier held the connection and never answered");
-  if (call->behaviour.status != 200)
-    return send_error(res, call->behaviour.status, "carrier_error",
-                      "the scenario answers HTTP " + std::to_string(call->behaviour.status));
-  auto body = to_json(simulator_.price(customer_id, items, clock_.wall_now()));
+  if ((call->behaviour.kind == Kind::answer && call->behaviour.status != 200) || call->behaviour.kind == Kind::malformed)
+    return send_fault(req, res, *call, {});
+  const auto booking = simulator_.book(customer_id, items, ids, clock_.wall_now(), clock_.now());
+  auto body = to_json(booking.quote);
   body["scenario"] = call->scenario->name;
   body["attempt"] = call->attempt;
-  send_json(res, 200, body);
+  // Stripe's header for an answer replayed from an earlier call with the same key.
+  if (booking.replayed) res.set_header("Idempotent-Replayed", "true");
+  if (call->behaviour.kind == Kind::answer) return send_json(res, 200, body);
+  send_fault(req, res, *call, body.dump());
+}
+
+void CarrierServer::send_fault(const httplib::Request& req, httplib::Response& res, const CarrierCall& call,
+                               std::string quote_body) {
+  using Kind = AttemptBehaviour::Kind;
+  const AttemptBehaviour& b = call.behaviour;
+  switch (b.kind) {
+    case Kind::answer:  // a status other than 200
+      if (!b.retry_after.empty()) res.set_header("Retry-After", b.retry_after);
+      if (b.body) {
+        const bool json = nlohmann::ordered_json::accept(*b.body);
+        res.status = b.status;
+        res.set_content(*b.body, json ? "application/json" : "text/plain; charset=utf-8");
+        return;
+      }
+      return send_error(res, b.status, "carrier_error", "the scenario answers HTTP " + std::to_string(b.status));
+    case Kind::malformed:
+      // What a misconfigured proxy sends: an HTML page labelled as a 200 JSON answer.
+      res.status = 200;
+      res.set_content("<html><body><h1>502 Bad Gateway</h1></body></html>", "application/json");
+      return;
+    case Kind::truncated:
+      res.status = 200;
+      res.set_content(quote_body.substr(0, quote_body.size() / 2), "application/json");
+      return;
+    case Kind::slicer: {
+      auto shared = std::make_shared<std::string>(std::move(quote_body));
+      const auto slice = static_cast<std::size_t>(b.slice_bytes);
+      const Millis pause(b.slice_delay_ms);
+      res.status = 200;
+      res.set_content_provider(shared->size(), "application/json",
+                               [this, shared, slice, pause](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+                                 if (!sleep_.sleep_for(pause)) return false;
+                                 const std::size_t n = std::min(slice, shared->size() - offset);
+                                 return sink.write(shared->data() + offset, n);
+                               });
+      return;
+    }
+    case Kind::timeout:  // handled by handle_quote; here for a complete switch
+      return send_error(res, 504, "hung", "the carrier held the connection and never answered");
+    case Kind::reset_peer:
+    case Kind::refused: {  // a refused attempt that reached us after all: the nearest thing is a reset
+      // Headers and half a quote, then an RST: the caller's read fails mid-answer.
+      auto shared = std::make_shared<std::string>(std::move(quote_body));
+      const int local_port = req.local_port;
+      const std::string remote_addr = req.remote_addr;
+      const int remote_port = req.remote_port;
+      res.status = 200;
+      res.set_content_provider(shared->size(), "application/json",
+                               [shared, local_port, remote_addr, remote_port](std::size_t offset, std::size_t,
+                                                                               httplib::DataSink& sink) {
+                                 if (offset == 0) return sink.write(shared->data(), shared->size() / 2);
+                                 reset_connection(local_port, remote_addr, remote_port);
+                                 return false;  // httplib closes the connection: with SO_LINGER {1, 0}, an RST
+                               });
+      return;
+    }
+  }
+}
+
+CarrierRoute refusing_route(CarrierSimulator& simulator, const CarrierServer& server) {
+  return [&simulator, &server](const CarrierRequest& r) -> std::optional<std::string> {
+    if (!simulator.take_refusal(r.scenario, CallerIds{r.trace_id, r.idempotency_key})) return std::nullopt;
+    return "http://127.0.0.1:" + std::to_string(server.refusing_port());
+  };
+}
+
+std::string trace_id_of(const std::string& traceparent) {
+  // "00-" + 32 hex + "-" + 16 hex + "-" + 2 hex (W3C Trace Context).
+  if (traceparent.size() < 55 || traceparent[2] != '-' || traceparent[35] != '-') return {};
+  const std::string id = traceparent.substr(3, 32);
+  if (id.find_first_not_of("0123456789abcdef") != std::string::npos) return {};
+  return id;
 }
 
 }  // namespace quote_lab

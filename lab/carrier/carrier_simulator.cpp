@@ -15,9 +15,19 @@ CarrierSimulator::CarrierSimulator(const ScenarioCatalog& catalog, RandomSource&
   reset();
 }
 
-int CarrierSimulator::count_attempt_locked(std::string_view key) {
+namespace {
+// The key attempts are counted under: the logical quote, else its Idempotency-Key.
+std::string attempt_key(CallerIds ids) {
+  if (!ids.trace_id.empty()) return "t:" + std::string(ids.trace_id);
+  if (!ids.idempotency_key.empty()) return "k:" + std::string(ids.idempotency_key);
+  return {};
+}
+}  // namespace
+
+int CarrierSimulator::count_attempt_locked(CallerIds ids) {
+  const std::string key = attempt_key(ids);
   if (key.empty()) return 1;
-  auto [it, inserted] = attempts_.try_emplace(std::string(key), 0);
+  auto [it, inserted] = attempts_.try_emplace(key, 0);
   if (inserted) {
     attempt_order_.push_back(it->first);
     if (attempt_order_.size() > kMaxTrackedRequests) {
@@ -28,22 +38,54 @@ int CarrierSimulator::count_attempt_locked(std::string_view key) {
   return ++it->second;
 }
 
-std::optional<CarrierCall> CarrierSimulator::plan(std::string_view scenario,
-                                                  std::string_view idempotency_key) {
+int CarrierSimulator::peek_attempt_locked(CallerIds ids) const {
+  const auto it = attempts_.find(attempt_key(ids));
+  return it == attempts_.end() ? 1 : it->second + 1;
+}
+
+const Scenario* CarrierSimulator::find_locked(std::string_view scenario) const {
+  return catalog_.find(scenario.empty() ? std::string_view(mode_) : scenario);
+}
+
+std::optional<CarrierCall> CarrierSimulator::plan(std::string_view scenario, CallerIds ids, SteadyTime now) {
   const double u = random_.uniform();
   std::lock_guard lock(mutex_);
-  const Scenario* s = catalog_.find(scenario.empty() ? std::string_view(mode_) : scenario);
+  const Scenario* s = find_locked(scenario);
   if (s == nullptr) return std::nullopt;
   CarrierCall call;
   call.scenario = s;
-  call.attempt = count_attempt_locked(idempotency_key);
+  call.attempt = count_attempt_locked(ids);
   call.behaviour = s->behaviour_for(call.attempt);
-  call.delay = call.behaviour.kind == AttemptBehaviour::Kind::hang
+  if (s->metastable) {
+    if (!metastable_since_) metastable_since_ = now;
+    if (now - *metastable_since_ < Millis(s->metastable->down_ms)) {
+      call.behaviour = s->metastable->down;
+    } else if (in_flight_ >= s->metastable->capacity) {
+      call.behaviour = s->metastable->overload;
+      ++overloaded_calls_;
+    }
+  }
+  // A second draw only when a fault may play, so the course scenarios consume the seeded
+  // source exactly as before (one draw per call).
+  if (!call.behaviour.faults.empty()) call.behaviour = pick_fault(call.behaviour, random_.uniform());
+  call.delay = call.behaviour.kind == AttemptBehaviour::Kind::timeout
                    ? Millis(s->hang_ms)
                    : Millis(draw_latency_ms(call.behaviour, u));
   ++calls_by_scenario_[s->name];
   ++calls_total_;
   return call;
+}
+
+bool CarrierSimulator::take_refusal(std::string_view scenario, CallerIds ids) {
+  std::lock_guard lock(mutex_);
+  const Scenario* s = find_locked(scenario);
+  if (s == nullptr || s->metastable || s->behaviour_for(peek_attempt_locked(ids)).kind != AttemptBehaviour::Kind::refused)
+    return false;
+  count_attempt_locked(ids);
+  ++calls_by_scenario_[s->name];
+  ++calls_total_;
+  ++refused_calls_;
+  return true;
 }
 
 Quote CarrierSimulator::price(int customer_id, int items, WallTime now) {
@@ -58,6 +100,26 @@ Quote CarrierSimulator::price(int customer_id, int items, WallTime now) {
   return Quote{id, price_quote_usd(customer_id, items, now), "USD", now};
 }
 
+CarrierSimulator::Booking CarrierSimulator::book(int customer_id, int items, CallerIds ids, WallTime now,
+                                                 SteadyTime steady_now) {
+  {
+    std::lock_guard lock(mutex_);
+    if (auto kept = ledger_.replay(ids.idempotency_key, steady_now)) return {std::move(*kept), true};
+  }
+  // Priced outside the lock (price() takes it for its counter), then recorded; a call with
+  // the same key that finished in between has booked first, and this one replays it.
+  Quote quote = price(customer_id, items, now);
+  std::lock_guard lock(mutex_);
+  if (auto kept = ledger_.replay(ids.idempotency_key, steady_now)) return {std::move(*kept), true};
+  ledger_.book(quote, ids.trace_id, ids.idempotency_key, steady_now);
+  return {std::move(quote), false};
+}
+
+void CarrierSimulator::count_deadline_drop() {
+  std::lock_guard lock(mutex_);
+  ++deadline_dropped_;
+}
+
 std::string CarrierSimulator::mode() const {
   std::lock_guard lock(mutex_);
   return mode_;
@@ -68,6 +130,7 @@ bool CarrierSimulator::set_mode(std::string_view name_or_alias) {
   if (s == nullptr) return false;
   std::lock_guard lock(mutex_);
   mode_ = s->name;
+  metastable_since_.reset();  // a metastable mode goes down again from its next call
   return true;
 }
 
@@ -88,7 +151,8 @@ void CarrierSimulator::end_call(bool wasted, Millis spent) {
 CarrierStats CarrierSimulator::stats() const {
   std::lock_guard lock(mutex_);
   return CarrierStats{mode_, calls_by_scenario_, calls_total_, in_flight_, peak_in_flight_, wasted_calls_,
-                      wasted_seconds_};
+                      wasted_seconds_, refused_calls_, overloaded_calls_, ledger_.bookings(), ledger_.duplicates(),
+                      ledger_.replays(), deadline_dropped_};
 }
 
 void CarrierSimulator::reset() {
@@ -102,6 +166,11 @@ void CarrierSimulator::reset() {
   calls_total_ = 0;
   wasted_calls_ = 0;
   wasted_seconds_ = 0;
+  refused_calls_ = 0;
+  overloaded_calls_ = 0;
+  metastable_since_.reset();
+  ledger_.clear();
+  deadline_dropped_ = 0;
   // in-flight calls are still running: the gauge keeps counting them, the peak restarts
   peak_in_flight_ = in_flight_;
 }
@@ -113,7 +182,13 @@ nlohmann::ordered_json to_json(const CarrierStats& s) {
           {"in_flight", s.in_flight},
           {"peak_in_flight", s.peak_in_flight},
           {"wasted_calls", s.wasted_calls},
-          {"wasted_seconds", std::round(s.wasted_seconds * 1000) / 1000}};
+          {"wasted_seconds", std::round(s.wasted_seconds * 1000) / 1000},
+          {"refused_calls", s.refused_calls},
+          {"overloaded_calls", s.overloaded_calls},
+          {"bookings", s.bookings},
+          {"duplicate_bookings", s.duplicate_bookings},
+          {"idempotent_replays", s.idempotent_replays},
+          {"deadline_dropped", s.deadline_dropped}};
 }
 
 }  // namespace quote_lab

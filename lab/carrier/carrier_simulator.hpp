@@ -15,6 +15,7 @@
 
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
+#include "lab/carrier/booking_ledger.hpp"
 #include "lab/carrier/scenario.hpp"
 #include "lab/resilience/quote.hpp"
 
@@ -23,9 +24,17 @@ namespace quote_lab {
 /// What the carrier will do with one call.
 struct CarrierCall {
   const Scenario* scenario = nullptr;
-  int attempt = 1;           ///< how many times this Idempotency-Key has been seen, this call included
-  AttemptBehaviour behaviour;
+  int attempt = 1;           ///< how many times this logical quote has been seen, this call included
+  AttemptBehaviour behaviour;  ///< the behaviour that plays: a drawn fault, a metastable phase, or the attempt's
   Millis delay{0};           ///< the latency drawn for an answer, or the hang time
+};
+
+/// Who is calling: the logical quote (trace id of `traceparent`) and its Idempotency-Key.
+/// Attempts are counted per trace id, else per key, else every call is attempt 1, so a
+/// scenario plays the same whatever key a policy sends.
+struct CallerIds {
+  std::string_view trace_id;
+  std::string_view idempotency_key;
 };
 
 /// Counters of calls the carrier received.
@@ -37,9 +46,17 @@ struct CarrierStats {
   int peak_in_flight = 0;  ///< highest in_flight since start or reset
   std::uint64_t wasted_calls = 0;  ///< calls finished after the caller's deadline (it had given up)
   double wasted_seconds = 0;       ///< carrier time spent on those calls
+  std::uint64_t refused_calls = 0; ///< attempts refused before they connected (scenario "refused")
+  std::uint64_t overloaded_calls = 0;  ///< calls beyond a metastable scenario's capacity
+  std::uint64_t bookings = 0;          ///< quotes priced (booked), replays not included
+  std::uint64_t duplicate_bookings = 0;  ///< bookings of a logical quote after its first
+  std::uint64_t idempotent_replays = 0;  ///< calls answered with a kept booking
+  std::uint64_t deadline_dropped = 0;    ///< calls dropped at the caller's total deadline
 };
 
-/// {"mode", "calls_total", "calls_by_scenario", "in_flight", "peak_in_flight"}
+/// {"mode", "calls_total", "calls_by_scenario", "in_flight", "peak_in_flight", "wasted_calls",
+/// "wasted_seconds", "refused_calls", "overloaded_calls", "bookings", "duplicate_bookings",
+/// "idempotent_replays", "deadline_dropped"}
 nlohmann::ordered_json to_json(const CarrierStats& s);
 
 /// Thread-safe carrier state. One mutex guards the mode, the attempt counts and the stats.
@@ -50,12 +67,36 @@ class CarrierSimulator {
 
   CarrierSimulator(const ScenarioCatalog& catalog, RandomSource& random);
 
-  /// Plans one call. `scenario` (name or alias) empty means the current mode; an empty
-  /// `idempotency_key` makes every call attempt 1. nullopt for an unknown scenario.
-  std::optional<CarrierCall> plan(std::string_view scenario, std::string_view idempotency_key);
+  /// Plans one call at `now`. `scenario` (name or alias) empty means the current mode;
+  /// without ids every call is attempt 1. A behaviour with "faults" draws one of them; a
+  /// metastable scenario plays "down" for down_ms after its first call since the mode was
+  /// set (or reset), then "overload" for a call beyond capacity. nullopt for an unknown scenario.
+  std::optional<CarrierCall> plan(std::string_view scenario, CallerIds ids, SteadyTime now = {});
+  /// The same with only an Idempotency-Key (no trace id).
+  std::optional<CarrierCall> plan(std::string_view scenario, std::string_view idempotency_key) {
+    return plan(scenario, CallerIds{{}, idempotency_key});
+  }
+
+  /// Asked by the lab's client before it connects: true when this attempt's behaviour is
+  /// "refused", in which case the attempt is counted here (the carrier will never see it)
+  /// and the client connects to the refusing port instead. False changes nothing.
+  bool take_refusal(std::string_view scenario, CallerIds ids);
 
   /// A live quote priced now. Ids are unique within a run ("Q-<run>-<n>").
   Quote price(int customer_id, int items, WallTime now);
+
+  /// A booking at the end of a call's work: the booking already made under `ids`'
+  /// Idempotency-Key (replayed: true), else a new one, counted per logical quote
+  /// (booking_ledger.hpp). `steady_now` ages the kept keys.
+  struct Booking {
+    Quote quote;
+    bool replayed = false;
+  };
+  Booking book(int customer_id, int items, CallerIds ids, WallTime now, SteadyTime steady_now);
+
+  /// A call dropped because the caller's total deadline (X-Request-Deadline-Unix-Ms) had
+  /// passed on arrival or passed during its work: nothing was booked.
+  void count_deadline_drop();
 
   /// The scenario used for requests that name none (canonical name).
   std::string mode() const;
@@ -75,7 +116,9 @@ class CarrierSimulator {
   const ScenarioCatalog& catalog() const { return catalog_; }
 
  private:
-  int count_attempt_locked(std::string_view key);
+  int count_attempt_locked(CallerIds ids);
+  int peek_attempt_locked(CallerIds ids) const;
+  const Scenario* find_locked(std::string_view scenario) const;
 
   const ScenarioCatalog& catalog_;
   RandomSource& random_;
@@ -92,6 +135,11 @@ class CarrierSimulator {
   int peak_in_flight_ = 0;
   std::uint64_t wasted_calls_ = 0;
   double wasted_seconds_ = 0;
+  std::uint64_t refused_calls_ = 0;
+  std::uint64_t overloaded_calls_ = 0;
+  std::optional<SteadyTime> metastable_since_;
+  BookingLedger ledger_;
+  std::uint64_t deadline_dropped_ = 0;  // first call of a metastable mode since set_mode/reset
 };
 
 }  // namespace quote_lab

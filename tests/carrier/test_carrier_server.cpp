@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/carrier/carrier_server.hpp"
+#include "support/running_carrier.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace quote_lab;
 using namespace std::chrono_literals;
+using quote_lab::testing::RunningCarrier;
 using quote_lab::testing::TempDir;
 using quote_lab::testing::write_file;
 
@@ -23,33 +25,25 @@ std::string scenario_file(const std::string& name, const std::string& aliases, c
 }
 
 /// A carrier with fast scenarios: ok; stutter (503, then 429, then ok); stuck (hangs, 300 ms).
-struct Carrier {
-  TempDir dir;
-  ScenarioCatalog catalog;
-  RandomSource random{5};
-  SystemClock clock;
-  std::unique_ptr<CarrierSimulator> simulator;
-  std::unique_ptr<CarrierServer> server;
+std::filesystem::path fast_scenarios(const TempDir& dir) {
+  const std::string fast = R"({"latency_ms": [1, 2], "response": "ok"})";
+  write_file(dir / "ok.json", scenario_file("ok", "[]", "[]", fast));
+  write_file(dir / "stutter.json",
+             scenario_file("stutter", R"(["st"])",
+                           R"([{"latency_ms": [1, 2], "response": 503}, {"latency_ms": [1, 2], "response": 429}])", fast));
+  write_file(dir / "stuck.json", scenario_file("stuck", "[]", "[]", R"({"response": "hang"})", R"(, "hang_ms": 300)"));
+  return dir.path();
+}
+
+struct Carrier : RunningCarrier {
   std::unique_ptr<httplib::Client> client;
 
-  explicit Carrier(std::filesystem::path scenarios = {}) {
-    if (scenarios.empty()) {
-      const std::string fast = R"({"latency_ms": [1, 2], "response": "ok"})";
-      write_file(dir / "ok.json", scenario_file("ok", "[]", "[]", fast));
-      write_file(dir / "stutter.json",
-                 scenario_file("stutter", R"(["st"])",
-                               R"([{"latency_ms": [1, 2], "response": 503}, {"latency_ms": [1, 2], "response": 429}])", fast));
-      write_file(dir / "stuck.json", scenario_file("stuck", "[]", "[]", R"({"response": "hang"})", R"(, "hang_ms": 300)"));
-      scenarios = dir.path();
-    }
-    catalog = ScenarioCatalog::load_dir(scenarios);
-    simulator = std::make_unique<CarrierSimulator>(catalog, random);
-    server = std::make_unique<CarrierServer>(*simulator, clock);
-    const int port = server->start("127.0.0.1", 0, 4);
+  explicit Carrier(const std::filesystem::path& scenarios = {})
+      // The folder is only read while the base loads the catalog: a temporary is enough.
+      : RunningCarrier(scenarios.empty() ? fast_scenarios(TempDir()) : scenarios) {
     client = std::make_unique<httplib::Client>("127.0.0.1", port);
     client->set_read_timeout(5s);
   }
-  ~Carrier() { server->stop(); }
 
   nlohmann::json json(const httplib::Result& r) { return nlohmann::json::parse(r->body, nullptr, false); }
   httplib::Result quote(const std::string& query, const std::string& key = "") {

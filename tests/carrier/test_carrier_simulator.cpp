@@ -43,7 +43,7 @@ TEST_CASE("the mode plays for requests that name no scenario, and can be changed
   CHECK(carrier.plan("", "k1")->scenario->name == "ok");
   CHECK(carrier.set_mode("down"));
   CHECK(carrier.mode() == "provider_down");
-  CHECK(carrier.plan("", "k2")->behaviour.kind == AttemptBehaviour::Kind::hang);
+  CHECK(carrier.plan("", "k2")->behaviour.kind == AttemptBehaviour::Kind::timeout);
   CHECK_FALSE(carrier.set_mode("nope"));
   CHECK_FALSE(carrier.plan("nope", "k3").has_value());
   carrier.reset();

@@ -1,0 +1,142 @@
+// CarrierSimulator with fault scenarios: attempts per logical quote, seeded fault draws,
+// refusals counted before they connect, and the metastable phases on an injected clock.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/carrier/carrier_simulator.hpp"
+#include "support/fake_clock.hpp"
+#include "support/fixed_random.hpp"
+
+using namespace quote_lab;
+using namespace std::chrono_literals;
+using Kind = AttemptBehaviour::Kind;
+using quote_lab::testing::FakeClock;
+using quote_lab::testing::FixedRandom;
+
+namespace {
+
+Scenario scenario(const std::string& name, const std::string& attempts, const std::string& then,
+                  const std::string& extra = "") {
+  return scenario_from_json(nlohmann::ordered_json::parse(R"({"name": ")" + name +
+                                                          R"(", "description": {"es": "a", "en": "b"}, "attempts": )" +
+                                                          attempts + R"(, "then": )" + then + extra + "}"),
+                            name + ".json");
+}
+
+ScenarioCatalog catalog() {
+  const std::string ok = R"({"latency_ms": [100, 100], "response": "ok"})";
+  return ScenarioCatalog({
+      scenario("ok", "[]", ok),
+      scenario("stutter", R"([{"latency_ms": [5, 5], "response": 503}])", ok),
+      scenario("offline", R"([{"response": "refused"}, {"response": "refused"}])", ok),
+      scenario("dice", "[]", R"({"latency_ms": [100, 100], "response": "ok", "faults": [{"probability": 0.25, "response": 503}]})"),
+      scenario("metastable", "[]", ok,
+               R"(, "metastable": {"down_ms": 1000, "down": {"latency_ms": [5, 5], "response": 503}, "capacity": 2,
+                   "overload": {"latency_ms": [900, 900], "response": 503}})"),
+  });
+}
+
+}  // namespace
+
+TEST_CASE("attempts count per logical quote (trace id), whatever Idempotency-Key each attempt sends") {
+  const auto c = catalog();
+  RandomSource random(3);
+  CarrierSimulator carrier(c, random);
+  // per_attempt keys: a new key each time, the same trace: attempt 1 then attempt 2.
+  CHECK(carrier.plan("stutter", CallerIds{"trace-1", "req-1"})->behaviour.status == 503);
+  const auto second = carrier.plan("stutter", CallerIds{"trace-1", "req-1-2"});
+  CHECK(second->attempt == 2);
+  CHECK(second->behaviour.status == 200);
+  // no key at all: still counted by the trace.
+  CHECK(carrier.plan("stutter", CallerIds{"trace-2", ""})->attempt == 1);
+  CHECK(carrier.plan("stutter", CallerIds{"trace-2", ""})->attempt == 2);
+  // no trace: the key counts (as before); neither: always attempt 1.
+  CHECK(carrier.plan("stutter", CallerIds{"", "k"})->attempt == 1);
+  CHECK(carrier.plan("stutter", CallerIds{"", "k"})->attempt == 2);
+  CHECK(carrier.plan("stutter", CallerIds{"", ""})->attempt == 1);
+  CHECK(carrier.plan("stutter", CallerIds{"", ""})->attempt == 1);
+}
+
+TEST_CASE("a fault is drawn from the injected source: below its probability it plays, above the behaviour does") {
+  const auto c = catalog();
+  FixedRandom low(0.2);
+  CarrierSimulator unlucky(c, low);
+  CHECK(unlucky.plan("dice", CallerIds{})->behaviour.status == 503);
+  FixedRandom high(0.25);
+  CarrierSimulator lucky(c, high);
+  CHECK(lucky.plan("dice", CallerIds{})->behaviour.status == 200);
+  // Seeded: 1000 calls give about a quarter of 503s, the same count on every run.
+  RandomSource seeded(42);
+  CarrierSimulator carrier(c, seeded);
+  int failures = 0;
+  for (int i = 0; i < 1000; ++i) failures += carrier.plan("dice", CallerIds{})->behaviour.status == 503;
+  CHECK(failures > 200);
+  CHECK(failures < 300);
+  RandomSource again(42);
+  CarrierSimulator replay(c, again);
+  int replayed = 0;
+  for (int i = 0; i < 1000; ++i) replayed += replay.plan("dice", CallerIds{})->behaviour.status == 503;
+  CHECK(replayed == failures);
+}
+
+TEST_CASE("a course scenario draws once per call, as before: the seeded sequence is unchanged") {
+  const auto c = catalog();
+  RandomSource a(7);
+  RandomSource b(7);
+  CarrierSimulator carrier(c, a);
+  carrier.plan("stutter", CallerIds{});
+  carrier.plan("ok", CallerIds{});
+  b.bits();  // the simulator's run id
+  b.uniform();
+  b.uniform();
+  CHECK(a.uniform() == b.uniform());
+}
+
+TEST_CASE("a refused attempt is taken before connecting and counted; the next attempt reaches the carrier") {
+  const auto c = catalog();
+  RandomSource random(3);
+  CarrierSimulator carrier(c, random);
+  CHECK_FALSE(carrier.take_refusal("ok", CallerIds{"t", ""}));
+  CHECK(carrier.stats().calls_total == 0);  // asking changes nothing
+  CHECK(carrier.take_refusal("offline", CallerIds{"t", ""}));
+  CHECK(carrier.take_refusal("offline", CallerIds{"t", ""}));
+  CHECK_FALSE(carrier.take_refusal("offline", CallerIds{"t", ""}));  // attempt 3 is "ok"
+  const auto third = carrier.plan("offline", CallerIds{"t", ""});
+  CHECK(third->attempt == 3);
+  CHECK(third->behaviour.kind == Kind::answer);
+  const auto s = carrier.stats();
+  CHECK(s.refused_calls == 2);
+  CHECK(s.calls_total == 3);
+  CHECK(s.calls_by_scenario.at("offline") == 3);
+  CHECK_FALSE(carrier.take_refusal("nope", CallerIds{}));
+}
+
+TEST_CASE("metastable: down for down_ms from its first call, then up, but overloaded beyond capacity") {
+  const auto c = catalog();
+  FakeClock clock;
+  RandomSource random(3);
+  CarrierSimulator carrier(c, random);
+  REQUIRE(carrier.set_mode("metastable"));
+  // The trigger: the first call starts the outage.
+  CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.latency_max_ms == 5);
+  clock.advance(999ms);
+  CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.status == 503);
+  clock.advance(1ms);
+  // Up: with fewer than `capacity` calls in flight, the healthy behaviour.
+  CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.status == 200);
+  carrier.begin_call();
+  CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.status == 200);
+  carrier.begin_call();
+  // Two in flight: a third call is overloaded (slow 503) and counted.
+  const auto over = carrier.plan("", CallerIds{}, clock.now());
+  CHECK(over->behaviour.status == 503);
+  CHECK(over->delay == 900ms);
+  CHECK(carrier.stats().overloaded_calls == 1);
+  carrier.end_call();
+  CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.status == 200);
+  carrier.end_call();
+  // Setting the mode again re-arms the outage from the next call.
+  REQUIRE(carrier.set_mode("metastable"));
+  CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.latency_max_ms == 5);
+}
