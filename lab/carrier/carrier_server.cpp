@@ -218,7 +218,7 @@ void CarrierServer::send_fault(const httplib::Request& req, httplib::Response& r
                                                                                httplib::DataSink& sink) {
                                  if (offset == 0) return sink.write(shared->data(), shared->size() / 2);
                                  reset_connection(local_port, remote_addr, remote_port);
-                                 return false;  // httplib closes the connection: with SO_LINGER {1, 0}, an RST
+                                 return false;  // the connection is already reset; httplib just closes it
                                });
       return;
     }

@@ -27,7 +27,8 @@
 //     "timeout"     (alias "hang") hold the call until the caller's deadline plus a little
 //                   (kHangGraceMs), or "hang_ms" without one, then 504;
 //     "reset_peer"  send the headers and half of a quote's body, then reset the connection
-//                   (a real RST: SO_LINGER {1, 0} on the accepted socket before closing);
+//                   (a real RST: SO_LINGER {1, 0} and a disconnect of the accepted
+//                   socket, found by its two ends: peer_reset.hpp);
 //     "refused"     nothing listens: the lab's client connects to a port the embedded
 //                   carrier holds bound but never listens on (CarrierServer::refusing_port),
 //                   so the connect itself is refused. Only the lab's embedded carrier can do
