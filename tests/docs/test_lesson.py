@@ -192,7 +192,7 @@ def planned_runs(args):
     if not files:
         raise SystemExit("no lesson files given")
     if seed is None:
-        return [], [(f, steps(open(f, encoding="utf-8").read())) for f in files]
+        return [], [(f, block) for f in files for block in blocks(open(f, encoding="utf-8").read()) or [[]]]
     problems, runs, owner = [], [], {}
     for f in files:
         name = os.path.basename(f)
@@ -212,6 +212,24 @@ def planned_runs(args):
     return problems, runs
 
 
+def run_step(lesson, block, stack, out_path, started, trace):
+    """Runs one step's commands in order; [(failure text, answer body)] of the checks that failed."""
+    found = []
+    for command, expectation in block:
+        deadline = time.monotonic() + within_s(expectation)
+        while True:
+            status, body = run(command, stack.lab, out_path)
+            if trace:
+                print(f"{time.monotonic() - started:7.2f} s  HTTP {status}  {command}", flush=True)
+            bad = failed_checks(expectation, status, body)
+            if not bad or time.monotonic() >= deadline:
+                break
+            time.sleep(0.25)
+        if bad:
+            found.append((f"{os.path.basename(lesson)}: {command}\n    " + "\n    ".join(bad), body))
+    return found
+
+
 def main():
     binary = sys.argv[1]
     self_check()
@@ -224,23 +242,26 @@ def main():
     trace = bool(os.environ.get("LESSON_TRACE"))  # each command as it runs, with the time since the start
     out_path = os.path.join(tempfile.mkdtemp(prefix="quote-lab-lesson-"), "answer")
     try:
-        for lesson, lesson_steps in runs:
-            if not lesson_steps:
+        for lesson, block in runs:
+            if not block:
                 failures.append(f"{lesson}: no ```sh blocks with expect comments")
-            for command, expectation in lesson_steps:
-                count += 1
-                deadline = time.monotonic() + within_s(expectation)
-                while True:
-                    status, body = run(command, stack.lab, out_path)
-                    if trace:
-                        print(f"{time.monotonic() - started:7.2f} s  HTTP {status}  {command}", flush=True)
-                    bad = failed_checks(expectation, status, body)
-                    if not bad or time.monotonic() >= deadline:
-                        break
-                    time.sleep(0.25)
-                if bad:
-                    failures.append(f"{os.path.basename(lesson)}: {command}\n    " + "\n    ".join(bad))
-                    print(f"FAIL {failures[-1]}\n    answer: {body[:600]!r}", flush=True)
+                continue
+            # Real time on shared cores: flaky_provider's second attempt has 25 ms of margin
+            # under the 220 ms timeout, so a busy machine can make it time out for real. A step
+            # that starts from its own reset is asked again from that reset, up to 3 times;
+            # only the last try's failures count (a wrong lesson fails all three).
+            tries = 3 if "/reset-lab?" in block[0][0] and "-X POST" in block[0][0] else 1
+            for attempt in range(1, tries + 1):
+                step_failures = run_step(lesson, block, stack, out_path, started, trace)
+                if not step_failures:
+                    break
+                if attempt < tries:
+                    print(f"note: a step of {os.path.basename(lesson)} failed (try {attempt}); asked again from its reset",
+                          flush=True)
+            count += len(block)
+            for f, body in step_failures:
+                failures.append(f)
+                print(f"FAIL {f}\n    answer: {body[:600]!r}", flush=True)
         stack.failed = bool(failures)
     finally:
         stack.close()
