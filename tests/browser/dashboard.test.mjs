@@ -14,8 +14,11 @@ test('the class sequence on the dashboard: breaker opens, a legacy waterfall, ch
     await page.locator('#live.live').waitFor({ timeout: 5000 });
     assert.equal(await page.locator('h1').textContent(), 'Laboratorio de cotizaciones: legacy vs. resiliente');
     assert.equal(await page.locator('#breaker-state').getAttribute('data-state'), 'closed');
-    // Both panels list the five scenarios with their descriptions; Run follows the carrier mode at first.
-    assert.equal(await page.locator('#resilient-scenario option').count(), 6);  // five + "carrier mode"
+    // Both panels list every scenario, the course's five first (then issue 14's seven fault
+    // scenarios), with their descriptions; Run follows the carrier mode at first.
+    assert.equal(await page.locator('#resilient-scenario option').count(), 13);  // twelve + "carrier mode"
+    assert.deepEqual((await page.locator('#resilient-scenario option').evaluateAll((os) => os.map((o) => o.value))).slice(1, 6),
+                     ['ok', 'slow_provider', 'flaky_provider', 'provider_down', 'burst_then_recover']);
     assert.equal(await page.locator('#resilient-scenario option:checked').textContent(), '— modo del proveedor (ok) —');
     await page.selectOption('#resilient-scenario', 'provider_down');
     assert.match(await page.locator('#mode-resilient .scenario-description').textContent(), /Proveedor caído/);
