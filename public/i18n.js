@@ -38,6 +38,7 @@ export const TEXT = {
       timeout: 'tiempo agotado', connect_error: 'error de conexión', http_5xx: 'error del proveedor (5xx)',
       http_429: 'proveedor saturado (429)', bad_response: 'respuesta inválida', circuit_open: 'circuito abierto',
       probe_in_flight: 'ya hay una sonda en curso', not_retryable: 'no se reintenta', shutting_down: 'el lab se está deteniendo',
+      retry_budget: 'sin presupuesto de reintentos', deadline: 'se acabó el plazo total',
       seed_quote: 'cotización inicial', cached_quote: 'última cotización buena',
     },
     ev: {
@@ -46,6 +47,7 @@ export const TEXT = {
       backoff: () => 'espera (backoff)', circuit_opened: () => 'se abrió el circuito', short_circuit: () => 'cortocircuito: no se llamó al proveedor',
       half_open_probe: n => `intento ${n}: sonda (semiabierto)`, fallback_used: (n, r) => `respaldo usado (${r})`,
       retry_skipped: (n, r) => `reintento omitido (${r})`,
+      retry_after: () => 'espera pedida por el proveedor (Retry-After)',
       total: () => 'total en el lab (cola incluida)', client: () => 'visto por el navegador',
     },
     counters: { requests: 'solicitudes', successes: 'completadas', degraded: 'degradadas', failures: 'fallidas',
@@ -89,6 +91,7 @@ export const TEXT = {
       timeout: 'timed out', connect_error: 'connection error', http_5xx: 'carrier error (5xx)',
       http_429: 'carrier overloaded (429)', bad_response: 'invalid answer', circuit_open: 'breaker open',
       probe_in_flight: 'a probe is already running', not_retryable: 'not retried', shutting_down: 'the lab is stopping',
+      retry_budget: 'retry budget spent', deadline: 'total deadline reached',
       seed_quote: 'starter quote', cached_quote: 'last good quote',
     },
     ev: {
@@ -97,6 +100,7 @@ export const TEXT = {
       backoff: () => 'wait (backoff)', circuit_opened: () => 'breaker opened', short_circuit: () => 'short-circuit: carrier not called',
       half_open_probe: n => `attempt ${n}: half-open probe`, fallback_used: (n, r) => `fallback served (${r})`,
       retry_skipped: (n, r) => `retry skipped (${r})`,
+      retry_after: () => 'wait asked by the carrier (Retry-After)',
       total: () => 'total in the lab (queue included)', client: () => 'seen by the browser',
     },
     counters: { requests: 'requests', successes: 'completed', degraded: 'degraded', failures: 'failed',

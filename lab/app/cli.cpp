@@ -11,6 +11,7 @@
 #include "lab/app/options.hpp"
 #include "lab/app/serve_wiring.hpp"
 #include "lab/experiments/herd.hpp"
+#include "lab/experiments/herd_occ.hpp"
 #include "lab/experiments/storm.hpp"
 #include "lab/resilience/policy.hpp"
 
@@ -59,6 +60,24 @@ int run_storm_command(StormOptions o, const std::vector<std::string>& params, bo
   if (result.status_counts.count("http_4xx"))
     std::fprintf(stderr, "quote-lab storm: the lab refused the request (HTTP 4xx): check --mode, --scenario and --param\n");
   return result.status_counts.count("http_4xx") ? 1 : 0;
+}
+
+int usage_error(const char* command, const std::string& message) {
+  std::fprintf(stderr, "quote-lab %s: %s\n", command, message.c_str());
+  return 2;
+}
+
+// Both herd models print the same way: a Markdown table, or a JSON array with one object per strategy.
+template <class Result>
+int print_herd(const std::vector<Result>& results, bool as_json, const std::string& table) {
+  if (!as_json) {
+    std::printf("%s", table.c_str());
+    return 0;
+  }
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const auto& r : results) j.push_back(to_json(r));
+  std::printf("%s\n", j.dump(2).c_str());
+  return 0;
 }
 
 }  // namespace
@@ -129,23 +148,39 @@ int run_cli(int argc, char** argv) {
   st->add_option("--param", storm_params, "extra quote parameter key=value, e.g. --param jitter=full (repeatable)");
   st->add_option("--settle-s", storm.settle_s, "wait up to this long for the carrier's calls in flight before reading waste")
       ->capture_default_str();
+  st->add_option("--layers", storm.layers,
+                 "retrying layers in front of the carrier, 1-5: 1 is the lab alone; N puts N-1 relays that retry "
+                 "4 times without backoff in front of it, and the report shows the calls of each")
+      ->capture_default_str();
   st->add_flag("--json", storm_json, "print the result as JSON");
 
   HerdOptions herd;
   herd.policy = default_policies().resilient;
+  OccHerdOptions occ;
+  std::string herd_model = "carrier";
   bool herd_json = false;
   auto* hd = cli.add_subcommand("herd", "thundering herd: compare jitter strategies when K clients fail together");
-  // Bounded so a run stays under a few seconds: at most 10^7 simulated calls.
-  hd->add_option("--clients", herd.clients, "K clients failing at once")->check(CLI::Range(1, 10000))->capture_default_str();
-  hd->add_option("--recover-after-s", herd.recover_after_s, "T: seconds until the carrier recovers")
-      ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
-  hd->add_option("--capacity", herd.capacity, "calls the recovered carrier serves at once")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
-  hd->add_option("--backoff-base-ms", herd.policy.backoff_base_ms, "backoff base")->check(CLI::Range(1, 60000))->capture_default_str();
-  hd->add_option("--backoff-max-ms", herd.policy.backoff_max_ms, "backoff cap")->check(CLI::Range(1, 600000))->capture_default_str();
-  hd->add_option("--max-attempts", herd.max_attempts, "a client gives up after this many calls")
-      ->check(CLI::Range(1, 1000))->capture_default_str();
+  hd->add_option("--model", herd_model,
+                 "carrier: the carrier is down until T, then serves `capacity` calls at once; occ: the AWS "
+                 "article's own set-up (clients contending for one optimistic-concurrency row)")
+      ->check(CLI::IsMember({"carrier", "occ"}))->capture_default_str();
+  // Bounded so a run stays under a few seconds: at most 10^7 simulated calls (occ: see kOccMaxClients).
+  hd->add_option("--clients", herd.clients, "K clients failing at once (occ: at most " + std::to_string(kOccMaxClients) + ")")
+      ->check(CLI::Range(1, 10000))->capture_default_str();
+  auto* herd_base = hd->add_option("--backoff-base-ms", herd.policy.backoff_base_ms,
+                                   "backoff base (default 80 with --model carrier, 5 with occ)")->check(CLI::Range(1, 60000));
+  auto* herd_cap = hd->add_option("--backoff-max-ms", herd.policy.backoff_max_ms, "backoff cap (default 2000)")
+                       ->check(CLI::Range(1, 600000));
   hd->add_option("--seed", herd.seed, "random seed (the same seed, the same table)")->capture_default_str();
+  const std::vector<CLI::Option*> carrier_only = {
+      hd->add_option("--recover-after-s", herd.recover_after_s, "carrier model: seconds until the carrier recovers (T)")
+          ->check(CLI::Range(0.0, 3600.0))->capture_default_str(),
+      hd->add_option("--capacity", herd.capacity, "carrier model: calls the recovered carrier serves at once")
+          ->check(CLI::Range(1, 100000))->capture_default_str(),
+      hd->add_option("--max-attempts", herd.max_attempts, "carrier model: a client gives up after this many calls")
+          ->check(CLI::Range(1, 1000))->capture_default_str()};
+  auto* herd_runs = hd->add_option("--runs", occ.runs, "occ model: average over this many runs (at most " +
+                                                           std::to_string(kOccMaxRuns) + ")")->capture_default_str();
   hd->add_flag("--json", herd_json, "print JSON instead of a Markdown table");
 
   for (auto* sub : {s, c}) {
@@ -163,15 +198,23 @@ int run_cli(int argc, char** argv) {
   }
   spdlog::set_level(spdlog::level::from_str(common.log_level));
   if (hd->parsed()) {
-    const auto results = simulate_all_strategies(herd);
-    if (herd_json) {
-      nlohmann::ordered_json j = nlohmann::ordered_json::array();
-      for (const auto& r : results) j.push_back(to_json(r));
-      std::printf("%s\n", j.dump(2).c_str());
-    } else {
-      std::printf("%s", format_herd_table(herd, results).c_str());
+    if (herd_model == "carrier") {
+      if (herd_runs->count() > 0) return usage_error("herd", "--runs applies to --model occ only");
+      const auto results = simulate_all_strategies(herd);
+      return print_herd(results, herd_json, format_herd_table(herd, results));
     }
-    return 0;
+    for (const auto* opt : carrier_only)
+      if (opt->count() > 0) return usage_error("herd", opt->get_name() + " applies to --model carrier only");
+    occ.clients = herd.clients;
+    occ.seed = herd.seed;
+    if (herd_base->count() > 0) occ.backoff_base_ms = herd.policy.backoff_base_ms;
+    if (herd_cap->count() > 0) occ.backoff_cap_ms = herd.policy.backoff_max_ms;
+    if (const auto errors = validate(occ); !errors.empty()) {
+      for (const auto& e : errors) usage_error("herd", e);
+      return 2;
+    }
+    const auto results = simulate_occ_herd(occ);
+    return print_herd(results, herd_json, format_occ_table(occ, results));
   }
   if (st->parsed()) {
     if (storm_requests != 0) storm.requests = storm_requests;

@@ -198,7 +198,7 @@ void write_quote_response(W& w, const QuoteTrace& t, const PolicyView& policy, c
                           const DependencyView& dependency, const std::vector<std::string>& overrides,
                           double queue_ms) {
   w.StartObject();
-  key(w, "mode"), text(w, to_string(t.request.mode));
+  key(w, "mode"), text(w, t.request.mode);
   key(w, "scenario"), text(w, t.request.scenario);
   key(w, "status"), text(w, to_string(t.status));
   key(w, "request_id"), text(w, t.request.request_id);
@@ -314,7 +314,7 @@ std::string policy_note(const RetryPolicy& p) {
 
 nlohmann::ordered_json incident_json(const Incident& i) {
   return {{"request_id", i.request_id},
-          {"mode", to_string(i.mode)},
+          {"mode", i.mode},
           {"scenario", i.scenario},
           {"status", std::string(to_string(i.status))},
           {"attempts", i.attempts},

@@ -25,8 +25,7 @@ std::vector<std::string> canonical_names(const ScenarioCatalog& c) {
 LabApp::LabApp(LabDeps deps)
     : scenarios_(deps.scenarios),
       policies_(deps.policies),
-      legacy_policy_view_(quote_lab::policy_view(deps.policies.legacy, to_json(deps.policies.legacy))),
-      resilient_policy_view_(quote_lab::policy_view(deps.policies.resilient, to_json(deps.policies.resilient))),
+      carrier_(deps.carrier),
       embedded_carrier_(deps.embedded_carrier),
       clock_(deps.clock),
       random_(deps.random),
@@ -44,9 +43,10 @@ LabApp::LabApp(LabDeps deps)
       breaker_("carrier", deps.policies.breaker, deps.clock),
       cache_(deps.clock),
       executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random, shutdown_.get_token()),
-      metrics_(canonical_names(deps.scenarios), route_templates()),
+      metrics_(canonical_names(deps.scenarios), route_templates(), deps.policies.names()),
       events_(deps.max_event_clients),
       store_(deps.state_file) {
+  build_runtimes();
   breaker_.set_listener([this](const BreakerTransition& t) { on_transition(t); });
   cache_.set_shared(shared_fallback_.get());
   // A student lab is restored later by the registry; its Redis state (if any) wins then.
@@ -135,21 +135,41 @@ const RetryPolicy& LabApp::policy(Mode mode) const {
   return policies_.resilient;
 }
 
-const PolicyView& LabApp::policy_view(Mode mode) const {
-  switch (mode) {
-    case Mode::legacy: return legacy_policy_view_;
-    case Mode::resilient: return resilient_policy_view_;
+void LabApp::build_runtimes() {
+  const auto add = [this](const RetryPolicy& p, const nlohmann::ordered_json& rendered) -> PolicyRuntime& {
+    PolicyRuntime& r = runtimes_[p.mode];
+    r.view = quote_lab::policy_view(p, rendered);
+    // One budget per lab and policy: a class of students, each with ?lab=NAME, do not
+    // spend each other's retries.
+    r.budget = std::make_unique<RetryBudget>(clock_);
+    return r;
+  };
+  add(policies_.legacy, to_json(policies_.legacy));
+  add(policies_.resilient, to_json(policies_.resilient));
+  for (const auto& n : policies_.named) {
+    PolicyRuntime& r = add(n.retry, to_json(n));
+    if (!n.breaker) continue;
+    // Its own breaker, with its own numbers (ADR-0005: 5 failures, 30 s); in memory only.
+    r.breaker = std::make_unique<CircuitBreaker>("carrier:" + n.retry.mode, *n.breaker, clock_);
+    r.executor = std::make_unique<QuoteExecutor>(carrier_, *r.breaker, cache_, clock_, random_, shutdown_.get_token());
   }
-  return resilient_policy_view_;
 }
 
 LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int customer_id, int items,
                                   const RetryPolicy* override_policy,
                                   const std::vector<std::string>& overrides, double queue_ms) {
-  QuoteRequest request{mode, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
+  return quote(std::string(to_string(mode)), scenario, customer_id, items, override_policy, overrides, queue_ms);
+}
+
+LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::string& scenario, int customer_id,
+                                  int items, const RetryPolicy* override_policy,
+                                  const std::vector<std::string>& overrides, double queue_ms) {
+  const PolicyRuntime& runtime = runtimes_.at(policy_name);  // the route checked the name
+  QuoteRequest request{policy_name, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
                        new_id(16), new_id(32)};
-  const RetryPolicy& chosen = override_policy ? *override_policy : policy(mode);
-  QuoteTrace trace = executor_.run(request, chosen);
+  const RetryPolicy& chosen = override_policy ? *override_policy : *policies_.find(policy_name);
+  QuoteExecutor& executor = runtime.executor ? *runtime.executor : executor_;
+  QuoteTrace trace = executor.run(request, chosen, runtime.budget.get());
   telemetry_.record(trace, queue_ms);
   metrics_.record(trace);
   // Only a call that reached the carrier can change what the file holds (the failure
@@ -158,8 +178,8 @@ LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int cu
   // The same answer for the client and every open dashboard (written for them only when
   // one is open).
   const DependencyView dependency = dependency_view(trace.dependency);
-  const PolicyView overridden = overrides.empty() ? PolicyView{} : quote_lab::policy_view(chosen, to_json(chosen));
-  const PolicyView& shown = overrides.empty() ? policy_view(mode) : overridden;
+  const PolicyView overridden = overrides.empty() ? PolicyView{} : quote_lab::policy_view(chosen, to_json(chosen, !parse_mode(policy_name)));
+  const PolicyView& shown = overrides.empty() ? runtime.view : overridden;
   events_.publish_rendered("quote", [&] {
     return quote_response_text(trace, dependency, shown, overrides, queue_ms, JsonLayout::one_line);
   });
@@ -251,6 +271,10 @@ void LabApp::reset() {
   telemetry_.reset();
   metrics_.reset();
   breaker_.reset();
+  for (auto& [_, r] : runtimes_) {
+    r.budget->reset();
+    if (r.breaker) r.breaker->reset();
+  }
   cache_.reset();
   if (embedded_carrier_ && !student_) embedded_carrier_->reset();  // the class's carrier: the teacher's to reset
   {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -90,9 +91,18 @@ class LabApp {
   QuoteResult quote(Mode mode, const std::string& scenario, int customer_id, int items,
                     const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {},
                     double queue_ms = 0);
+  /// The same under the policy called `policy_name` (legacy, resilient or a named policy,
+  /// GET /quote/{policy}); it must be one of policies().names(). A named policy with its
+  /// own breaker runs against that breaker (the answer's `dependency` is it); any other
+  /// shares the course breaker. Every policy has its own retry budget in this lab.
+  QuoteResult quote(const std::string& policy_name, const std::string& scenario, int customer_id, int items,
+                    const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {},
+                    double queue_ms = 0);
 
   /// The configured policy of `mode`.
   const RetryPolicy& policy(Mode mode) const;
+  /// The configured policy called `name`; null if there is none.
+  const RetryPolicy* find_policy(const std::string& name) const { return policies_.find(name); }
 
   /// The breaker, the fallback quote and the state file's health now (/dependency/state).
   DependencyView dependency_view();
@@ -164,10 +174,19 @@ class LabApp {
 
   const ScenarioCatalog& scenarios_;
   const Policies policies_;
-  const PolicyView& policy_view(Mode mode) const;
-
-  const PolicyView legacy_policy_view_;  // rendered once: the same on every answer
-  const PolicyView resilient_policy_view_;
+  /// What one policy runs with besides its data: its answers' policy object (rendered
+  /// once), its retry budget and, for a named policy with a breaker of its own, that
+  /// breaker and an executor bound to it (null: the course breaker's executor_).
+  struct PolicyRuntime {
+    PolicyView view;
+    std::unique_ptr<RetryBudget> budget;
+    std::unique_ptr<CircuitBreaker> breaker;
+    std::unique_ptr<QuoteExecutor> executor;
+  };
+  /// Built once in the constructor, never changed after: read without a lock.
+  std::map<std::string, PolicyRuntime, std::less<>> runtimes_;
+  void build_runtimes();
+  CarrierCaller& carrier_;
   CarrierSimulator* embedded_carrier_;
   Clock& clock_;
   RandomSource& random_;

@@ -12,6 +12,8 @@ namespace quote_lab::handlers {
 // routes_quotes.cpp — one quote flow per request.
 void quote_legacy(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 void quote_resilient(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+/// GET /quote/{policy}: a named policy; an unknown name is a 404 listing the names.
+void quote_named(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 
 // routes_state.cpp — the lab's state and what changes it.
 void health(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);

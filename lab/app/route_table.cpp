@@ -66,6 +66,11 @@ const std::vector<Route>& lab_route_table() {
          "resets every student lab (not the teacher's) as /reset-lab does; teacher only", class_reset, true, false, true},
         {{"PUT", "POST"}, "/class/carrier-mode", "?mode=provider_down", true, false,
          "sets every student lab's carrier mode (not the teacher's); teacher only", class_carrier_mode, true, false, true},
+        // No example query: a path with {policy} cannot be pasted; the description names one.
+        {{"GET"}, "/quote/{policy}", "", true, true,
+         "one quote with any policy of the policies file (GET / lists them under `policies`), e.g. "
+         "/quote/adr0005" + quote_example + "; same parameters and answer as /quote-resilient",
+         quote_named, false, true},
     };
   }();
   return table;

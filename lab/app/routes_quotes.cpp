@@ -1,4 +1,4 @@
-// GET /quote-legacy and /quote-resilient: one quote flow per request.
+// GET /quote-legacy, /quote-resilient and /quote/{policy}: one quote flow per request.
 #include <httplib.h>
 
 #include <set>
@@ -8,12 +8,25 @@
 #include "lab/app/lab_app.hpp"
 #include "lab/app/route_handlers.hpp"
 #include "lab/app/route_support.hpp"
+#include "lab/base/did_you_mean.hpp"
 #include "lab/http/http_server.hpp"
 
 namespace quote_lab::handlers {
 namespace {
 
-void quote(Mode mode, RouteContext& ctx, const httplib::Request& req, httplib::Response& res) {
+// 404: the path names no policy of the policies file; `allowed` lists them all.
+ApiError unknown_policy_error(const Policies& policies, const std::string& typed) {
+  std::string shown = typed.substr(0, 40);
+  for (char& c : shown)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  auto names = policies.names();
+  if (const auto meant = did_you_mean(typed, names))
+    return api_error(404, "unknown_policy", MessageId::unknown_policy_did_you_mean,
+                     {{"got", shown}, {"suggestion", *meant}}, std::move(names));
+  return api_error(404, "unknown_policy", MessageId::unknown_policy, {{"got", shown}}, std::move(names));
+}
+
+void quote(const std::string& policy_name, RouteContext& ctx, const httplib::Request& req, httplib::Response& res) {
   static const std::set<std::string> known = [] {
     std::set<std::string> names{"scenario", std::string(kCustomerId.name), std::string(kItems.name)};
     names.insert(std::begin(kPolicyOverrideParams), std::end(kPolicyOverrideParams));
@@ -31,22 +44,28 @@ void quote(Mode mode, RouteContext& ctx, const httplib::Request& req, httplib::R
   int items = 0;
   if (auto e = parse_domain_param(req, kCustomerId, customer_id)) return send_api_error(req, res, *e);
   if (auto e = parse_domain_param(req, kItems, items)) return send_api_error(req, res, *e);
-  RetryPolicy policy = app.policy(mode);
+  RetryPolicy policy = *app.find_policy(policy_name);
   std::vector<std::string> overrides;
   if (auto e = apply_policy_overrides([&req](const char* name) { return query_param(req, name); }, policy, overrides))
     return send_api_error(req, res, *e);
-  auto result = app.quote(mode, scenario, customer_id, items, &policy, overrides, ctx.queue_ms);
+  auto result = app.quote(policy_name, scenario, customer_id, items, &policy, overrides, ctx.queue_ms);
   send_rendered_json(res, quote_http_status(result.trace), std::move(result.body));
 }
 
 }  // namespace
 
 void quote_legacy(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
-  quote(Mode::legacy, ctx, req, res);
+  quote(std::string(to_string(Mode::legacy)), ctx, req, res);
 }
 
 void quote_resilient(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
-  quote(Mode::resilient, ctx, req, res);
+  quote(std::string(to_string(Mode::resilient)), ctx, req, res);
+}
+
+void quote_named(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
+  const std::string name = req.matches[1].str();
+  if (ctx.app.find_policy(name) == nullptr) return send_api_error(req, res, unknown_policy_error(ctx.app.policies(), name));
+  quote(name, ctx, req, res);
 }
 
 }  // namespace quote_lab::handlers

@@ -1,6 +1,7 @@
 #include "lab/experiments/storm.hpp"
 
 #include "lab/http/httplib_statics.hpp"
+#include "lab/http/params.hpp"
 #include "lab/resilience/vocabulary.hpp"
 
 #include <httplib.h>
@@ -95,6 +96,12 @@ std::vector<std::string> validate(const StormOptions& o) {
     errors.push_back("--duration must be between 0.1 and 600 seconds");
   }
   if (o.settle_s < 0 || o.settle_s > 60) errors.push_back("settle time must be between 0 and 60 seconds");
+  if (o.layers < 1 || o.layers > kStormMaxLayers)
+    errors.push_back("--layers must be between 1 and " + std::to_string(kStormMaxLayers) +
+                     " (each layer multiplies the calls and the time of a request by 4: 5 layers make 1,024 carrier "
+                     "calls and last about 6 minutes per request)");
+  else if (o.layers > 1 && !o.extra_targets.empty())
+    errors.push_back("--layers takes one --target: the relays stand in front of one lab");
   return errors;
 }
 
@@ -129,6 +136,14 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   std::vector<std::optional<double>> calls_before;
   for (const auto& t : targets) calls_before.push_back(lab_carrier_calls(t, o.lab, o.mode));
   const std::string path = query(o);
+  // Layers: relays in front of the lab, their timeouts from the longest flow the lab can
+  // run (when it does not say, the bound it puts on any quote with overrides).
+  std::optional<RelayChain> chain;
+  if (o.layers > 1)
+    chain.emplace(o.target, o.layers, lab_flow_worst_ms(o.target, o.mode, o.params).value_or(std::chrono::milliseconds(kMaxQuoteMs)),
+                  o.clients);
+  const auto client_timeout = chain ? std::chrono::duration_cast<std::chrono::seconds>(chain->client_timeout())
+                                    : std::chrono::seconds(30);
   const auto started = Steady::now();
   const auto deadline = started + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.duration_s));
   const auto time_limit =
@@ -153,8 +168,8 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   for (int i = 0; i < o.clients; ++i) {
     clients.emplace_back([&, i] {
       auto& log = logs[static_cast<std::size_t>(i)];
-      const std::string& target = targets[target_of(i)];
-      auto cli = client_for(target, std::chrono::seconds(30));
+      const std::string& target = chain ? chain->entry() : targets[target_of(i)];
+      auto cli = client_for(target, client_timeout);
       while (!should_stop()) {
         if (o.requests && issued.fetch_add(1) >= *o.requests) break;
         const auto t0 = Steady::now();
@@ -163,7 +178,7 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
         ++finished;
         if (!res) {
           ++log.statuses["error"];
-          cli = client_for(target, std::chrono::seconds(30));  // a fresh connection after a failure
+          cli = client_for(target, client_timeout);  // a fresh connection after a failure
           continue;
         }
         if (res->status == 429) {  // the lab's --rate-limit said no: an answer, not a bad option
@@ -252,6 +267,7 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   }
   if (result.carrier_calls && result.requests > 0)
     result.amplification = static_cast<double>(*result.carrier_calls) / static_cast<double>(result.requests);
+  if (chain) result.layers = chain->layers(result.carrier_calls.value_or(0), result.requests);
   // The waste of hung calls is only known once they end: give them a moment to finish.
   auto after = carrier_stats(carrier_target);
   if (before && after) {
@@ -271,7 +287,10 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   return result;
 }
 
-nlohmann::ordered_json to_json(const StormResult& r) {
+namespace {
+
+// Everything but the layers, in the order the JSON has always had.
+nlohmann::ordered_json json_without_layers(const StormResult& r) {
   auto opt = [](const auto& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
   nlohmann::ordered_json statuses = nlohmann::ordered_json::object();
   for (const auto& [k, v] : r.status_counts) statuses[k] = v;
@@ -310,6 +329,17 @@ nlohmann::ordered_json to_json(const StormResult& r) {
           {"targets", targets}};
 }
 
+}  // namespace
+
+nlohmann::ordered_json to_json(const StormResult& r) {
+  nlohmann::ordered_json out = json_without_layers(r);
+  if (!r.layers.empty()) {
+    out["layers"] = nlohmann::ordered_json::array();
+    for (const auto& l : r.layers) out["layers"].push_back(to_json(l));
+  }
+  return out;
+}
+
 std::string format_report(const StormResult& r) {
   auto ms = [](const std::optional<double>& v) {
     std::ostringstream s;
@@ -343,6 +373,14 @@ std::string format_report(const StormResult& r) {
     out << *r.wasted_carrier_calls << " calls finished after their caller gave up, " << std::setprecision(2)
         << r.wasted_carrier_seconds.value_or(0) << " s of carrier time\n";
   else out << "—\n";
+  if (!r.layers.empty()) {
+    out << "  layers            " << r.layers.size() << ": layer 1 is the lab (its own policy), the others relays of "
+        << kRelayAttempts << " attempts without backoff\n";
+    for (const auto& l : r.layers)
+      out << "    layer " << l.layer << " -> " << l.calls << "  " << l.requests << " requests, " << l.calls_out
+          << " calls (" << std::setprecision(2) << l.calls_per_request << " per client request)\n";
+    out << std::setprecision(1);
+  }
   if (r.per_target.size() > 1) {
     out << "  per target\n";
     for (const auto& t : r.per_target) {

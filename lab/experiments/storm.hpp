@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/experiments/storm_layers.hpp"
 #include "lab/observability/telemetry.hpp"
 
 namespace quote_lab {
@@ -39,6 +40,9 @@ struct StormOptions {
   std::vector<std::pair<std::string, std::string>> params;  ///< extra query parameters (overrides)
   std::string lab;  ///< a student lab (`?lab=NAME` on every request the storm sends); empty: the teacher's
   double settle_s = 6;  ///< at most this long to wait for the carrier's calls in flight before reading waste
+  /// Retrying layers between the clients and the carrier, 1..kStormMaxLayers: 1 is the lab
+  /// alone; more puts relays in front of it (storm_layers.hpp). One target only.
+  int layers = 1;
 };
 
 /// Checks the options; every problem as one sentence (empty = fine).
@@ -93,6 +97,7 @@ struct StormResult {
   std::optional<std::uint64_t> wasted_carrier_calls;
   std::optional<double> wasted_carrier_seconds;
   std::optional<int> carrier_peak_in_flight;
+  std::vector<StormLayer> layers;  ///< with options.layers > 1: each layer, outermost first
 };
 
 /// Runs a storm (blocking). `on_progress` is called about 5 times a second; `cancel`
@@ -102,7 +107,8 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
 
 /// The --json shape: requests, throughput_rps, latency_ms {p50,p95,p99,max}, status_counts,
 /// carrier_calls, amplification, health_latency_ms {p50,p99,...}, wasted_carrier_calls, ...,
-/// and `targets`: [{target, clients, requests, status_counts, latency_ms, carrier_calls}].
+/// and `targets`: [{target, clients, requests, status_counts, latency_ms, carrier_calls}];
+/// with layers > 1 also `layers`: [{layer, calls, requests, calls_out, calls_per_request}].
 nlohmann::ordered_json to_json(const StormResult& r);
 
 /// A plain-text report for a terminal.

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/base/did_you_mean.hpp"
 #include "lab/formats/json_int.hpp"
 
 namespace quote_lab {
@@ -48,25 +49,64 @@ void check_keys(const nlohmann::ordered_json& obj, const std::string& where,
   }
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 void read_retry(const nlohmann::ordered_json& j, const std::string& name, RetryPolicy& p,
                 std::vector<std::string>& errors) {
   if (!j.is_object()) return errors.push_back(name + " must be an object");
   const std::string prefix = name + ".";
   check_keys(j, name,
-             {"timeout_ms", "max_attempts", "backoff_base_ms", "backoff_max_ms", "jitter",
-              "jitter_min_ms", "jitter_max_ms", "circuit_breaker", "fallback"},
+             {"timeout_ms", "max_attempts", "backoff_base_ms", "backoff_max_ms", "jitter", "jitter_min_ms",
+              "jitter_max_ms", "circuit_breaker", "fallback", "retry_on", "retry_budget_ratio",
+              "retry_budget_min_per_s", "deadline_ms", "idempotency_key", "breaker"},
              errors);
   for (const auto& f : retry_int_fields()) read_int_field(j, prefix, f.key, f.lo, f.hi, p.*f.member, errors);
   read_field(j, prefix, "circuit_breaker", p.circuit_breaker, errors);
   read_field(j, prefix, "fallback", p.fallback, errors);
   if (j.contains("jitter")) {
     const auto& v = j.at("jitter");
-    if (!v.is_string() || !parse_jitter(v.get<std::string>(), p.jitter)) {
-      std::string names;
-      for (const auto& n : jitter_names()) names += (names.empty() ? "" : ", ") + n;
-      errors.push_back(prefix + "jitter must be one of: " + names);
+    if (!v.is_string() || !parse_jitter(v.get<std::string>(), p.jitter))
+      errors.push_back(prefix + "jitter must be one of: " + joined(jitter_names()));
+  }
+  if (j.contains("idempotency_key")) {
+    const auto& v = j.at("idempotency_key");
+    if (!v.is_string() || !parse_idempotency_key(v.get<std::string>(), p.idempotency_key))
+      errors.push_back(prefix + "idempotency_key must be one of: " + joined(idempotency_key_names()));
+  }
+  if (j.contains("retry_on")) {
+    const auto& v = j.at("retry_on");
+    unsigned mask = 0;
+    bool ok = v.is_array();
+    for (const auto& item : ok ? v : nlohmann::ordered_json::array()) {
+      const unsigned bit = item.is_string() ? parse_retry_on(item.get<std::string>()) : 0;
+      ok = ok && bit != 0;
+      mask |= bit;
+    }
+    if (ok) p.retry_on = mask;
+    else errors.push_back(prefix + "retry_on must be a list of: " + joined(retry_on_all_names()));
+  }
+  if (j.contains("retry_budget_ratio")) {
+    // null switches a budget off; the range is checked by validate().
+    if (j.at("retry_budget_ratio").is_null()) p.retry_budget_ratio.reset();
+    else {
+      double ratio = 0;
+      read_field(j, prefix, "retry_budget_ratio", ratio, errors);
+      p.retry_budget_ratio = ratio;
     }
   }
+}
+
+void read_breaker(const nlohmann::ordered_json& b, const std::string& name, BreakerPolicy& out,
+                  std::vector<std::string>& errors) {
+  if (!b.is_object()) return errors.push_back(name + " must be an object");
+  check_keys(b, name, {"failure_threshold", "open_duration_s"}, errors);
+  read_int_field(b, name + ".", "failure_threshold", kFailureThresholdMin, kFailureThresholdMax,
+                 out.failure_threshold, errors);
+  read_field(b, name + ".", "open_duration_s", out.open_duration_s, errors);
 }
 
 }  // namespace
@@ -75,18 +115,49 @@ Policies policies_from_json(const nlohmann::ordered_json& j, const Policies& bas
   Policies p = base;
   std::vector<std::string> errors;
   if (!j.is_object()) throw PolicyError("the policy file must hold a JSON object");
-  check_keys(j, "policies", {"legacy", "resilient", "breaker"}, errors);
-  if (j.contains("legacy")) read_retry(j.at("legacy"), "legacy", p.legacy, errors);
-  if (j.contains("resilient")) read_retry(j.at("resilient"), "resilient", p.resilient, errors);
-  if (j.contains("breaker")) {
-    const auto& b = j.at("breaker");
-    if (!b.is_object()) {
-      errors.push_back("breaker must be an object");
-    } else {
-      check_keys(b, "breaker", {"failure_threshold", "open_duration_s"}, errors);
-      read_int_field(b, "breaker.", "failure_threshold", kFailureThresholdMin, kFailureThresholdMax,
-                     p.breaker.failure_threshold, errors);
-      read_field(b, "breaker.", "open_duration_s", p.breaker.open_duration_s, errors);
+  // Every key but "breaker" is a policy: legacy and resilient (the course routes) or a
+  // named one (GET /quote/{name}); a named policy absent from `base` starts from the
+  // resilient defaults. Only a named policy may declare its own breaker.
+  for (const auto& [key, value] : j.items()) {
+    if (key == "breaker") {
+      read_breaker(value, "breaker", p.breaker, errors);
+      continue;
+    }
+    if (!valid_policy_name(key)) {
+      errors.push_back("policies: '" + key + "' is not a valid policy name (1-32 of a-z, 0-9, _ and -)");
+      continue;
+    }
+    const bool course = key == "legacy" || key == "resilient";
+    if (course && value.is_object() && value.contains("breaker"))
+      errors.push_back(key + ".breaker: only a named policy has a breaker of its own; the course breaker is the "
+                             "top-level \"breaker\"");
+    if (key == "legacy") read_retry(value, key, p.legacy, errors);
+    else if (key == "resilient") read_retry(value, key, p.resilient, errors);
+    else {
+      NamedPolicy* named = nullptr;
+      for (auto& n : p.named)
+        if (n.retry.mode == key) named = &n;
+      if (!named) {
+        // A new name one typo away from a course key is that key misspelt, not a policy.
+        if (const auto meant = did_you_mean(key, {"legacy", "resilient", "breaker"})) {
+          errors.push_back("policies: unknown key '" + key + "'; did you mean '" + *meant +
+                           "'? (a new named policy needs a name of its own)");
+          continue;
+        }
+        RetryPolicy fresh;  // the resilient numbers
+        fresh.mode = key;
+        p.named.push_back(NamedPolicy{fresh, std::nullopt});
+        named = &p.named.back();
+      }
+      read_retry(value, key, named->retry, errors);
+      if (value.is_object() && value.contains("breaker")) {
+        if (value.at("breaker").is_null()) named->breaker.reset();
+        else {
+          BreakerPolicy b = named->breaker.value_or(p.breaker);
+          read_breaker(value.at("breaker"), key + ".breaker", b, errors);
+          named->breaker = b;
+        }
+      }
     }
   }
   for (auto& e : validate(p)) errors.push_back(std::move(e));
@@ -98,8 +169,8 @@ Policies policies_from_json(const nlohmann::ordered_json& j, const Policies& bas
   return p;
 }
 
-nlohmann::ordered_json to_json(const RetryPolicy& p) {
-  return {{"timeout_ms", p.timeout_ms},
+nlohmann::ordered_json to_json(const RetryPolicy& p, bool every_key) {
+  nlohmann::ordered_json j = {{"timeout_ms", p.timeout_ms},
           {"max_attempts", p.max_attempts},
           {"backoff_base_ms", p.backoff_base_ms},
           {"backoff_max_ms", p.backoff_max_ms},
@@ -108,14 +179,36 @@ nlohmann::ordered_json to_json(const RetryPolicy& p) {
           {"jitter_max_ms", p.jitter_max_ms},
           {"circuit_breaker", p.circuit_breaker},
           {"fallback", p.fallback}};
+  // The issue-14 keys: always for a named policy; for the course's two only when they
+  // differ from the defaults, so their answers stay exactly what they were.
+  const RetryPolicy defaults;
+  if (every_key || p.retry_on != defaults.retry_on) j["retry_on"] = retry_on_names(p.retry_on);
+  if (every_key || p.retry_budget_ratio) {
+    j["retry_budget_ratio"] = p.retry_budget_ratio ? nlohmann::ordered_json(*p.retry_budget_ratio) : nullptr;
+    j["retry_budget_min_per_s"] = p.retry_budget_min_per_s;
+  }
+  if (every_key || p.deadline_ms != 0) j["deadline_ms"] = p.deadline_ms;
+  if (every_key || p.idempotency_key != defaults.idempotency_key)
+    j["idempotency_key"] = std::string(to_string(p.idempotency_key));
+  return j;
+}
+
+nlohmann::ordered_json to_json(const NamedPolicy& n) {
+  nlohmann::ordered_json j = to_json(n.retry, true);
+  if (n.breaker) j["breaker"] = to_json(*n.breaker);
+  return j;
+}
+
+nlohmann::ordered_json to_json(const BreakerPolicy& b) {
+  return {{"failure_threshold", b.failure_threshold}, {"open_duration_s", b.open_duration_s}};
 }
 
 nlohmann::ordered_json to_json(const Policies& p) {
-  return {{"legacy", to_json(p.legacy)},
+  nlohmann::ordered_json j = {{"legacy", to_json(p.legacy)},
           {"resilient", to_json(p.resilient)},
-          {"breaker",
-           {{"failure_threshold", p.breaker.failure_threshold},
-            {"open_duration_s", p.breaker.open_duration_s}}}};
+          {"breaker", to_json(p.breaker)}};
+  for (const auto& n : p.named) j[n.retry.mode] = to_json(n);
+  return j;
 }
 
 }  // namespace quote_lab

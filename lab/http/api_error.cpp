@@ -84,6 +84,14 @@ constexpr std::array kMessages{
                 "or /carrier/mode)",
                 "{route} actúa sobre todos los laboratorios de estudiantes a la vez: quita ?lab= (para uno solo, "
                 "agrega ?lab=NOMBRE a /reset-lab o /carrier/mode)"},
+    MessageText{MessageId::unknown_policy, "there is no policy '{got}'; use one of the allowed names (GET / lists them)",
+                "no existe la política '{got}'; usa uno de los nombres permitidos (GET / los lista)"},
+    MessageText{MessageId::unknown_policy_did_you_mean, "there is no policy '{got}'; did you mean '{suggestion}'?",
+                "no existe la política '{got}'; ¿quisiste decir '{suggestion}'?"},
+    MessageText{MessageId::unknown_choice, "{name} must be one of the allowed values (got '{got}')",
+                "{name} debe ser uno de los valores permitidos (se recibió '{got}')"},
+    MessageText{MessageId::number_out_of_range, "{name} must be a number between {min} and {max} (got '{got}')",
+                "{name} debe ser un número entre {min} y {max} (se recibió '{got}')"},
 };
 static_assert(kMessages.size() == static_cast<std::size_t>(MessageId::count_), "one text per MessageId");
 

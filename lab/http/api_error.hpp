@@ -55,6 +55,10 @@ enum class MessageId {
   admin_token_required,            ///< —
   cross_site_request,              ///< —
   class_route_takes_no_lab,        ///< {route}
+  unknown_policy,                  ///< {got}
+  unknown_policy_did_you_mean,     ///< {got} {suggestion}
+  unknown_choice,                  ///< {name} {got}
+  number_out_of_range,             ///< {name} {min} {max} {got}
   count_                           ///< not a message: the number of ids (the table has one text each)
 };
 

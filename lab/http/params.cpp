@@ -7,6 +7,17 @@
 #include "lab/resilience/quote_budget.hpp"
 
 namespace quote_lab {
+namespace {
+
+// At most a short, printable prefix of what was sent, to echo in an error.
+std::string printable(const std::string& text) {
+  std::string shown = text.substr(0, 40);
+  for (char& c : shown)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  return shown;
+}
+
+}  // namespace
 
 const std::string* find_param(const QueryParams& params, std::string_view name) {
   const auto it = params.find(std::string(name));
@@ -62,12 +73,9 @@ std::optional<ApiError> parse_int_param(std::string_view name, const std::string
     out = static_cast<int>(value);
     return std::nullopt;
   }
-  // Echo at most a short, printable prefix of what was sent.
-  std::string shown = text.substr(0, 40);
-  for (char& c : shown)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
   return api_error(400, "invalid_parameter", MessageId::integer_out_of_range,
-                   {{"name", std::string(name)}, {"min", std::to_string(lo)}, {"max", std::to_string(hi)}, {"got", shown}});
+                   {{"name", std::string(name)}, {"min", std::to_string(lo)}, {"max", std::to_string(hi)},
+                    {"got", printable(text)}});
 }
 
 std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,
@@ -94,6 +102,25 @@ std::optional<ApiError> apply_policy_overrides(const std::function<const std::st
     }
   }
   if (lookup("backoff_base_ms") && p.backoff_max_ms == 0) p.backoff_max_ms = 2000;
+  if (auto e = read(kRetryBudgetMinPerSOverride, p.retry_budget_min_per_s)) return e;
+  if (auto e = read(kDeadlineMsOverride, p.deadline_ms)) return e;
+  if (const std::string* raw = lookup("retry_budget_ratio")) {
+    double ratio = -1;
+    const auto [ptr, ec] = std::from_chars(raw->data(), raw->data() + raw->size(), ratio);
+    if (raw->empty() || ec != std::errc() || ptr != raw->data() + raw->size() || !(ratio >= 0 && ratio <= 1))
+      return api_error(400, "invalid_parameter", MessageId::number_out_of_range,
+                       {{"name", "retry_budget_ratio"}, {"min", "0"}, {"max", "1"}, {"got", printable(*raw)}});
+    p.retry_budget_ratio = ratio;
+  }
+  if (const std::string* raw = lookup("idempotency_key"); raw && !parse_idempotency_key(*raw, p.idempotency_key))
+    return api_error(400, "invalid_parameter", MessageId::unknown_choice,
+                     {{"name", "idempotency_key"}, {"got", printable(*raw)}}, idempotency_key_names());
+  if (const std::string* raw = lookup("circuit_breaker")) {
+    if (*raw != "true" && *raw != "false")
+      return api_error(400, "invalid_parameter", MessageId::unknown_choice,
+                       {{"name", "circuit_breaker"}, {"got", printable(*raw)}}, {"true", "false"});
+    p.circuit_breaker = *raw == "true";
+  }
   if (const Millis worst = worst_case_duration(p); worst.count() > kMaxQuoteMs)
     return api_error(400, "quote_too_long", MessageId::quote_too_long,
                      {{"worst_ms", std::to_string(worst.count())}, {"bound_ms", std::to_string(kMaxQuoteMs)}});

@@ -61,11 +61,15 @@ const std::vector<double>& quote_duration_buckets_s() {
 
 struct Metrics::Series {
   prometheus::Registry registry;
-  std::map<std::tuple<Mode, std::string, QuoteStatus>, prometheus::Counter*> requests;
-  std::map<std::pair<Mode, std::string>, prometheus::Histogram*> duration;
-  std::map<std::pair<Mode, AttemptOutcome>, prometheus::Counter*> attempts;
-  std::map<Mode, prometheus::Counter*> retries;
-  std::map<Mode, prometheus::Counter*> fallbacks;
+  // Keyed by the policy's name (QuoteRequest::mode): a bounded set, the policies file's.
+  std::map<std::tuple<std::string, std::string, QuoteStatus>, prometheus::Counter*> requests;
+  std::map<std::pair<std::string, std::string>, prometheus::Histogram*> duration;
+  std::map<std::pair<std::string, AttemptOutcome>, prometheus::Counter*> attempts;
+  std::map<std::string, prometheus::Counter*> retries;
+  std::map<std::string, prometheus::Counter*> fallbacks;
+  // Added on first use: reasons are a bounded set (vocabulary.hpp), most never seen.
+  prometheus::Family<prometheus::Counter>* skipped = nullptr;
+  std::map<std::pair<std::string, Reason>, prometheus::Counter*> skipped_series;  // guarded by http_mutex
   std::map<std::pair<BreakerState, BreakerState>, prometheus::Counter*> transitions;
   prometheus::Family<prometheus::Counter>* http = nullptr;
   std::map<std::pair<std::string, int>, prometheus::Counter*> http_series;
@@ -73,7 +77,7 @@ struct Metrics::Series {
   prometheus::Family<prometheus::Counter>* rate_limited = nullptr;
   std::map<std::string, prometheus::Counter*> rate_limited_series;  // by route; guarded by http_mutex
 
-  Series(const std::vector<std::string>& scenarios) {
+  Series(const std::vector<std::string>& scenarios, const std::vector<std::string>& modes) {
     auto& req = counter_family(registry, "quote_lab_quote_requests_total",
                                "Quote requests answered by the lab, by mode, scenario and final status "
                                "(completed = live quote, degraded = fallback quote, failed = 503).");
@@ -96,8 +100,11 @@ struct Metrics::Series {
     rate_limited = &counter_family(registry, "quote_lab_rate_limited_total",
                                    "Quote requests refused with a 429 by the per-client rate limit "
                                    "(--rate-limit), by route template.");
-    for (const Mode m : kModes) {
-      const std::string mode(to_string(m));
+    skipped = &counter_family(registry, "quote_lab_retries_skipped_total",
+                              "Retries a quote flow did not make, by mode and reason (retry_budget, "
+                              "deadline, not_retryable, circuit_open, ...).");
+    for (const std::string& m : modes) {
+      const std::string& mode = m;
       for (const auto& s : scenarios) {
         for (auto st : kStatuses)
           requests[{m, s, st}] =
@@ -119,34 +126,14 @@ struct Metrics::Series {
   }
 };
 
-Metrics::Metrics(std::vector<std::string> scenarios, std::vector<std::string> routes)
-    : scenarios_(std::move(scenarios)), routes_(std::move(routes)),
-      series_(std::make_unique<Series>(scenarios_)) {
+Metrics::Metrics(std::vector<std::string> scenarios, std::vector<std::string> routes,
+                 std::vector<std::string> modes)
+    : scenarios_(std::move(scenarios)), routes_(std::move(routes)), modes_(std::move(modes)),
+      series_(std::make_unique<Series>(scenarios_, modes_)) {
   routes_.push_back("other");
 }
 
 Metrics::~Metrics() = default;
-
-void Metrics::record(const QuoteTrace& t) {
-  std::shared_lock lock(mutex_);
-  auto& s = *series_;
-  const Mode mode = t.request.mode;
-  if (auto it = s.requests.find({mode, t.request.scenario, t.status}); it != s.requests.end())
-    it->second->Increment();
-  if (auto it = s.duration.find({mode, t.request.scenario}); it != s.duration.end())
-    it->second->Observe(t.elapsed_ms / 1000.0);
-  for (auto o : t.outcomes())
-    if (auto it = s.attempts.find({mode, o}); it != s.attempts.end()) it->second->Increment();
-  if (auto it = s.retries.find(mode); it != s.retries.end()) it->second->Increment(t.retries());
-  if (t.fallback_used())
-    if (auto it = s.fallbacks.find(mode); it != s.fallbacks.end()) it->second->Increment();
-}
-
-void Metrics::record_transition(const BreakerTransition& t) {
-  std::shared_lock lock(mutex_);
-  if (auto it = series_->transitions.find({t.from, t.to}); it != series_->transitions.end())
-    it->second->Increment();
-}
 
 namespace {
 
@@ -170,6 +157,33 @@ void increment_lazily(std::shared_mutex& mutex, std::map<Key, prometheus::Counte
 }
 
 }  // namespace
+
+void Metrics::record(const QuoteTrace& t) {
+  std::shared_lock lock(mutex_);
+  auto& s = *series_;
+  const std::string& mode = t.request.mode;
+  if (auto it = s.requests.find({mode, t.request.scenario, t.status}); it != s.requests.end())
+    it->second->Increment();
+  if (auto it = s.duration.find({mode, t.request.scenario}); it != s.duration.end())
+    it->second->Observe(t.elapsed_ms / 1000.0);
+  for (auto o : t.outcomes())
+    if (auto it = s.attempts.find({mode, o}); it != s.attempts.end()) it->second->Increment();
+  if (auto it = s.retries.find(mode); it != s.retries.end()) it->second->Increment(t.retries());
+  if (t.fallback_used())
+    if (auto it = s.fallbacks.find(mode); it != s.fallbacks.end()) it->second->Increment();
+  if (!s.retries.count(mode)) return;  // a mode outside the bounded set is not counted
+  for (const auto& e : t.events)
+    if (e.step == Step::retry_skipped && e.reason)
+      increment_lazily(s.http_mutex, s.skipped_series, *s.skipped, std::pair{mode, *e.reason},
+                       {{"mode", mode}, {"reason", std::string(to_string(*e.reason))}});
+}
+
+void Metrics::record_transition(const BreakerTransition& t) {
+  std::shared_lock lock(mutex_);
+  if (auto it = series_->transitions.find({t.from, t.to}); it != series_->transitions.end())
+    it->second->Increment();
+}
+
 
 void Metrics::record_http(const std::string& route, int code) {
   const bool known = std::find(routes_.begin(), routes_.end(), route) != routes_.end();
@@ -286,7 +300,7 @@ nlohmann::ordered_json Metrics::to_json(const std::vector<prometheus::MetricFami
 }
 
 void Metrics::reset() {
-  auto fresh = std::make_unique<Series>(scenarios_);
+  auto fresh = std::make_unique<Series>(scenarios_, modes_);
   std::unique_lock lock(mutex_);
   series_.swap(fresh);
 }

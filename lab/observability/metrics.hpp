@@ -34,11 +34,15 @@ const std::vector<double>& quote_duration_buckets_s();
 class Metrics {
  public:
   /// `scenarios`: the canonical names (a bounded label set); `routes`: the route
-  /// templates that label HTTP requests ("other" is added).
-  Metrics(std::vector<std::string> scenarios, std::vector<std::string> routes);
+  /// templates that label HTTP requests ("other" is added); `modes`: the policy names that
+  /// label quote flows (legacy, resilient and the named policies; flows of any other
+  /// mode are not counted).
+  Metrics(std::vector<std::string> scenarios, std::vector<std::string> routes,
+          std::vector<std::string> modes = {"legacy", "resilient"});
   ~Metrics();
 
-  /// Counts one finished quote flow.
+  /// Counts one finished quote flow, and each retry it skipped in
+  /// quote_lab_retries_skipped_total{mode, reason}.
   void record(const QuoteTrace& trace);
   /// Counts one breaker transition.
   void record_transition(const BreakerTransition& t);
@@ -68,6 +72,7 @@ class Metrics {
   struct Series;
   std::vector<std::string> scenarios_;
   std::vector<std::string> routes_;
+  std::vector<std::string> modes_;
   mutable std::shared_mutex mutex_;  // guards series_ (replaced by reset; shared for updates)
   std::unique_ptr<Series> series_;
 };

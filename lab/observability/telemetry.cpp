@@ -90,14 +90,19 @@ std::vector<Incident> Telemetry::incidents(std::size_t limit) const {
 nlohmann::ordered_json Telemetry::summary_json() const {
   std::lock_guard lock(mutex_);
   nlohmann::ordered_json modes = nlohmann::ordered_json::object();
-  for (const Mode mode : kModes) {
+  // The course's two modes always (SPEC), then the named policies that ran.
+  std::vector<std::string> names;
+  for (const Mode mode : kModes) names.emplace_back(to_string(mode));
+  for (const auto& [name, _] : by_mode_)
+    if (!parse_mode(name)) names.push_back(name);
+  for (const std::string& mode : names) {
     const auto m = by_mode_.find(mode);
     nlohmann::ordered_json j = to_json(m == by_mode_.end() ? FlowCounters{} : m->second);
     nlohmann::ordered_json scenarios = nlohmann::ordered_json::object();
     if (const auto s = by_mode_scenario_.find(mode); s != by_mode_scenario_.end())
       for (const auto& [name, counters] : s->second) scenarios[name] = to_json(counters);
     j["scenarios"] = scenarios;
-    modes[std::string(to_string(mode))] = j;
+    modes[mode] = j;
   }
   return modes;
 }

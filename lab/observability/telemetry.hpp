@@ -20,7 +20,7 @@ namespace quote_lab {
 /// One quote flow as listed by /incidents.
 struct Incident {
   std::string request_id;
-  Mode mode;
+  std::string mode;  ///< the policy's name (QuoteRequest::mode)
   std::string scenario;
   QuoteStatus status;
   int attempts;
@@ -74,7 +74,8 @@ class Telemetry {
   void record(const QuoteTrace& trace, double queue_ms = 0);
   /// The last `limit` incidents, newest first.
   std::vector<Incident> incidents(std::size_t limit) const;
-  /// {"legacy": {counters, "latency_ms", "scenarios": {name: {...}}}, "resilient": ...}
+  /// {"legacy": {counters, "latency_ms", "scenarios": {name: {...}}}, "resilient": ...}:
+  /// legacy and resilient always, then each named policy that ran since the reset.
   nlohmann::ordered_json summary_json() const;
   /// Requests, carrier calls and p99 over both modes.
   ClassTotals class_totals() const;
@@ -83,8 +84,8 @@ class Telemetry {
  private:
   mutable std::mutex mutex_;  // guards incidents_ and counters_
   std::deque<Incident> incidents_;
-  std::map<Mode, FlowCounters> by_mode_;
-  std::map<Mode, std::map<std::string, FlowCounters>> by_mode_scenario_;
+  std::map<std::string, FlowCounters> by_mode_;  // by policy name
+  std::map<std::string, std::map<std::string, FlowCounters>> by_mode_scenario_;
 };
 
 }  // namespace quote_lab

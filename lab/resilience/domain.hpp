@@ -36,6 +36,8 @@ inline constexpr IntParam kIncidentsLimit{"limit", 1, 200, 10};
 inline constexpr IntParam kTimeoutMsOverride{"timeout_ms", 10, 5000, 0};
 inline constexpr IntParam kMaxAttemptsOverride{"max_attempts", 1, 10, 0};
 inline constexpr IntParam kBackoffBaseMsOverride{"backoff_base_ms", 0, 5000, 0};
+inline constexpr IntParam kRetryBudgetMinPerSOverride{"retry_budget_min_per_s", 0, 1000, 0};
+inline constexpr IntParam kDeadlineMsOverride{"deadline_ms", 10, 5000, 0};
 
 /// The carrier's mode at start and after a reset: every request that names no scenario
 /// runs this one.

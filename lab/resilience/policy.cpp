@@ -22,6 +22,8 @@ constexpr RetryIntField kRetryIntFields[] = {
     {"backoff_max_ms", &RetryPolicy::backoff_max_ms, 0, 60000},
     {"jitter_min_ms", &RetryPolicy::jitter_min_ms, 0, 10000},
     {"jitter_max_ms", &RetryPolicy::jitter_max_ms, 0, 10000},
+    {"retry_budget_min_per_s", &RetryPolicy::retry_budget_min_per_s, 0, kRetryBudgetMinPerSMax},
+    {"deadline_ms", &RetryPolicy::deadline_ms, 0, kDeadlineMsMax},
 };
 
 void check_range(std::vector<std::string>& errors, const std::string& name, double v, double lo,
@@ -37,14 +39,113 @@ void check_range(std::vector<std::string>& errors, const std::string& name, doub
     errors.push_back(name + " must be between " + show(lo) + " and " + show(hi) + " (got " + show(v) + ")");
 }
 
-void validate_retry(const RetryPolicy& p, std::vector<std::string>& errors) {
+constexpr std::array<std::pair<IdempotencyKey, std::string_view>, 3> kIdempotencyKeyNames{{
+    {IdempotencyKey::per_flow, "per_flow"},
+    {IdempotencyKey::per_attempt, "per_attempt"},
+    {IdempotencyKey::none, "none"},
+}};
+
+constexpr std::array<std::pair<unsigned, std::string_view>, 6> kRetryOnNames{{
+    {kRetryOn5xx, "5xx"},
+    {kRetryOn429, "429"},
+    {kRetryOnTimeout, "timeout"},
+    {kRetryOnConnectError, "connect_error"},
+    {kRetryOn4xx, "4xx"},
+    {kRetryOnBadResponse, "bad_response"},
+}};
+
+}  // namespace
+
+void validate(const RetryPolicy& p, std::vector<std::string>& errors) {
   const std::string n = p.mode + ".";
   for (const auto& f : kRetryIntFields) check_range(errors, n + f.key, p.*f.member, f.lo, f.hi);
   if (p.jitter_min_ms > p.jitter_max_ms)
     errors.push_back(n + "jitter_min_ms must not exceed jitter_max_ms");
+  if (p.retry_budget_ratio) check_range(errors, n + "retry_budget_ratio", *p.retry_budget_ratio, 0, 1);
 }
 
-}  // namespace
+void validate(const BreakerPolicy& b, const std::string& name, std::vector<std::string>& errors) {
+  check_range(errors, name + ".failure_threshold", b.failure_threshold, kFailureThresholdMin, kFailureThresholdMax);
+  check_range(errors, name + ".open_duration_s", b.open_duration_s, 0.1, 3600);
+}
+
+std::string_view to_string(IdempotencyKey k) {
+  for (const auto& [value, name] : kIdempotencyKeyNames)
+    if (value == k) return name;
+  return "per_flow";
+}
+
+bool parse_idempotency_key(std::string_view text, IdempotencyKey& out) {
+  for (const auto& [value, name] : kIdempotencyKeyNames)
+    if (name == text) {
+      out = value;
+      return true;
+    }
+  return false;
+}
+
+std::vector<std::string> idempotency_key_names() {
+  std::vector<std::string> names;
+  for (const auto& [_, name] : kIdempotencyKeyNames) names.emplace_back(name);
+  return names;
+}
+
+std::vector<std::string> retry_on_names(unsigned mask) {
+  std::vector<std::string> names;
+  for (const auto& [bit, name] : kRetryOnNames)
+    if (mask & bit) names.emplace_back(name);
+  return names;
+}
+
+std::vector<std::string> retry_on_all_names() { return retry_on_names(~0u); }
+
+unsigned parse_retry_on(std::string_view text) {
+  for (const auto& [bit, name] : kRetryOnNames)
+    if (name == text) return bit;
+  return 0;
+}
+
+const RetryPolicy* Policies::find(std::string_view name) const {
+  if (name == legacy.mode) return &legacy;
+  if (name == resilient.mode) return &resilient;
+  const NamedPolicy* n = find_named(name);
+  return n ? &n->retry : nullptr;
+}
+
+const NamedPolicy* Policies::find_named(std::string_view name) const {
+  for (const auto& n : named)
+    if (n.retry.mode == name) return &n;
+  return nullptr;
+}
+
+std::vector<std::string> Policies::names() const {
+  std::vector<std::string> out{legacy.mode, resilient.mode};
+  for (const auto& n : named) out.push_back(n.retry.mode);
+  return out;
+}
+
+bool valid_policy_name(std::string_view name) {
+  if (name.empty() || name.size() > 32 || name == "breaker") return false;
+  for (const char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  return true;
+}
+
+NamedPolicy adr0005_policy() {
+  NamedPolicy n;
+  n.retry = RetryPolicy{.mode = "adr0005",
+                        .timeout_ms = 220,
+                        .max_attempts = 3,
+                        .backoff_base_ms = 200,
+                        .backoff_max_ms = 2000,
+                        .jitter = Jitter::decorrelated,
+                        .jitter_min_ms = 0,
+                        .jitter_max_ms = 0,
+                        .circuit_breaker = true,
+                        .fallback = true};
+  n.breaker = BreakerPolicy{.failure_threshold = 5, .open_duration_s = 30};
+  return n;
+}
 
 std::string_view to_string(Jitter j) {
   for (const auto& [value, name] : kJitterNames)
@@ -82,16 +183,21 @@ Policies default_policies() {
                          .circuit_breaker = false,
                          .fallback = false};
   p.resilient = RetryPolicy{.mode = "resilient"};
+  p.named.push_back(adr0005_policy());
   return p;
 }
 
 std::vector<std::string> validate(const Policies& p) {
   std::vector<std::string> errors;
-  validate_retry(p.legacy, errors);
-  validate_retry(p.resilient, errors);
-  check_range(errors, "breaker.failure_threshold", p.breaker.failure_threshold, kFailureThresholdMin,
-              kFailureThresholdMax);
-  check_range(errors, "breaker.open_duration_s", p.breaker.open_duration_s, 0.1, 3600);
+  validate(p.legacy, errors);
+  validate(p.resilient, errors);
+  validate(p.breaker, "breaker", errors);
+  for (const auto& n : p.named) {
+    if (!valid_policy_name(n.retry.mode))
+      errors.push_back("'" + n.retry.mode + "' is not a valid policy name (1-32 of a-z, 0-9, _ and -; not 'breaker')");
+    validate(n.retry, errors);
+    if (n.breaker) validate(*n.breaker, n.retry.mode + ".breaker", errors);
+  }
   return errors;
 }
 

@@ -3,6 +3,7 @@
 // (SPEC.md, "Default policies"); a JSON file (formats/policy_json.hpp) and flags may
 // change them, validated once at start-up with every problem reported together.
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <span>
@@ -20,10 +21,41 @@ bool parse_jitter(std::string_view text, Jitter& out);
 /// Every accepted jitter name, for error messages.
 std::vector<std::string> jitter_names();
 
-/// How one mode calls the carrier. Immutable once loaded; per-request state lives in the
-/// executor. Units are in the field names.
+/// Which Idempotency-Key an attempt carries (CarrierRequest::idempotency_key):
+/// per_flow = the flow's request_id on every retry (the carrier replays its booking),
+/// per_attempt = request_id + "-" + attempt (every retry books anew), none = no header.
+enum class IdempotencyKey { per_flow, per_attempt, none };
+std::string_view to_string(IdempotencyKey k);
+/// Parses an idempotency_key value; false if unknown.
+bool parse_idempotency_key(std::string_view text, IdempotencyKey& out);
+/// {"per_flow", "per_attempt", "none"}: the `allowed` list of errors.
+std::vector<std::string> idempotency_key_names();
+
+/// The failures a policy retries (key `retry_on`, Envoy's name for the same list), as bits.
+/// ADR-0005's set is the default of every policy: 5xx, 429, timeouts and connection
+/// errors; a 4xx (the request's fault) and an unreadable answer are not retried unless a
+/// policy lists them (a naive client that retries everything).
+enum RetryOn : unsigned {
+  kRetryOn5xx = 1u << 0,           ///< "5xx"
+  kRetryOn429 = 1u << 1,           ///< "429"
+  kRetryOnTimeout = 1u << 2,       ///< "timeout"
+  kRetryOnConnectError = 1u << 3,  ///< "connect_error" (refused or reset)
+  kRetryOn4xx = 1u << 4,           ///< "4xx" (other than 429)
+  kRetryOnBadResponse = 1u << 5,   ///< "bad_response" (malformed or unusable answer)
+};
+inline constexpr unsigned kRetryOnAdr0005 = kRetryOn5xx | kRetryOn429 | kRetryOnTimeout | kRetryOnConnectError;
+/// The names of the bits set in `mask`, in the order above.
+std::vector<std::string> retry_on_names(unsigned mask);
+/// Every accepted retry_on name, for error messages.
+std::vector<std::string> retry_on_all_names();
+/// The bit named `text`; 0 if unknown.
+unsigned parse_retry_on(std::string_view text);
+
+/// How one policy calls the carrier. Immutable once loaded; per-request state lives in the
+/// executor. Units are in the field names. The fields after `fallback` came with issue 14;
+/// their defaults keep the course's two policies exactly as before.
 struct RetryPolicy {
-  std::string mode;                   ///< "legacy" or "resilient"
+  std::string mode;                   ///< the policy's name: "legacy", "resilient" or a named one
   int timeout_ms = 220;               ///< per attempt: connect + whole answer
   int max_attempts = 2;               ///< first call included
   int backoff_base_ms = 80;           ///< base × 2^(n−1) before attempt n+1
@@ -33,6 +65,13 @@ struct RetryPolicy {
   int jitter_max_ms = 45;
   bool circuit_breaker = true;        ///< ask the upstream's breaker before each attempt
   bool fallback = true;               ///< answer with the cached quote when all attempts fail
+  unsigned retry_on = kRetryOnAdr0005;  ///< RetryOn bits: which failures are retried
+  /// Retry budget (Finagle's RetryBudget): retries within the last 10 s may be at most
+  /// ratio × requests in that window + min_per_s × 10. nullopt = no budget.
+  std::optional<double> retry_budget_ratio;
+  int retry_budget_min_per_s = 10;    ///< the budget's floor, retries per second
+  int deadline_ms = 0;                ///< total deadline across attempts and waits; 0 = none
+  IdempotencyKey idempotency_key = IdempotencyKey::per_flow;
 };
 
 /// The breaker of one upstream (SPEC: opens after 2 consecutive failed attempts, stays
@@ -42,12 +81,38 @@ struct BreakerPolicy {
   double open_duration_s = 30;   ///< cooldown before half-open
 };
 
-/// Both modes and the breaker.
+/// A policy of the policies file besides the course's two (GET /quote/{name}). One that
+/// declares its own `breaker` gets a breaker of its own in every lab (not persisted, not
+/// the one /dependency/state shows); one without shares the course breaker.
+struct NamedPolicy {
+  RetryPolicy retry;                     ///< retry.mode is the name
+  std::optional<BreakerPolicy> breaker;  ///< its own breaker's numbers, if it has one
+};
+
+/// Both course modes, the course breaker and the named policies (file order).
 struct Policies {
   RetryPolicy legacy;
   RetryPolicy resilient;
   BreakerPolicy breaker;
+  std::vector<NamedPolicy> named;
+
+  /// The policy called `name` (legacy, resilient or a named one); null if none.
+  const RetryPolicy* find(std::string_view name) const;
+  /// The named policy called `name`; null if none (also for legacy and resilient).
+  const NamedPolicy* find_named(std::string_view name) const;
+  /// Every policy name: legacy, resilient, then the named ones in file order.
+  std::vector<std::string> names() const;
 };
+
+/// ADR-0005 (seed 000_5149fd1a411c7150): 3 attempts, exponential backoff 0.2–2 s with full
+/// jitter, retry 5xx/429/timeouts/connection errors and never a 4xx, its own breaker
+/// opening after 5 consecutive failures for 30 s, fail soft (fallback). Timeout 220 ms,
+/// the course's per-attempt timeout (the ADR's 3 s is its services', not this carrier's).
+NamedPolicy adr0005_policy();
+
+/// Whether `name` may name a policy: 1–32 of a-z, 0-9, '_' and '-'; "breaker" is the
+/// course breaker's key, so it is not one.
+bool valid_policy_name(std::string_view name);
 
 /// The course's numbers: legacy 360 ms × 4, no backoff, no breaker, no fallback;
 /// resilient 220 ms × 2, 80 ms × 2^(n−1) + 15–45 ms, breaker 2 failures / 30 s, fallback.
@@ -73,7 +138,15 @@ std::span<const RetryIntField> retry_int_fields();
 inline constexpr int kFailureThresholdMin = 1;
 inline constexpr int kFailureThresholdMax = 100;
 
+/// Allowed ranges of the issue-14 fields (file and per-request overrides).
+inline constexpr int kRetryBudgetMinPerSMax = 1000;
+inline constexpr int kDeadlineMsMax = 60000;
+
 /// Range problems of `p` (empty when valid), e.g. "resilient.max_attempts must be 1–10".
 std::vector<std::string> validate(const Policies& p);
+/// Range problems of one policy, each prefixed with its name.
+void validate(const RetryPolicy& p, std::vector<std::string>& errors);
+/// Range problems of one breaker, each prefixed with `name` ("breaker", "adr0005.breaker").
+void validate(const BreakerPolicy& b, const std::string& name, std::vector<std::string>& errors);
 
 }  // namespace quote_lab

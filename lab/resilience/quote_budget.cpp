@@ -7,18 +7,25 @@
 
 namespace quote_lab {
 
-Millis worst_case_duration(const RetryPolicy& policy) {
+Millis worst_case_from(const RetryPolicy& policy, int attempt) {
   const int attempts = std::max(1, policy.max_attempts);
-  Millis total{static_cast<long long>(std::max(0, policy.timeout_ms)) * attempts};
+  attempt = std::max(1, attempt);
+  if (attempt > attempts) return Millis::zero();
+  Millis total{static_cast<long long>(std::max(0, policy.timeout_ms)) * (attempts - attempt + 1)};
   // The top of the draw is the longest wait for every strategy (decorrelated grows from
   // the previous wait, so the chain of longest waits is its longest too).
   const double top = std::nextafter(1.0, 0.0);
   Millis previous{0};
   for (int failed = 1; failed < attempts; ++failed) {
     previous = backoff_delay(policy, failed, top, previous);
-    total += previous;
+    if (failed >= attempt) total += previous;
   }
   return total;
+}
+
+Millis worst_case_duration(const RetryPolicy& policy) {
+  const Millis whole = worst_case_from(policy, 1);
+  return policy.deadline_ms > 0 ? std::min(whole, Millis(policy.deadline_ms)) : whole;
 }
 
 }  // namespace quote_lab

@@ -9,9 +9,20 @@
 
 namespace quote_lab {
 
+/// The longest a quote with per-request overrides may hold a worker, in ms (its worst
+/// case). The configured policies stay far below it. A carrier's Retry-After may lengthen
+/// a flow's waits only up to max(this, worst_case_duration) (quote_executor.hpp).
+inline constexpr int kMaxQuoteMs = 5000;
+
 /// The most a quote flow under `policy` can last, carrier calls and backoff waits
 /// included: timeout_ms × max_attempts + the largest wait after each failed attempt but
-/// the last (backoff_delay's upper end, never above backoff_max_ms).
+/// the last (backoff_delay's upper end, never above backoff_max_ms); never more than
+/// deadline_ms when the policy has one.
 Millis worst_case_duration(const RetryPolicy& policy);
+
+/// The most the rest of a flow can last from the start of attempt `attempt` (1-based): its
+/// attempts and the largest waits between them. worst_case_from(p, 1) is the whole flow
+/// without the deadline; 0 past max_attempts.
+Millis worst_case_from(const RetryPolicy& policy, int attempt);
 
 }  // namespace quote_lab

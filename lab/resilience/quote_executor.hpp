@@ -17,6 +17,7 @@
 #include "lab/resilience/fallback_cache.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_trace.hpp"
+#include "lab/resilience/retry_budget.hpp"
 
 namespace quote_lab {
 
@@ -32,7 +33,22 @@ class QuoteExecutor {
 
   /// Runs `request` under `policy` and reports what happened. Never throws for carrier
   /// problems: they are outcomes in the trace.
-  QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy);
+  ///
+  /// Issue 14's policy keys, in the order they act after a failed attempt that
+  /// decide_retry would retry:
+  ///   Retry-After   the wait is max(backoff, the carrier's Retry-After capped at
+  ///                 backoff_max_ms and at what keeps the whole flow within
+  ///                 max(kMaxQuoteMs, worst_case_duration), quote_budget.hpp); when
+  ///                 Retry-After made it longer the wait shows as a `retry_after` step
+  ///                 (wait_ms) instead of `backoff`. Legacy (cap 0) ignores it.
+  ///   deadline_ms   a wait that would reach the deadline is not started: retry_skipped,
+  ///                 reason `deadline`; every attempt's timeout is min(timeout_ms, time
+  ///                 left); CarrierRequest::deadline carries it to the carrier
+  ///   budget        with a retry_budget_ratio, a retry the budget refuses is retry_skipped,
+  ///                 reason `retry_budget` (the budget is not asked without a ratio)
+  /// `budget`: the retry budget of this policy in this lab (one per lab and policy), or
+  /// null; every flow run with one deposits into it.
+  QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy, RetryBudget* budget = nullptr);
 
  private:
   CarrierCaller& carrier_;

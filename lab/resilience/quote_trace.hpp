@@ -42,7 +42,9 @@ struct TraceEvent {
 
 /// What a client asked for, validated, with the ids the lab assigned.
 struct QuoteRequest {
-  Mode mode = Mode::resilient;
+  /// The policy's name: "legacy" or "resilient" (the course routes, to_string(Mode)) or a
+  /// named policy's (GET /quote/{policy}); the `mode` of answers, incidents and metrics.
+  std::string mode{"resilient"};
   std::string scenario;  ///< canonical scenario name
   int customer_id = kCustomerId.fallback;
   int items = kItems.fallback;

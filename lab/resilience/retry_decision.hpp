@@ -7,9 +7,9 @@
 //                                         with the breaker's reason (circuit_open | probe_in_flight)
 //   the call brought a quote            → stop: answered
 //   that was the last attempt allowed   → stop: attempts exhausted
-//   the failure is the request's fault  → stop: retry_skipped, not_retryable (a 4xx: the same
-//   or the answer could not be used       request fails the same way; a malformed answer would
-//                                         come back malformed)
+//   the policy's retry_on does not list → stop: retry_skipped, not_retryable (by default, as
+//   the failure                           ADR-0005: a 4xx, the same request fails the same way;
+//                                         a malformed answer would come back malformed)
 //   the failure left the breaker open   → stop: retry_skipped, circuit_open
 //   the lab is shutting down            → stop: retry_skipped, shutting_down
 //   otherwise (timeout, connect error,  → retry after backoff_delay(policy, attempt, u, previous)
@@ -59,6 +59,10 @@ struct RetryAfter {
 };
 
 using RetryDecision = std::variant<Stop, RetryAfter>;
+
+/// Whether a policy whose `retry_on` bits (policy.hpp, RetryOn) are `retry_on` retries a
+/// failure `e` (never `none`).
+bool retries_on(unsigned retry_on, CallError e);
 
 /// The decision after attempt slot `facts.attempt` under `policy`. `u` is a uniform draw in
 /// [0, 1) for the jitter and `previous_wait` the last wait of this flow (0 before the

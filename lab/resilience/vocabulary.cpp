@@ -10,7 +10,7 @@ constexpr NameTable<Mode, 2> kModeNames{{{
     {Mode::resilient, "resilient"},
 }}};
 
-constexpr NameTable<Step, 8> kStepNames{{{
+constexpr NameTable<Step, 9> kStepNames{{{
     {Step::attempt_success, "attempt_success"},
     {Step::attempt_failed, "attempt_failed"},
     {Step::backoff, "backoff"},
@@ -19,9 +19,10 @@ constexpr NameTable<Step, 8> kStepNames{{{
     {Step::half_open_probe, "half_open_probe"},
     {Step::fallback_used, "fallback_used"},
     {Step::retry_skipped, "retry_skipped"},
+    {Step::retry_after, "retry_after"},
 }}};
 
-constexpr NameTable<Reason, 11> kReasonNames{{{
+constexpr NameTable<Reason, 13> kReasonNames{{{
     {Reason::timeout, "timeout"},
     {Reason::connect_error, "connect_error"},
     {Reason::http_5xx, "http_5xx"},
@@ -31,6 +32,8 @@ constexpr NameTable<Reason, 11> kReasonNames{{{
     {Reason::probe_in_flight, "probe_in_flight"},
     {Reason::not_retryable, "not_retryable"},
     {Reason::shutting_down, "shutting_down"},
+    {Reason::retry_budget, "retry_budget"},
+    {Reason::deadline, "deadline"},
     {Reason::seed_quote, "seed_quote"},
     {Reason::cached_quote, "cached_quote"},
 }}};

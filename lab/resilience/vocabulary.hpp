@@ -35,6 +35,7 @@ enum class Step {
   half_open_probe,  ///< this attempt was the half-open breaker's one probe
   fallback_used,    ///< the answer is the cached (or seed) quote
   retry_skipped,    ///< a retry was not made (with the reason)
+  retry_after,      ///< the carrier's Retry-After lengthened the wait (wait_ms: the wait kept)
 };
 
 std::string_view to_string(Step s);
@@ -56,6 +57,8 @@ enum class Reason {
   probe_in_flight,  ///< the breaker is half-open and another caller holds its one probe
   not_retryable,    ///< the failure was the request's own fault: a retry fails the same way
   shutting_down,    ///< the lab is stopping: a retry would only delay the stop
+  retry_budget,     ///< the policy's retry budget is spent (retries / requests over 10 s)
+  deadline,         ///< the flow's total deadline (deadline_ms) leaves no time for it
   // Which fallback quote was served (fallback_used).
   seed_quote,       ///< no live quote was ever cached for this key: the seed quote
   cached_quote,     ///< the last live quote for this key

@@ -278,3 +278,22 @@ TEST_CASE("the carrier mode names the scenario of requests that name none, and r
   lab.carrier.script.succeed(120);
   CHECK(lab.quote(Mode::resilient, "")["status"] == "completed");  // closed again: the carrier is called
 }
+
+TEST_CASE("one retry budget per lab and policy: resilient's requests earn adr0005 nothing; a reset empties them") {
+  Lab lab;
+  const auto with_budget = [&lab](const std::string& name, double ratio) {
+    RetryPolicy p = *lab.app.find_policy(name);
+    p.circuit_breaker = false;  // the budget alone
+    p.retry_budget_ratio = ratio;
+    p.retry_budget_min_per_s = 0;
+    return json::parse(lab.app.quote(name, "provider_down", 42, 3, &p, {"retry_budget_ratio"}).body);
+  };
+  for (int i = 0; i < 10; ++i) CHECK(with_budget("resilient", 0)["attempts"] == 1);  // 10 requests, no retry
+  // adr0005's own budget has seen 1 request: half a retry is not one (a shared one would allow it).
+  const json adr = with_budget("adr0005", 0.5);
+  CHECK(adr["attempts"] == 1);
+  CHECK(adr["events"][1]["reason"] == "retry_budget");
+  CHECK(with_budget("resilient", 0.5)["attempts"] == 2);  // 11 requests earn 5.5 retries
+  lab.app.reset();
+  CHECK(with_budget("resilient", 0.5)["attempts"] == 1);  // 1 request since the reset
+}

@@ -78,14 +78,15 @@ TEST_CASE("a policy file that is not an object, or whose sections are not object
   CHECK_THROWS_WITH_AS(policies_from_json(nlohmann::ordered_json::parse("[1, 2]"), default_policies()),
                        "the policy file must hold a JSON object", PolicyError);
   try {
-    policies_from_json(nlohmann::ordered_json::parse(R"({"legacy": 3, "breaker": "open", "canary": {}})"),
+    policies_from_json(nlohmann::ordered_json::parse(R"({"legacy": 3, "breaker": "open", "canary": 5})"),
                        default_policies());
     FAIL("expected a PolicyError");
   } catch (const PolicyError& e) {
     const std::string msg = e.what();
     CHECK(msg.find("legacy must be an object") != std::string::npos);
     CHECK(msg.find("breaker must be an object") != std::string::npos);
-    CHECK(msg.find("policies: unknown key 'canary'") != std::string::npos);
+    // Any other key is a named policy (issue 14), so it must be an object too.
+    CHECK(msg.find("canary must be an object") != std::string::npos);
   }
 }
 
@@ -114,4 +115,52 @@ TEST_CASE("a boolean field must be true or false, not a string") {
   CHECK_THROWS_WITH_AS(
       policies_from_json(nlohmann::ordered_json::parse(R"({"resilient": {"fallback": "yes"}})"), default_policies()),
       doctest::Contains("resilient.fallback must be true or false"), PolicyError);
+}
+
+TEST_CASE("named policies: any number besides the course's two, each from the resilient defaults, shown whole") {
+  const auto p = policies_from_json(nlohmann::ordered_json::parse(R"({
+      "budgeted": {"max_attempts": 3, "retry_budget_ratio": 0.1, "deadline_ms": 900, "idempotency_key": "per_attempt",
+                   "retry_on": ["5xx", "4xx"]},
+      "adr0005": {"breaker": {"failure_threshold": 7}}})"),
+                                    default_policies());
+  REQUIRE(p.names() == std::vector<std::string>{"legacy", "resilient", "adr0005", "budgeted"});
+  const RetryPolicy& b = *p.find("budgeted");
+  CHECK(b.timeout_ms == 220);  // the resilient defaults underneath
+  CHECK(b.max_attempts == 3);
+  CHECK(b.retry_budget_ratio == 0.1);
+  CHECK(b.deadline_ms == 900);
+  CHECK(b.idempotency_key == IdempotencyKey::per_attempt);
+  CHECK(b.retry_on == (kRetryOn5xx | kRetryOn4xx));
+  CHECK_FALSE(p.find_named("budgeted")->breaker);  // shares the course breaker
+  CHECK(p.find_named("adr0005")->breaker->failure_threshold == 7);
+  CHECK(p.find_named("adr0005")->breaker->open_duration_s == 30);
+  const auto shown = to_json(p);
+  CHECK(shown["budgeted"]["retry_on"] == nlohmann::ordered_json::array({"5xx", "4xx"}));
+  CHECK(shown["budgeted"]["retry_budget_ratio"] == 0.1);
+  CHECK_FALSE(shown["budgeted"].contains("breaker"));
+  CHECK_FALSE(shown["resilient"].contains("retry_on"));  // the course's answers are unchanged
+}
+
+TEST_CASE("bad named policies: unknown keys, values out of range, bad names and near misses, all at once") {
+  const auto bad = nlohmann::ordered_json::parse(R"({
+      "strict": {"retry_budget_ratio": 1.5, "deadline_ms": 70000, "idempotency_key": "twice", "retries": 2,
+                 "breaker": {"failure_threshold": 0, "cooldown": 3}},
+      "resilent": {"max_attempts": 3},
+      "Bad Name": {},
+      "legacy": {"breaker": {"failure_threshold": 3}}})");
+  try {
+    policies_from_json(bad, default_policies());
+    FAIL("expected a PolicyError");
+  } catch (const PolicyError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("strict.retry_budget_ratio must be between 0 and 1 (got 1.5)") != std::string::npos);
+    CHECK(msg.find("strict.deadline_ms must be between 0 and 60000 (got 70000)") != std::string::npos);
+    CHECK(msg.find("strict.idempotency_key must be one of: per_flow, per_attempt, none") != std::string::npos);
+    CHECK(msg.find("strict: unknown key 'retries'") != std::string::npos);
+    CHECK(msg.find("strict.breaker.failure_threshold must be between 1 and 100") != std::string::npos);
+    CHECK(msg.find("strict.breaker: unknown key 'cooldown'") != std::string::npos);
+    CHECK(msg.find("unknown key 'resilent'; did you mean 'resilient'?") != std::string::npos);
+    CHECK(msg.find("'Bad Name' is not a valid policy name") != std::string::npos);
+    CHECK(msg.find("legacy.breaker: only a named policy has a breaker of its own") != std::string::npos);
+  }
 }

@@ -14,7 +14,7 @@ namespace {
 
 QuoteTrace resilient_down() {
   QuoteTrace t;
-  t.request = {Mode::resilient, "provider_down", 42, 3, "id", "trace"};
+  t.request = {"resilient", "provider_down", 42, 3, "id", "trace"};
   t.status = QuoteStatus::degraded;
   t.events = {{Step::attempt_failed, 1, 220, Reason::timeout},
               {Step::backoff, 1, {}, {}, 105},

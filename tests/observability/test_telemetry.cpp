@@ -9,7 +9,7 @@ using namespace quote_lab;
 namespace {
 QuoteTrace flow(const std::string& id, Mode mode, QuoteStatus status, double ms, int attempts = 1) {
   QuoteTrace t;
-  t.request = {mode, "ok", 42, 3, id, "t"};
+  t.request = {std::string(to_string(mode)), "ok", 42, 3, id, "t"};
   t.status = status;
   t.elapsed_ms = ms;
   for (int n = 1; n <= attempts; ++n)

@@ -23,7 +23,7 @@ struct Rig {
 
   QuoteTrace run(Mode mode, const std::string& id = "req-1", int customer = 42, int items = 3) {
     const RetryPolicy& p = mode == Mode::legacy ? policies.legacy : policies.resilient;
-    return executor.run({mode, "provider_down", customer, items, id, "trace-" + id}, p);
+    return executor.run({std::string(to_string(mode)), "provider_down", customer, items, id, "trace-" + id}, p);
   }
 };
 
@@ -166,7 +166,7 @@ TEST_CASE("when a failure opens the breaker, the flow's remaining attempts are s
   // A breaker that opens after 1 failure.
   CircuitBreaker breaker{"carrier", BreakerPolicy{1, 30}, rig.clock};
   QuoteExecutor executor{rig.carrier, breaker, rig.cache, rig.clock, rig.random};
-  const QuoteTrace t = executor.run({Mode::resilient, "provider_down", 42, 3, "x", "y"}, rig.policies.resilient);
+  const QuoteTrace t = executor.run({"resilient", "provider_down", 42, 3, "x", "y"}, rig.policies.resilient);
   CHECK(t.attempts() == 1);
   CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "circuit_opened", "retry_skipped",
                                                     "fallback_used"});
@@ -204,7 +204,7 @@ TEST_CASE("a retry the breaker refuses is a short circuit; one skipped because o
   Rig rig;
   OthersFailDuringBackoff clock{rig.clock, rig.breaker};
   QuoteExecutor executor{rig.carrier, rig.breaker, rig.cache, clock, rig.random};
-  const QuoteTrace refused = executor.run({Mode::resilient, "provider_down", 42, 3, "r", "t"}, rig.policies.resilient);
+  const QuoteTrace refused = executor.run({"resilient", "provider_down", 42, 3, "r", "t"}, rig.policies.resilient);
   CHECK(event_names(refused) == std::vector<std::string>{"attempt_failed", "backoff", "retry_skipped", "fallback_used"});
   CHECK(refused.events[2].reason == Reason::circuit_open);
   CHECK(refused.events[3].attempt == 2);                   // the fallback belongs to the refused slot
@@ -217,7 +217,7 @@ TEST_CASE("a retry the breaker refuses is a short circuit; one skipped because o
   const QuoteTrace opened = fresh.run(Mode::resilient);     // its own 2 failures open the breaker
   CircuitBreaker once{"carrier", BreakerPolicy{1, 30}, fresh.clock};
   QuoteExecutor by_itself{fresh.carrier, once, fresh.cache, fresh.clock, fresh.random};
-  const QuoteTrace skipped = by_itself.run({Mode::resilient, "provider_down", 42, 3, "s", "t"}, fresh.policies.resilient);
+  const QuoteTrace skipped = by_itself.run({"resilient", "provider_down", 42, 3, "s", "t"}, fresh.policies.resilient);
   CHECK(event_names(skipped) == std::vector<std::string>{"attempt_failed", "circuit_opened", "retry_skipped", "fallback_used"});
   CHECK(skipped.outcomes() == std::vector<AttemptOutcome>{AttemptOutcome::timeout});
   CHECK(skipped.short_circuits() == 0);
@@ -231,7 +231,7 @@ TEST_CASE("once the lab is stopping, a flow makes no further attempt: it cannot 
   shutdown.request_stop();  // the attempt in flight when the signal came still ends normally
 
   SUBCASE("resilient: one attempt, no backoff wait, the fallback") {
-    const QuoteTrace t = executor.run({Mode::resilient, "provider_down", 42, 3, "req-1", "trace-1"}, rig.policies.resilient);
+    const QuoteTrace t = executor.run({"resilient", "provider_down", 42, 3, "req-1", "trace-1"}, rig.policies.resilient);
     CHECK(t.attempts() == 1);
     CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "retry_skipped", "fallback_used"});
     CHECK(t.events[1].attempt == 2);
@@ -241,7 +241,7 @@ TEST_CASE("once the lab is stopping, a flow makes no further attempt: it cannot 
     CHECK(rig.breaker.snapshot().state == BreakerState::closed);  // 1 failure of the 2 that open it
   }
   SUBCASE("legacy: one attempt instead of four, then failed") {
-    const QuoteTrace t = executor.run({Mode::legacy, "provider_down", 42, 3, "req-1", "trace-1"}, rig.policies.legacy);
+    const QuoteTrace t = executor.run({"legacy", "provider_down", 42, 3, "req-1", "trace-1"}, rig.policies.legacy);
     CHECK(t.attempts() == 1);
     CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "retry_skipped"});
     CHECK(t.status == QuoteStatus::failed);

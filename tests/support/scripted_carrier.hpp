@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "lab/carrier/carrier_client.hpp"
@@ -15,17 +16,18 @@ class ScriptedCarrier final : public CarrierCaller {
  public:
   explicit ScriptedCarrier(FakeClock& clock) : clock_(clock) {}
 
-  /// The next call fails with `error` after `ms`.
-  ScriptedCarrier& fail(CallError error, int ms) {
+  /// The next call fails with `error` after `ms`; `retry_after`: the carrier's Retry-After
+  /// as the client would have read it (CallOutcome::retry_after).
+  ScriptedCarrier& fail(CallError error, int ms, std::optional<Millis> retry_after = std::nullopt) {
     std::lock_guard lock(mutex_);
-    script_.push_back({error, ms});
+    script_.push_back({error, ms, retry_after});
     return *this;
   }
   /// The next call answers a quote after `ms`.
   ScriptedCarrier& succeed(int ms) { return fail(CallError::none, ms); }
 
   CallOutcome call(const CarrierRequest& request) override {
-    Step step{CallError::timeout, request.timeout.count() > 0 ? static_cast<int>(request.timeout.count()) : 0};
+    Step step{CallError::timeout, request.timeout.count() > 0 ? static_cast<int>(request.timeout.count()) : 0, {}};
     {
       std::lock_guard lock(mutex_);
       requests_.push_back(request);
@@ -35,11 +37,12 @@ class ScriptedCarrier final : public CarrierCaller {
       }
     }
     // An attempt never outlives its timeout: a slower scripted answer is a timeout.
-    if (step.ms > request.timeout.count()) step = {CallError::timeout, static_cast<int>(request.timeout.count())};
+    if (step.ms > request.timeout.count()) step = {CallError::timeout, static_cast<int>(request.timeout.count()), {}};
     clock_.advance(Millis(step.ms));
     CallOutcome out;
     out.error = step.error;
     out.elapsed_ms = step.ms;
+    out.retry_after = step.retry_after;
     if (step.error == CallError::none)
       out.quote = Quote{"Q-test-" + std::to_string(requests_.size()), 59.7, "USD", clock_.wall_now()};
     if (step.error == CallError::http_5xx) out.http_status = 503;
@@ -56,6 +59,7 @@ class ScriptedCarrier final : public CarrierCaller {
   struct Step {
     CallError error;
     int ms;
+    std::optional<Millis> retry_after;
   };
   FakeClock& clock_;
   mutable std::mutex mutex_;
