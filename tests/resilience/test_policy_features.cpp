@@ -2,37 +2,21 @@
 // (ADR-0005), Retry-After, the retry budget, the total deadline and the Idempotency-Key.
 #include <doctest/doctest.h>
 
-#include "lab/resilience/quote_executor.hpp"
-#include "support/fixed_random.hpp"
-#include "support/scripted_carrier.hpp"
+#include "support/executor_rig.hpp"
 
 using namespace quote_lab;
+using quote_lab::testing::event_names;
+using quote_lab::testing::ExecutorRig;
 using quote_lab::testing::FakeClock;
-using quote_lab::testing::FixedRandom;
-using quote_lab::testing::ScriptedCarrier;
 using std::chrono::milliseconds;
 
 namespace {
 
-struct Rig {
-  FakeClock clock;
-  ScriptedCarrier carrier{clock};
-  Policies policies = default_policies();
-  CircuitBreaker breaker{"carrier", policies.breaker, clock};
-  FallbackCache cache{clock};
-  FixedRandom random{0.5};  // resilient: the first backoff is 80 + 30 = 110 ms
-  QuoteExecutor executor{carrier, breaker, cache, clock, random};
-
+struct Rig : ExecutorRig {
   QuoteTrace run(const RetryPolicy& p, RetryBudget* budget = nullptr, const std::string& id = "req-1") {
     return executor.run({p.mode, "provider_down", 42, 3, id, "trace-" + id}, p, budget);
   }
 };
-
-std::vector<std::string> event_names(const QuoteTrace& t) {
-  std::vector<std::string> names;
-  for (const auto& e : t.events) names.emplace_back(to_string(e.step));
-  return names;
-}
 
 const RetryPolicy& adr0005(const Rig& rig) { return rig.policies.find_named("adr0005")->retry; }
 

@@ -1,37 +1,21 @@
 #include <doctest/doctest.h>
 
-#include "lab/resilience/quote_executor.hpp"
-#include "support/fixed_random.hpp"
-#include "support/scripted_carrier.hpp"
+#include "support/executor_rig.hpp"
 
 using namespace quote_lab;
+using quote_lab::testing::event_names;
+using quote_lab::testing::ExecutorRig;
 using quote_lab::testing::FakeClock;
-using quote_lab::testing::FixedRandom;
-using quote_lab::testing::ScriptedCarrier;
 using std::chrono::milliseconds;
 
 namespace {
 
-struct Rig {
-  FakeClock clock;
-  ScriptedCarrier carrier{clock};
-  Policies policies = default_policies();
-  CircuitBreaker breaker{"carrier", policies.breaker, clock};
-  FallbackCache cache{clock};
-  FixedRandom random{0.5};  // jitter 15 + floor(0.5 x 31) = 30 ms: the first backoff is 110 ms
-  QuoteExecutor executor{carrier, breaker, cache, clock, random};
-
+struct Rig : ExecutorRig {
   QuoteTrace run(Mode mode, const std::string& id = "req-1", int customer = 42, int items = 3) {
     const RetryPolicy& p = mode == Mode::legacy ? policies.legacy : policies.resilient;
     return executor.run({std::string(to_string(mode)), "provider_down", customer, items, id, "trace-" + id}, p);
   }
 };
-
-std::vector<std::string> event_names(const QuoteTrace& t) {
-  std::vector<std::string> names;
-  for (const auto& e : t.events) names.emplace_back(to_string(e.step));
-  return names;
-}
 
 }  // namespace
 
