@@ -273,10 +273,12 @@ async function storyTick() {
   if (ticking || !state.live) return;
   ticking = true;
   try {
-    const busy = state.active || state.stormStatus?.running;
+    const busy = state.active || state.stormStatus?.running || story.owed;
     state.active = false;
-    if (busy) await quietly(refreshSummary());
-    else if (story.idle(Date.now())) drawStory();
+    if (busy) {
+      const read = await quietly(refreshSummary().then(() => true));
+      if (!read) story.owed = true;  // the lab did not answer: its counters are still owed
+    } else if (story.idle(Date.now())) drawStory();
   } finally { ticking = false; }
 }
 
@@ -354,7 +356,11 @@ function connect() {
         readStorm().finally(() => { stormAsked = false; });
       }
     },
-    storm_result: e => renderStorm({ ...(state.stormStatus || {}), running: false, last_result: JSON.parse(e.data) }),
+    storm_result: e => {
+      // Its last answers may not all have come through the stream: read the counters once more.
+      state.active = true;
+      renderStorm({ ...(state.stormStatus || {}), running: false, last_result: JSON.parse(e.data) });
+    },
   }, on => {
     const was = state.live;
     state.live = on;

@@ -34,6 +34,9 @@ export class Story {
     this.bands = [];                            // {from, to (null: still), state}
     this.breakerState = null;
     this.prev = null;                           // {at, counters}
+    // Counters read too soon for a point, or a read that failed: the next second must read
+    // the lab again, not draw a flat one, or a storm's last answers would never be counted.
+    this.owed = false;
   }
 
   /// One answer's latency (ms, queue included) seen live.
@@ -46,9 +49,10 @@ export class Story {
   }
 
   /// The lab's counters (summary.modes) read at `nowMs`. Adds a point per mode when at least
-  /// MIN_STEP_MS have passed since the last one; counters that went down mean a reset or
-  /// a restart: they become the new baseline; a reading older than the last one is
-  /// ignored (two reads crossed). Returns whether points were added.
+  /// MIN_STEP_MS have passed since the last one (sooner, the counters are `owed`: the
+  /// next second reads them again); counters that went down mean a reset or a restart:
+  /// they become the new baseline; a reading older than the last one is ignored (two
+  /// reads crossed). Returns whether points were added.
   counters(modes, nowMs) {
     if (this.prev && nowMs <= this.prev.at) return false;  // an older reading that arrived late
     const c = {};
@@ -58,7 +62,7 @@ export class Story {
       return false;
     }
     const dtMs = nowMs - this.prev.at;
-    if (dtMs < MIN_STEP_MS) return false;
+    if (dtMs < MIN_STEP_MS) { this.owed = true; return false; }
     for (const m of MODES) {
       const d = Object.fromEntries(COUNTERS.map(k => [k, c[m][k] - this.prev.counters[m][k]]));
       const lat = this.samples[m].sort((a, b) => a - b);
@@ -72,12 +76,14 @@ export class Story {
       this.offered[m] = 0;
     }
     this.prev = { at: nowMs, counters: c };
+    this.owed = false;
     this.trim(nowMs);
     return true;
   }
 
   /// No answer since the last point: the same counters again (a flat second), no request.
-  idle(nowMs) { return this.prev ? this.counters(this.prev.counters, nowMs) : false; }
+  /// Not while counters are owed: that second is not flat, the lab must be read.
+  idle(nowMs) { return this.prev && !this.owed ? this.counters(this.prev.counters, nowMs) : false; }
 
   /// The breaker's state (closed, open, half_open) as known at `nowMs`.
   breaker(status, nowMs) {

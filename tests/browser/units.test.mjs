@@ -43,11 +43,19 @@ test('the story: rates and error % from the counters, percentiles from the answe
   const [p] = story.points.legacy;
   assert.deepEqual(p, { x: 1500, requests: 30, rate: 20, calls: 80, errors: 20, p50: 200, p95: 400, p99: 400 });
   assert.deepEqual(story.points.resilient[0], { x: 1500, requests: 0, rate: 0, calls: 0, errors: null, p50: null, p95: null, p99: null });
-  // read again too soon: no point; a flat second later: zero rate
-  assert.equal(story.counters(modes({ requests: 31 }), 1600), false);
-  assert.equal(story.idle(2600), true);
-  assert.equal(story.points.legacy[1].rate, 0);
-  assert.equal(story.totals.legacy, 30);
+  // read again too soon: no point, and the counters are owed: the next second is not flat
+  const later = modes({ requests: 31, successes: 25, failures: 6, attempts: 121 });
+  assert.equal(story.counters(later, 1600), false);
+  assert.equal(story.owed, true);
+  assert.equal(story.idle(2600), false);
+  assert.equal(story.counters(later, 2600), true);
+  assert.equal(story.points.legacy[1].requests, 1);
+  assert.equal(story.totals.legacy, 31);                           // the late answer is counted
+  // nothing since: a flat second, zero rate
+  assert.equal(story.owed, false);
+  assert.equal(story.idle(3600), true);
+  assert.equal(story.points.legacy[2].rate, 0);
+  assert.equal(story.totals.legacy, 31);
 });
 
 test('the story keeps a whole storm however many answers it had, and forgets only what left the window', () => {
