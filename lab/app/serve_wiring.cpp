@@ -98,7 +98,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   std::unique_ptr<RedisClient> shared_state;
   if (redis) {
     shared_state = std::make_unique<RedisClient>(
-        RedisClient::Options{*redis, Millis(o.state_backend_timeout_ms)}, clock, random);
+        RedisClient::Options{.endpoint = *redis, .timeout = Millis(o.state_backend_timeout_ms)}, clock, random);
     shared_state->connect_or_throw();
   }
 

@@ -52,7 +52,7 @@ class RedisClient {
     RedisEndpoint endpoint;
     Millis timeout{50};                 ///< per connect and per command
     std::size_t max_connections = 64;   ///< more callers at once decide locally
-    ReconnectSchedule schedule;
+    ReconnectSchedule schedule{};
   };
 
   RedisClient(Options options, const Clock& clock, RandomSource& random);
