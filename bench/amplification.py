@@ -11,19 +11,12 @@ so each line starts from a closed breaker and an empty budget. A line whose `--p
 lab does not know yet (the lab answers 400) is marked pending with the lab's own reason:
 rerun the script once that override exists. --smoke uses tiny counts (the test suite runs
 it so the script never rots; its numbers mean little)."""
-import argparse
-import os
 import sys
 import urllib.parse
 
-from labrun import Lab, status_mix
+from labrun import Lab, bench_args, status_mix, write_doc
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-parser = argparse.ArgumentParser()
-parser.add_argument("--binary", default=os.path.join(ROOT, "build", "quote-lab"))
-parser.add_argument("--out", default=os.path.join(ROOT, "docs", "amplification.md"))
-parser.add_argument("--smoke", action="store_true")
-args = parser.parse_args()
+args = bench_args("amplification.md")
 
 COMMON = ["--scenario", "provider_down"]
 # (what, storm arguments after COMMON, what the issue expects). The retry budget line sets
@@ -134,10 +127,7 @@ backoff, like legacy) in front of the lab, which itself makes 4 attempts per req
 {header}
 {chr(10).join(rows_layers)}
 """
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        f.write(text)
-    print(f"wrote {args.out}")
+    write_doc(args.out, text)
 
 
 main()

@@ -1,6 +1,7 @@
 """A `quote-lab serve` for the bench scripts: started on ports the kernel picks (its embedded
 carrier too) with a fixed seed, asked over HTTP, stopped on exit; and `quote-lab storm`
 against it. Shared by bench/amplification.py and bench/metastable.py."""
+import argparse
 import json
 import os
 import re
@@ -10,6 +11,19 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def bench_args(doc_name):
+    """--binary (default build/quote-lab), --out (default docs/`doc_name`) and --smoke (tiny
+    counts: the test suite runs the script so that it never rots)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, "build", "quote-lab"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", doc_name))
+    parser.add_argument("--smoke", action="store_true")
+    return parser.parse_args()
 
 
 class Lab:
@@ -63,3 +77,11 @@ class Lab:
 def status_mix(result):
     """"degraded 90, failed 10": a storm's answers by status."""
     return ", ".join(f"{k} {v}" for k, v in sorted(result["status_counts"].items()))
+
+
+def write_doc(path, text):
+    """Writes a generated doc (its folder made if need be) and says so."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    print(f"wrote {path}")

@@ -12,18 +12,11 @@ recovered_after_trigger_s is the time from the trigger's end to the first of 10 
 row served normally. A line whose policy or `--param` the lab does not know yet is marked
 pending with the lab's own reason. --smoke runs each line for 1 s (the test suite runs it
 so the script never rots; its numbers mean nothing)."""
-import argparse
-import os
 import sys
 
-from labrun import Lab, status_mix
+from labrun import Lab, bench_args, status_mix, write_doc
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-parser = argparse.ArgumentParser()
-parser.add_argument("--binary", default=os.path.join(ROOT, "build", "quote-lab"))
-parser.add_argument("--out", default=os.path.join(ROOT, "docs", "metastable.md"))
-parser.add_argument("--smoke", action="store_true")
-args = parser.parse_args()
+args = bench_args("metastable.md")
 
 COUNTS = ["--clients", "4", "--duration", "1" if args.smoke else "45"]
 NO_BREAKER = ["--param", "circuit_breaker=false"]
@@ -103,10 +96,7 @@ served normally (`recovered_after_trigger_s` in `GET /carrier`'s `metastable`).
   would bring it back sooner.
 - **ADR-0005** opens its breaker after 5 failures, for 30 s: the same shape.
 """
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        f.write(text)
-    print(f"wrote {args.out}")
+    write_doc(args.out, text)
 
 
 main()
