@@ -12,16 +12,11 @@ lab does not know yet (the lab answers 400) is marked pending with the lab's own
 rerun the script once that override exists. --smoke uses tiny counts (the test suite runs
 it so the script never rots; its numbers mean little)."""
 import argparse
-import json
 import os
-import re
-import subprocess
 import sys
-import tempfile
-import time
-import urllib.error
 import urllib.parse
-import urllib.request
+
+from labrun import Lab, status_mix
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 parser = argparse.ArgumentParser()
@@ -60,69 +55,28 @@ else:
     LAYER_COUNTS = ["--clients", "4", "--requests", "4"]  # 3 layers: 64 attempts of 360 ms ≈ 23 s per request
 
 
-class Lab:
-    """`quote-lab serve` on ports the kernel picks, stopped on exit."""
-
-    def __enter__(self):
-        self.dir = tempfile.TemporaryDirectory(prefix="quote-lab-amplification-")
-        self.log = os.path.join(self.dir.name, "lab.log")
-        self.proc = subprocess.Popen([args.binary, "serve", "--port", "0", "--carrier-port", "0", "--seed", "1",
-                                      "--state-file", os.path.join(self.dir.name, "state.json")],
-                                     stdout=open(self.log, "wb"), stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            found = re.search(r"quote-lab listening on (http://127\.0\.0\.1:\d+)", open(self.log).read())
-            if found:
-                self.url = found.group(1)
-                return self
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.proc.kill()
-        sys.exit("the lab did not start:\n" + open(self.log).read())
-
-    def __exit__(self, *exc):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
-        self.dir.cleanup()
-
-    def request(self, method, path):
-        req = urllib.request.Request(self.url + path, method=method)
-        try:
-            with urllib.request.urlopen(req, timeout=30) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"{}")
-
-    def refusal(self, storm_args):
-        """The lab's own message for the query a storm with `storm_args` sends (a 400 costs no carrier call)."""
-        mode = storm_args[storm_args.index("--mode") + 1]
-        query = [("scenario", COMMON[1])] + [tuple(storm_args[i + 1].split("=", 1))
-                                             for i, a in enumerate(storm_args) if a == "--param"]
-        route = f"/quote-{mode}" if mode in ("legacy", "resilient") else f"/quote/{mode}"
-        status, body = self.request("GET", f"{route}?{urllib.parse.urlencode(query)}")
-        return body.get("message", f"HTTP {status}")
-
-
 def storm_command(line_args, counts):
     return ["build/quote-lab", "storm", *COMMON, *line_args, *counts]
 
 
+def refusal(lab, storm_args):
+    """The lab's own message for the query a storm with `storm_args` sends (a 400 costs no carrier call)."""
+    mode = storm_args[storm_args.index("--mode") + 1]
+    query = [("scenario", COMMON[1])] + [tuple(storm_args[i + 1].split("=", 1))
+                                         for i, a in enumerate(storm_args) if a == "--param"]
+    route = f"/quote-{mode}" if mode in ("legacy", "resilient") else f"/quote/{mode}"
+    status, body = lab.request("GET", f"{route}?{urllib.parse.urlencode(query)}")
+    return body.get("message", f"HTTP {status}")
+
+
 def run_line(lab, line_args, counts):
     """(the storm's JSON, None) or (None, why the line is pending)."""
-    lab.request("POST", "/reset-lab")
-    out = subprocess.run([args.binary, "storm", "--target", lab.url, "--json", "--settle-s", "1",
-                          *COMMON, *line_args, *counts], capture_output=True, text=True, timeout=900)
-    result = json.loads(out.stdout[out.stdout.find("{"):]) if "{" in out.stdout else None
-    if result and "http_4xx" not in result["status_counts"] and out.returncode == 0:
+    code, result, err = lab.storm([*COMMON, *line_args, *counts])
+    if result and "http_4xx" not in result["status_counts"] and code == 0:
         return result, None
     if result and "http_4xx" in result["status_counts"]:
-        return None, "pending: the lab refuses it today (" + lab.refusal(line_args) + ")"
-    sys.exit(f"storm failed ({out.returncode}): {out.stderr.strip()}")
-
-
-def status_mix(result):
-    return ", ".join(f"{k} {v}" for k, v in sorted(result["status_counts"].items()))
+        return None, "pending: the lab refuses it today (" + refusal(lab, line_args) + ")"
+    sys.exit(f"storm failed ({code}): {err}")
 
 
 def shell(words):
@@ -131,7 +85,7 @@ def shell(words):
 
 def main():
     rows_policies, rows_layers = [], []
-    with Lab() as lab:
+    with Lab(args.binary) as lab:
         for what, line_args, expected, *more in POLICY_LINES:
             counts = POLICY_COUNTS[:-1] + [str(int(POLICY_COUNTS[-1]) * (more[0] if more else 1))]
             result, pending = run_line(lab, line_args, counts)

@@ -342,13 +342,19 @@ nlohmann::ordered_json incidents_json(int limit, const std::vector<Incident>& in
 
 nlohmann::ordered_json carrier_json(const std::string& url, const std::string& mode,
                                     const std::optional<CarrierStats>& stats,
-                                    const std::vector<std::string>& scenario_names) {
+                                    const std::vector<std::string>& scenario_names,
+                                    const std::optional<MetastableView>& metastable) {
   nlohmann::ordered_json counters = nullptr;  // the mode is shown once, at the top
   if (stats) {
     counters = to_json(*stats);
     counters.erase("mode");
   }
-  return {{"url", url}, {"mode", mode}, {"embedded", stats.has_value()}, {"stats", counters}, {"scenarios", scenario_names}};
+  return {{"url", url},
+          {"mode", mode},
+          {"embedded", stats.has_value()},
+          {"stats", counters},
+          {"metastable", metastable ? to_json(*metastable) : nlohmann::ordered_json(nullptr)},
+          {"scenarios", scenario_names}};
 }
 
 int quote_http_status(const QuoteTrace& t) { return t.status == QuoteStatus::failed ? 503 : 200; }

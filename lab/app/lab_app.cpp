@@ -166,7 +166,7 @@ LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::str
                                   const std::vector<std::string>& overrides, double queue_ms) {
   const PolicyRuntime& runtime = runtimes_.at(policy_name);  // the route checked the name
   QuoteRequest request{policy_name, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
-                       new_id(16), new_id(32)};
+                       new_id(16), new_id(32), name_};
   const RetryPolicy& chosen = override_policy ? *override_policy : *policies_.find(policy_name);
   QuoteExecutor& executor = runtime.executor ? *runtime.executor : executor_;
   QuoteTrace trace = executor.run(request, chosen, runtime.budget.get());
@@ -277,6 +277,7 @@ void LabApp::reset() {
   }
   cache_.reset();
   if (embedded_carrier_ && !student_) embedded_carrier_->reset();  // the class's carrier: the teacher's to reset
+  if (embedded_carrier_ && student_) embedded_carrier_->restart_episode(name_);  // a student's own metastable episode
   {
     std::lock_guard lock(mode_mutex_);
     external_mode_ = kDefaultScenario;
@@ -300,6 +301,7 @@ bool LabApp::set_carrier_mode(const std::string& name) {
   const Scenario* s = scenarios_.find(name);
   if (s == nullptr) return false;
   if (embedded_carrier_ && !student_) embedded_carrier_->set_mode(s->name);
+  if (embedded_carrier_ && student_) embedded_carrier_->restart_episode(name_);  // as set_mode does for the teacher's
   {
     std::lock_guard lock(mode_mutex_);
     external_mode_ = s->name;
@@ -313,6 +315,11 @@ bool LabApp::set_carrier_mode(const std::string& name) {
 std::optional<CarrierStats> LabApp::carrier_stats() const {
   if (!embedded_carrier_) return std::nullopt;
   return embedded_carrier_->stats();
+}
+
+std::optional<MetastableView> LabApp::metastable_episode() const {
+  if (!embedded_carrier_) return std::nullopt;
+  return embedded_carrier_->episode(name_, clock_.now());
 }
 
 void LabApp::flush_state() {

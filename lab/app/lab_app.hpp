@@ -135,6 +135,9 @@ class LabApp {
   bool set_carrier_mode(const std::string& name);
   /// The embedded carrier's stats, if the carrier is embedded.
   std::optional<CarrierStats> carrier_stats() const;
+  /// This lab's metastable episode at the embedded carrier (metastable_episode.hpp); nullopt
+  /// when it has none or the carrier is external.
+  std::optional<MetastableView> metastable_episode() const;
 
   /// Live updates for open dashboards: "quote", "breaker", "reset", "carrier_mode".
   EventHub& events() { return events_; }

@@ -17,7 +17,8 @@ namespace {
 
 nlohmann::ordered_json carrier_view(const RouteContext& ctx) {
   const LabApp& app = ctx.app;
-  return carrier_json(ctx.carrier_url, app.carrier_mode(), app.carrier_stats(), app.scenarios().accepted_names());
+  return carrier_json(ctx.carrier_url, app.carrier_mode(), app.carrier_stats(), app.scenarios().accepted_names(),
+                      app.metastable_episode());
 }
 
 }  // namespace

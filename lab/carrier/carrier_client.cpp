@@ -33,6 +33,7 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
       {"X-Deadline-Unix-Ms", std::to_string(deadline_ms)},
       {"traceparent", "00-" + request.trace_id + "-" + request.request_id.substr(0, 16) + "-01"}};
   if (!request.idempotency_key.empty()) headers.emplace("Idempotency-Key", request.idempotency_key);
+  if (!request.lab.empty()) headers.emplace("X-Quote-Lab", request.lab);
   if (request.deadline)
     headers.emplace("X-Request-Deadline-Unix-Ms",
                     std::to_string(std::chrono::duration_cast<Millis>(request.deadline->time_since_epoch()).count()));

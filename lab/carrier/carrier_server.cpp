@@ -105,7 +105,8 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   if (auto e = parse_int_param(kItems, param(req, "items"), items)) return send_api_error(res, *e);
   const std::string trace_id = trace_id_of(req.get_header_value("traceparent"));
   const std::string key = req.get_header_value("Idempotency-Key");
-  const CallerIds ids{trace_id, key};
+  const std::string lab = req.get_header_value("X-Quote-Lab").substr(0, 64);  // a lab name is shorter
+  const CallerIds ids{trace_id, key, lab};
   auto wall_ms = [this] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(clock_.wall_now().time_since_epoch()).count();
   };
@@ -137,14 +138,14 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
     delay = std::max(Millis::zero(), Millis(*request_deadline_ms - wall_ms()));
     dropped = true;
   }
-  simulator_.begin_call();
+  simulator_.begin_call(*call);
   const SteadyTime started = clock_.now();
   // The simulated work: a real wait on this carrier worker, so a slow or hung carrier
   // really holds a worker (its capacity) while the lab's caller may already have given up.
   const bool completed = sleep_.sleep_for(delay);
   // Work finished after the caller's deadline was wasted: nobody reads this answer.
   const bool wasted = !dropped && deadline_ms && wall_ms() > *deadline_ms;
-  simulator_.end_call(wasted, std::chrono::duration_cast<Millis>(clock_.now() - started));
+  simulator_.end_call(*call, wasted, std::chrono::duration_cast<Millis>(clock_.now() - started));
 
   res.set_header("X-Scenario", call->scenario->name);
   res.set_header("X-Attempt-Seen", std::to_string(call->attempt));

@@ -57,13 +57,10 @@ std::optional<CarrierCall> CarrierSimulator::plan(std::string_view scenario, Cal
   call.attempt = count_attempt_locked(ids);
   call.behaviour = s->behaviour_for(call.attempt);
   if (s->metastable) {
-    if (!metastable_since_) metastable_since_ = now;
-    if (now - *metastable_since_ < Millis(s->metastable->down_ms)) {
-      call.behaviour = s->metastable->down;
-    } else if (in_flight_ >= s->metastable->capacity) {
-      call.behaviour = s->metastable->overload;
-      ++overloaded_calls_;
-    }
+    bool overloaded = false;
+    call.behaviour = episodes_.plan(ids.lab, *s, call.behaviour, now, overloaded);
+    call.episode = std::string(ids.lab);
+    if (overloaded) ++overloaded_calls_;
   }
   // A second draw only when a fault may play, so the course scenarios consume the seeded
   // source exactly as before (one draw per call).
@@ -130,13 +127,37 @@ bool CarrierSimulator::set_mode(std::string_view name_or_alias) {
   if (s == nullptr) return false;
   std::lock_guard lock(mutex_);
   mode_ = s->name;
-  metastable_since_.reset();  // a metastable mode goes down again from its next call
+  episodes_.restart("");  // a metastable mode goes down again from its next call
   return true;
+}
+
+void CarrierSimulator::restart_episode(std::string_view lab) {
+  std::lock_guard lock(mutex_);
+  episodes_.restart(lab);
+}
+
+std::optional<MetastableView> CarrierSimulator::episode(std::string_view lab, SteadyTime now) const {
+  std::lock_guard lock(mutex_);
+  return episodes_.view(lab, now);
 }
 
 void CarrierSimulator::begin_call() {
   std::lock_guard lock(mutex_);
   peak_in_flight_ = std::max(peak_in_flight_, ++in_flight_);
+}
+
+void CarrierSimulator::begin_call(const CarrierCall& call) {
+  std::lock_guard lock(mutex_);
+  peak_in_flight_ = std::max(peak_in_flight_, ++in_flight_);
+  if (call.episode) episodes_.begin_call(*call.episode);
+}
+
+void CarrierSimulator::end_call(const CarrierCall& call, bool wasted, Millis spent) {
+  {
+    std::lock_guard lock(mutex_);
+    if (call.episode) episodes_.end_call(*call.episode);
+  }
+  end_call(wasted, spent);
 }
 
 void CarrierSimulator::end_call(bool wasted, Millis spent) {
@@ -168,7 +189,7 @@ void CarrierSimulator::reset() {
   wasted_seconds_ = 0;
   refused_calls_ = 0;
   overloaded_calls_ = 0;
-  metastable_since_.reset();
+  episodes_.clear();
   ledger_.clear();
   deadline_dropped_ = 0;
   // in-flight calls are still running: the gauge keeps counting them, the peak restarts

@@ -16,6 +16,7 @@
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
 #include "lab/carrier/booking_ledger.hpp"
+#include "lab/carrier/metastable_episode.hpp"
 #include "lab/carrier/scenario.hpp"
 #include "lab/resilience/quote.hpp"
 
@@ -27,14 +28,19 @@ struct CarrierCall {
   int attempt = 1;           ///< how many times this logical quote has been seen, this call included
   AttemptBehaviour behaviour;  ///< the behaviour that plays: a drawn fault, a metastable phase, or the attempt's
   Millis delay{0};           ///< the latency drawn for an answer, or the hang time
+  /// A call to a metastable scenario: the lab whose episode it belongs to (its calls in
+  /// flight fill that episode's capacity); nullopt for any other scenario.
+  std::optional<std::string> episode;
 };
 
 /// Who is calling: the logical quote (trace id of `traceparent`) and its Idempotency-Key.
 /// Attempts are counted per trace id, else per key, else every call is attempt 1, so a
-/// scenario plays the same whatever key a policy sends.
+/// scenario plays the same whatever key a policy sends. `lab`: the calling lab
+/// (X-Quote-Lab; empty for the teacher's), whose metastable episode a call plays.
 struct CallerIds {
   std::string_view trace_id;
   std::string_view idempotency_key;
+  std::string_view lab = {};
 };
 
 /// Counters of calls the carrier received.
@@ -69,8 +75,9 @@ class CarrierSimulator {
 
   /// Plans one call at `now`. `scenario` (name or alias) empty means the current mode;
   /// without ids every call is attempt 1. A behaviour with "faults" draws one of them; a
-  /// metastable scenario plays "down" for down_ms after its first call since the mode was
-  /// set (or reset), then "overload" for a call beyond capacity. nullopt for an unknown scenario.
+  /// metastable scenario plays the calling lab's episode (metastable_episode.hpp): "down"
+  /// for down_ms after the lab's first call since its episode (re)started, then "overload"
+  /// for a call beyond capacity. nullopt for an unknown scenario.
   std::optional<CarrierCall> plan(std::string_view scenario, CallerIds ids, SteadyTime now = {});
   /// The same with only an Idempotency-Key (no trace id).
   std::optional<CarrierCall> plan(std::string_view scenario, std::string_view idempotency_key) {
@@ -100,14 +107,24 @@ class CarrierSimulator {
 
   /// The scenario used for requests that name none (canonical name).
   std::string mode() const;
-  /// Sets the mode by name or alias; false if unknown.
+  /// Sets the mode by name or alias; false if unknown. Restarts the teacher's (lab "")
+  /// metastable episode: a metastable mode goes down again from its next call.
   bool set_mode(std::string_view name_or_alias);
+
+  /// A lab's metastable episode starts again with its next call (a student lab's reset or
+  /// carrier mode; the teacher's go through reset() and set_mode()).
+  void restart_episode(std::string_view lab);
+  /// The lab's metastable episode at `now` (GET /carrier), nullopt when it has none.
+  std::optional<MetastableView> episode(std::string_view lab, SteadyTime now) const;
 
   /// Marks a call as being served / finished (in-flight gauge and its peak). `wasted`:
   /// the caller's deadline had passed when the carrier finished; `spent`: the carrier's
   /// time on the call.
   void begin_call();
   void end_call(bool wasted = false, Millis spent = Millis::zero());
+  /// The same for a planned call: a metastable call also counts in its lab's episode.
+  void begin_call(const CarrierCall& call);
+  void end_call(const CarrierCall& call, bool wasted = false, Millis spent = Millis::zero());
 
   CarrierStats stats() const;
   /// Forgets attempt counts and stats and returns to the `ok` mode.
@@ -137,9 +154,9 @@ class CarrierSimulator {
   double wasted_seconds_ = 0;
   std::uint64_t refused_calls_ = 0;
   std::uint64_t overloaded_calls_ = 0;
-  std::optional<SteadyTime> metastable_since_;
+  MetastableEpisodes episodes_;
   BookingLedger ledger_;
-  std::uint64_t deadline_dropped_ = 0;  // first call of a metastable mode since set_mode/reset
+  std::uint64_t deadline_dropped_ = 0;
 };
 
 }  // namespace quote_lab

@@ -44,12 +44,13 @@
 //                are 0..1 and sum to at most 1.
 //
 // "metastable" (optional, the scenario of the same name uses it):
-//   {"down_ms": 8000, "down": {behaviour}, "capacity": 2, "overload": {behaviour}}: from the
-//   first call after the mode is set (or the carrier reset) "down" plays for "down_ms"
-//   (the trigger: an outage); after that the carrier is up ("attempts"/"then" play), but a
-//   call that arrives while "capacity" calls are already in flight plays "overload" (e.g. a
-//   slow 503: an overloaded carrier, each such call still holding a slot). Retries that
-//   keep more than "capacity" calls in flight keep it down after the trigger is gone.
+//   {"down_ms": 8000, "down": {behaviour}, "capacity": 2, "overload": {behaviour}}: per
+//   calling lab (metastable_episode.hpp), from its first call since its reset (or the mode
+//   set) "down" plays for "down_ms" (the trigger: an outage); after that the carrier is up
+//   ("attempts"/"then" play), but a call that arrives while "capacity" of that lab's calls
+//   are already in flight plays "overload" (e.g. a slow 503: an overloaded carrier, each
+//   such call still holding a slot). Retries that keep more than "capacity" calls in
+//   flight keep it down after the trigger is gone.
 //   Time comes from the injected clock; "refused" is allowed in neither behaviour.
 //
 // Every problem of a file stops start-up at once, each naming the file, the field and the

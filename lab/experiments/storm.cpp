@@ -40,6 +40,16 @@ std::optional<nlohmann::json> carrier_stats(const std::string& target) {
   return j["stats"];
 }
 
+// The lab's metastable episode as GET /carrier shows it (null: none, or no embedded carrier).
+std::optional<nlohmann::ordered_json> metastable_episode(const std::string& target, const std::string& lab) {
+  auto c = client_for(target, std::chrono::seconds(10));
+  auto res = c->Get(lab.empty() ? "/carrier" : "/carrier?lab=" + lab);
+  if (!res || res->status != 200) return std::nullopt;
+  auto j = nlohmann::ordered_json::parse(res->body, nullptr, false);
+  if (j.is_discarded() || !j.contains("metastable") || j["metastable"].is_null()) return std::nullopt;
+  return j["metastable"];
+}
+
 // Carrier calls the lab has made in `mode` (quote_lab_carrier_attempts_total without the
 // short circuits, which never leave the lab), read from its JSON metrics. Its `mode` label
 // is the policy's name, a named policy's too (metrics.hpp).
@@ -294,6 +304,8 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   result.latency = summarize_latency(std::move(latency));
   result.attempt_latency = summarize_latency(std::move(attempts));
   result.health_latency = summarize_latency(std::move(health_ms));
+  // Read as the clients stop: whether the carrier recovered while the storm still called it.
+  result.metastable = metastable_episode(o.target, o.lab);
 
   // Amplification counts the calls the lab sent. A saturated carrier receives them later
   // (queued behind hung calls), and keeps working on them after their callers left.
@@ -377,8 +389,31 @@ nlohmann::ordered_json to_json(const StormResult& r) {
     out["layers"] = nlohmann::ordered_json::array();
     for (const auto& l : r.layers) out["layers"].push_back(to_json(l));
   }
+  if (r.metastable) out["metastable"] = *r.metastable;
   return out;
 }
+
+namespace {
+// One line on a metastable episode: did the carrier come back while the storm called it?
+void report_metastable(std::ostream& out, const nlohmann::ordered_json& m, double storm_s) {
+  const double since = m.value("since_trigger_start_s", 0.0);
+  const double trigger_s = m.value("down_ms", 0) / 1000.0;
+  out << "  metastable        trigger " << trigger_s << " s; ";
+  if (!m.value("trigger_over", false)) out << "still in the trigger when the storm ended\n";
+  else if (m.contains("recovered_after_trigger_s") && m["recovered_after_trigger_s"].is_number())
+    out << "the carrier recovered " << m["recovered_after_trigger_s"].get<double>() << " s after the trigger ended\n";
+  else if (m.value("calls_after_trigger", 0) == 0)
+    out << "no call reached the carrier since the trigger ended (" << since - trigger_s
+        << " s ago): nothing overloads it, its recovery shows with the next calls\n";
+  else
+    out << "NOT recovered: " << since - trigger_s << " s after the trigger ended the carrier was still overloaded ("
+        << m.value("overloaded_calls", 0) << " of " << m.value("calls_after_trigger", 0) << " calls since)\n";
+  // An episode is per lab and starts with its first call: a second storm finds it long over.
+  if (since > storm_s + 2)
+    out << "                    (the trigger started " << since - storm_s
+        << " s before this storm: POST /reset-lab starts a new episode)\n";
+}
+}  // namespace
 
 std::string format_report(const StormResult& r) {
   auto ms = [](const std::optional<double>& v) {
@@ -413,6 +448,7 @@ std::string format_report(const StormResult& r) {
     out << *r.wasted_carrier_calls << " calls finished after their caller gave up, " << std::setprecision(2)
         << r.wasted_carrier_seconds.value_or(0) << " s of carrier time\n";
   else out << "—\n";
+  if (r.metastable) report_metastable(out, *r.metastable, r.elapsed_s);
   if (!r.layers.empty()) {
     out << "  layers            " << r.layers.size() << ": layer 1 is the lab (its own policy), the others relays of "
         << kRelayAttempts << " attempts without backoff\n";

@@ -110,6 +110,10 @@ struct StormResult {
   std::optional<double> wasted_carrier_seconds;
   std::optional<int> carrier_peak_in_flight;
   std::vector<StormLayer> layers;  ///< with options.layers > 1: each layer, outermost first
+  /// The first target's metastable episode (GET /carrier's `metastable`) as the clients
+  /// stopped, when it has one: `recovered_after_trigger_s` is how long after the trigger
+  /// ended the carrier served normally again while the storm went on (null: it never did).
+  std::optional<nlohmann::ordered_json> metastable;
 };
 
 /// Runs a storm (blocking). `on_progress` is called about 5 times a second; `cancel`

@@ -41,6 +41,9 @@ struct CarrierRequest {
   /// The flow's total deadline (policy `deadline_ms`), sent as X-Request-Deadline-Unix-Ms so
   /// the carrier drops work nobody waits for any more; nullopt: no total deadline, not sent.
   std::optional<WallTime> deadline;
+  /// The calling lab, sent as X-Quote-Lab when not empty (a student lab; the teacher's is
+  /// empty): the carrier plays a metastable episode per lab (metastable_episode.hpp).
+  std::string lab;
 };
 
 /// How one attempt went.

@@ -63,7 +63,8 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
       const Millis timeout = deadline ? std::min(Millis(policy.timeout_ms), time_left()) : Millis(policy.timeout_ms);
       const CallOutcome outcome = carrier_.call({request.request_id, request.trace_id, request.scenario,
                                                  request.customer_id, request.items, attempt, timeout,
-                                                 idempotency_key(policy, request, attempt), wall_deadline});
+                                                 idempotency_key(policy, request, attempt), wall_deadline,
+                                                 request.lab});
       facts.error = outcome.error;
       retry_after = outcome.retry_after;
       bool opened_now = false;

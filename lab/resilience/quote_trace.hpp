@@ -50,6 +50,7 @@ struct QuoteRequest {
   int items = kItems.fallback;
   std::string request_id;
   std::string trace_id;
+  std::string lab;  ///< the student lab asking (`?lab=NAME`); empty for the teacher's
 };
 
 /// The quote given to the client.

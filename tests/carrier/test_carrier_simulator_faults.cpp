@@ -124,19 +124,110 @@ TEST_CASE("metastable: down for down_ms from its first call, then up, but overlo
   CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.status == 503);
   clock.advance(1ms);
   // Up: with fewer than `capacity` calls in flight, the healthy behaviour.
-  CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.status == 200);
-  carrier.begin_call();
-  CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.status == 200);
-  carrier.begin_call();
+  const auto first = carrier.plan("", CallerIds{}, clock.now());
+  CHECK(first->behaviour.status == 200);
+  carrier.begin_call(*first);
+  const auto second = carrier.plan("", CallerIds{}, clock.now());
+  CHECK(second->behaviour.status == 200);
+  carrier.begin_call(*second);
   // Two in flight: a third call is overloaded (slow 503) and counted.
   const auto over = carrier.plan("", CallerIds{}, clock.now());
   CHECK(over->behaviour.status == 503);
   CHECK(over->delay == 900ms);
   CHECK(carrier.stats().overloaded_calls == 1);
-  carrier.end_call();
+  carrier.end_call(*first);
   CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.status == 200);
-  carrier.end_call();
+  carrier.end_call(*second);
+  const auto seen = carrier.episode("", clock.now());
+  REQUIRE(seen);
+  CHECK(seen->trigger_over);
+  CHECK(seen->calls_after_trigger == 4);
+  CHECK(seen->overloaded_calls == 1);
+  CHECK(seen->in_flight == 0);
   // Setting the mode again re-arms the outage from the next call.
   REQUIRE(carrier.set_mode("metastable"));
+  CHECK_FALSE(carrier.episode("", clock.now()));
   CHECK(carrier.plan("", CallerIds{}, clock.now())->behaviour.latency_max_ms == 5);
+}
+
+TEST_CASE("metastable: one episode per lab: its own trigger, its own capacity, restarted by its own reset") {
+  const auto c = catalog();
+  FakeClock clock;
+  RandomSource random(3);
+  CarrierSimulator carrier(c, random);
+  const CallerIds teacher{}, ana{"", "", "ana"}, ben{"", "", "ben"};
+  CHECK(carrier.plan("metastable", teacher, clock.now())->behaviour.latency_max_ms == 5);  // the teacher's trigger
+  clock.advance(1500ms);
+  // The teacher's trigger is over; Ana's starts with her first call.
+  CHECK(carrier.plan("metastable", teacher, clock.now())->behaviour.status == 200);
+  CHECK(carrier.plan("metastable", ana, clock.now())->behaviour.latency_max_ms == 5);
+  clock.advance(1000ms);
+  // Ana's capacity is hers: Ben's calls in flight do not overload her.
+  std::vector<CarrierCall> bens;
+  for (int i = 0; i < 3; ++i) {
+    bens.push_back(*carrier.plan("metastable", ben, clock.now()));  // Ben's trigger
+    carrier.begin_call(bens.back());
+  }
+  CHECK(carrier.plan("metastable", ana, clock.now())->behaviour.status == 200);
+  // Ana's reset: her next call is in a new trigger; the teacher's episode goes on.
+  carrier.restart_episode("ana");
+  CHECK_FALSE(carrier.episode("ana", clock.now()));
+  CHECK(carrier.plan("metastable", ana, clock.now())->behaviour.latency_max_ms == 5);
+  CHECK(carrier.plan("metastable", teacher, clock.now())->behaviour.status == 200);
+  CHECK(carrier.episode("ben", clock.now())->in_flight == 3);
+  for (const auto& call : bens) carrier.end_call(call);
+  CHECK(carrier.episode("ben", clock.now())->in_flight == 0);
+  // The carrier's reset forgets every episode.
+  carrier.reset();
+  CHECK_FALSE(carrier.episode("", clock.now()));
+  CHECK_FALSE(carrier.episode("ben", clock.now()));
+}
+
+TEST_CASE("metastable: recovery is the first run of 10 healthy calls after the trigger, timed from its end") {
+  const auto c = catalog();
+  FakeClock clock;
+  RandomSource random(3);
+  CarrierSimulator carrier(c, random);
+  carrier.plan("metastable", CallerIds{}, clock.now());
+  clock.advance(1000ms);  // the trigger ends
+  // Two calls stay in flight: every call finds the capacity full.
+  auto a = *carrier.plan("metastable", CallerIds{}, clock.now());
+  carrier.begin_call(a);
+  auto b = *carrier.plan("metastable", CallerIds{}, clock.now());
+  carrier.begin_call(b);
+  for (int i = 0; i < 5; ++i) CHECK(carrier.plan("metastable", CallerIds{}, clock.now())->behaviour.status == 503);
+  clock.advance(2000ms);
+  carrier.end_call(a);
+  carrier.end_call(b);
+  // 9 healthy calls are not yet a recovery; an overloaded one starts the count again.
+  for (int i = 0; i < 9; ++i) carrier.plan("metastable", CallerIds{}, clock.now());
+  CHECK_FALSE(carrier.episode("", clock.now())->recovered_after_trigger_s);
+  auto c1 = *carrier.plan("metastable", CallerIds{}, clock.now());  // the 10th...
+  CHECK(carrier.episode("", clock.now())->recovered_after_trigger_s == doctest::Approx(2.0));
+  // ...and the first recovery stays the one reported.
+  carrier.begin_call(c1);
+  carrier.begin_call(c1);
+  clock.advance(500ms);
+  CHECK(carrier.plan("metastable", CallerIds{}, clock.now())->behaviour.status == 503);
+  const auto v = carrier.episode("", clock.now());
+  CHECK(v->recovered_after_trigger_s == doctest::Approx(2.0));
+  CHECK(v->overloaded_calls == 6);
+  CHECK(v->calls_after_trigger == 18);
+  CHECK(v->since_trigger_start_s == doctest::Approx(3.5));
+}
+
+TEST_CASE("metastable: episodes are bounded; the least recently called idle one goes first") {
+  const auto c = catalog();
+  FakeClock clock;
+  RandomSource random(3);
+  CarrierSimulator carrier(c, random);
+  auto busy = *carrier.plan("metastable", CallerIds{"", "", "lab-0"}, clock.now());
+  carrier.begin_call(busy);
+  for (std::size_t i = 1; i <= MetastableEpisodes::kMaxEpisodes; ++i) {
+    clock.advance(1ms);
+    carrier.plan("metastable", CallerIds{"", "", "lab-" + std::to_string(i)}, clock.now());
+  }
+  CHECK(carrier.episode("lab-0", clock.now()));  // calls in flight: kept, although the oldest
+  CHECK_FALSE(carrier.episode("lab-1", clock.now()));
+  CHECK(carrier.episode("lab-2", clock.now()));
 }
