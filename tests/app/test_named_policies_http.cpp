@@ -90,7 +90,7 @@ TEST_CASE("a policy file with an unknown key or a value out of range stops start
   CHECK(log.find("strict: unknown key 'retries'") != std::string::npos);
 }
 
-TEST_CASE("POST /experiments/storm storms any named policy with the quote routes' overrides; a bad value is a 400 naming it") {
+TEST_CASE("POST /experiments/storm storms any named policy with the quote routes' overrides and refuses a bad value with a 400 naming it") {
   LabProcess lab;
   const std::string base = "/experiments/storm?mode=adr0005&scenario=provider_down&clients=2&requests=4&";
   struct Bad {
