@@ -31,6 +31,8 @@ POLICY_LINES = [
      ["--mode", "resilient", "--param", "circuit_breaker=false", "--param", "retry_budget_ratio=0.1",
       "--param", "retry_budget_min_per_s=0"], "≈ 1.1"),
     ("resilient: its breaker opens on the first failures", ["--mode", "resilient"], "≈ 0", 10),
+    ("adr0005 (a named policy, /quote/adr0005) without its breaker: 3 attempts",
+     ["--mode", "adr0005", "--param", "circuit_breaker=false"], "≈ 3"),
 ]
 LAYER_LINES = [
     ("1 layer: the lab", ["--mode", "legacy", "--layers", "1"], "4"),
@@ -55,7 +57,8 @@ def refusal(lab, storm_args):
     mode = storm_args[storm_args.index("--mode") + 1]
     query = [("scenario", COMMON[1])] + [tuple(storm_args[i + 1].split("=", 1))
                                          for i, a in enumerate(storm_args) if a == "--param"]
-    status, body = lab.request("GET", f"/quote-{mode}?{urllib.parse.urlencode(query)}")
+    route = f"/quote-{mode}" if mode in ("legacy", "resilient") else f"/quote/{mode}"
+    status, body = lab.request("GET", f"{route}?{urllib.parse.urlencode(query)}")
     return body.get("message", f"HTTP {status}")
 
 
@@ -117,6 +120,11 @@ How many calls the carrier gets per client request when it always fails.
 - With the breaker, the first failed attempts open it and every later request is answered
   from the fallback without calling the carrier: the load falls to about 0 (the calls made
   before it opened, by the clients already under way, spread over all the requests).
+- `--mode` takes any policy the lab serves: a named one (here ADR-0005's, 3 attempts) is
+  stormed at `/quote/NAME`, and its calls are counted under its own name. The dashboard's
+  storm form does the same (every policy, "without breaker", a retry budget ratio, 1–3
+  layers), one card per policy with the amplification first. *`--mode` acepta cualquier
+  política del lab, y el formulario de tormenta del panel también.*
 
 ## Capas de reintentos · Layered retries
 

@@ -1,5 +1,6 @@
-// quote lab dashboard: the breaker, the last legacy and resilient storms side by side, per
-// mode the last answer as a waterfall and the story over time, and the latest requests.
+// quote lab dashboard: the breaker, the last legacy and resilient storms side by side (and
+// the last storm of each other policy), per mode the last answer as a waterfall and the
+// story over time, and the latest requests.
 // Live updates come from Server-Sent Events (/events); without them the page polls. Every
 // request goes through net.js (timeouts, reachability, the lab's address).
 import { TEXT, localeFor, makeFormat } from './i18n.js';
@@ -99,6 +100,11 @@ function buildPanels() {
     const { status } = await call(`/carrier/mode?mode=${encodeURIComponent(modeSelect.value)}`, { method: 'PUT' }).catch(() => ({}));
     if (status === 200) setCarrierMode(modeSelect.value, performance.now());
   });
+  // Every policy of the lab can be stormed: the course's two first (in the page), then the
+  // named ones in the policies file's order ("breaker" is the course breaker, not a policy).
+  const stormMode = $('#storm-mode');
+  for (const name of Object.keys(state.index.policies || {}))
+    if (name !== 'breaker' && !MODES.includes(name)) stormMode.append(el('option', { value: name, text: name }));
   const stormScenario = $('#storm-scenario');
   scenarioOptions(stormScenario, true);
   stormScenario.value = 'provider_down';

@@ -7,10 +7,12 @@ const W = {
   es: {
     attempt: { one: 'intento', other: 'intentos' }, request: { one: 'solicitud', other: 'solicitudes' },
     client: { one: 'cliente', other: 'clientes' }, call: { one: 'llamada', other: 'llamadas' },
+    layer: { one: 'capa', other: 'capas' },
   },
   en: {
     attempt: { one: 'attempt', other: 'attempts' }, request: { one: 'request', other: 'requests' },
     client: { one: 'client', other: 'clients' }, call: { one: 'call', other: 'calls' },
+    layer: { one: 'layer', other: 'layers' },
   },
 };
 
@@ -60,7 +62,10 @@ export const TEXT = {
     seconds: 's', carrierModeOption: m => `— modo del proveedor (${m}) —`,
     state: { closed: 'cerrado', open: 'abierto', half_open: 'semiabierto' },
     stormTitle: 'Experimento: tormenta de reintentos', clients: 'Clientes', durationS: 'Duración (s)', stormStart: 'Lanzar tormenta',
-    stormHelp: 'Muchos clientes a la vez contra el lab: compara la amplificación, la latencia de /health y el trabajo desperdiciado. Los dos últimos resultados quedan lado a lado hasta reiniciar.',
+    stormHelp: 'Muchos clientes a la vez contra el lab: compara la amplificación (llamadas al proveedor por solicitud), la latencia de /health y el trabajo desperdiciado. El último resultado de cada política queda a la vista hasta reiniciar; legacy y resiliente, lado a lado.',
+    stormPolicy: 'Política', stormOverrides: 'Ajustes (opcionales)', noBreaker: 'sin disyuntor',
+    budgetRatio: 'Presupuesto de reintentos (0–1; vacío: el de la política)', stormLayers: 'Capas de reintento (1–3)',
+    policyNamed: name => `Política ${name}`, budgetOf: ratio => `presupuesto de reintentos ${ratio}`,
     stormRunning: 'Ya hay una tormenta en curso.', stormNone: 'Sin tormenta todavía',
     stormOf: (r, f) => `${r.scenario} · ${f.count(r.clients, 'client')} · ${f.num(r.elapsed_s, 1)} s`,
     stormKeys: { requests: 'solicitudes', throughput: 'solicitudes/s', p50: 'latencia p50', p99: 'latencia p99',
@@ -113,7 +118,10 @@ export const TEXT = {
     seconds: 's', carrierModeOption: m => `— carrier mode (${m}) —`,
     state: { closed: 'closed', open: 'open', half_open: 'half-open' },
     stormTitle: 'Experiment: retry storm', clients: 'Clients', durationS: 'Duration (s)', stormStart: 'Start storm',
-    stormHelp: 'Many clients at once against the lab: compare amplification, /health latency and wasted work. The last two results stay side by side until reset.',
+    stormHelp: 'Many clients at once against the lab: compare amplification (carrier calls per request), /health latency and wasted work. The last result of each policy stays in view until reset; legacy and resilient side by side.',
+    stormPolicy: 'Policy', stormOverrides: 'Overrides (optional)', noBreaker: 'without breaker',
+    budgetRatio: "Retry budget ratio (0–1; empty: the policy's)", stormLayers: 'Retry layers (1–3)',
+    policyNamed: name => `Policy ${name}`, budgetOf: ratio => `retry budget ${ratio}`,
     stormRunning: 'A storm is already running.', stormNone: 'No storm yet',
     stormOf: (r, f) => `${r.scenario} · ${f.count(r.clients, 'client')} · ${f.num(r.elapsed_s, 1)} s`,
     stormKeys: { requests: 'requests', throughput: 'requests/s', p50: 'latency p50', p99: 'latency p99',

@@ -34,23 +34,43 @@ export function renderBreakerView(b, readAt, w, f) {
   $('#breaker-fallback').textContent = q ? `${f.num(q.amount, 2)} ${q.currency} · ${q.quote_id} · ${w.age(f.num(q.age_s, 1))}` : w.none;
 }
 
-/// The last storm result of each mode (`storms[mode]`, POST /experiments/storm's
-/// last_result), side by side; `runningMode` is the mode of a storm under way, if any.
+/// What a storm changed from its policy, in words: its overrides (`params`) and layers.
+function stormExtras(r, w, f) {
+  const out = [];
+  for (const [k, v] of Object.entries(r.params || {})) {
+    if (k === 'circuit_breaker' && v === 'false') out.push(w.noBreaker);
+    else if (k === 'retry_budget_ratio') out.push(w.budgetOf(f.num(Number(v), 2)));
+    else out.push(`${k}=${v}`);
+  }
+  if (r.layers?.length > 1) out.push(f.count(r.layers.length, 'layer'));
+  return out.map(x => ` · ${x}`).join('');
+}
+
+/// The last storm result of each policy (`storms[mode]`, POST /experiments/storm's
+/// last_result): legacy and resilient side by side always, then a card for each other
+/// policy stormed since the reset; `runningMode` is the policy of a storm under way, if any.
+/// Amplification, the lesson, is each card's first figure.
 export function renderStormCardsView(storms, runningMode, w, f) {
-  for (const mode of MODES) {
-    const card = $(`#storm-${mode}`);
+  const modes = [...MODES, ...Object.keys(storms).filter(m => !MODES.includes(m))];
+  if (runningMode && !modes.includes(runningMode)) modes.push(runningMode);
+  const box = $('.storm-results');
+  for (const card of box.querySelectorAll('.storm-card')) if (!modes.includes(card.dataset.mode)) card.remove();
+  for (const mode of modes) {
+    let card = $(`#storm-${mode}`);
+    if (!card) box.append(card = el('div', { id: `storm-${mode}`, class: 'storm-card', 'data-mode': mode, 'aria-live': 'polite' }));
     const r = storms[mode];
-    const head = el('h3', {}, el('span', { text: w[mode] }));
+    const head = el('h3', {}, el('span', { text: MODES.includes(mode) ? w[mode] : w.policyNamed(mode) }));
     if (runningMode === mode) head.append(el('span', { class: 'running', text: ` · ${w.running}` }));
     card.dataset.requests = r ? String(r.requests) : '';
     if (!r) { card.replaceChildren(head, el('p', { class: 'note', text: w.stormNone })); continue; }
     const k = w.stormKeys;
     const bad = (r.status_counts.degraded || 0) + (r.status_counts.failed || 0) + (r.status_counts.error || 0);
-    card.replaceChildren(head, el('p', { class: 'note', text: w.stormOf(r, f) }),
-      el('div', { class: 'figures' },
+    const headline = figure('amplification', f.ratio(r.amplification), k.amplification);
+    headline.classList.add('headline');
+    card.replaceChildren(head, el('p', { class: 'note', text: w.stormOf(r, f) + stormExtras(r, w, f) }),
+      el('div', { class: 'figures' }, headline,
         figure('requests', f.num(r.requests), k.requests), figure('throughput', f.num(r.throughput_rps, 1), k.throughput),
         figure('p50', f.ms(r.latency_ms.p50), k.p50), figure('p99', f.ms(r.latency_ms.p99), k.p99),
-        figure('amplification', f.ratio(r.amplification), k.amplification),
         figure('health', f.ms(r.health_latency_ms.p99), k.health),
         figure('wasted', f.num(r.wasted_carrier_calls), k.wasted),
         figure('errors', `${f.num(r.requests ? (100 * bad) / r.requests : null, 0)}\u00a0%`, k.errors)));

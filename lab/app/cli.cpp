@@ -32,9 +32,12 @@ int run_storm_command(StormOptions o, const std::vector<std::string>& params, bo
     return 2;
   }
   std::signal(SIGPIPE, SIG_IGN);
-  // Every target, before any is stormed: one wrong port must not half-run a comparison.
+  // Every target, before any is stormed: one wrong port (or a replica without the policy)
+  // must not half-run a comparison.
   for (const auto& target : storm_targets(o)) {
-    if (const auto problem = check_storm_target(target)) {
+    auto problem = check_storm_target(target);
+    if (!problem) problem = check_storm_mode(target, o.mode);
+    if (problem) {
       std::fprintf(stderr, "quote-lab storm: %s\n", problem->c_str());
       return 1;
     }
@@ -140,7 +143,10 @@ int run_cli(int argc, char** argv) {
   st->add_option("--target", storm_target_list,
                  "the lab to storm (default " + storm.target + "); repeat it for replicas: clients are dealt to "
                  "them round robin, and the report shows each one and the totals");
-  st->add_option("--mode", storm.mode, "legacy or resilient")->capture_default_str();
+  st->add_option("--mode", storm.mode,
+                 "the policy to storm: legacy, resilient (the course routes) or any named policy the lab serves, "
+                 "e.g. adr0005 (GET / lists them)")
+      ->capture_default_str();
   st->add_option("--scenario", storm.scenario, "scenario name or alias")->capture_default_str();
   st->add_option("--clients", storm.clients, "concurrent clients (1-500)")->capture_default_str();
   auto* duration = st->add_option("--duration", storm.duration_s, "seconds to run (default 10)");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "lab/base/did_you_mean.hpp"
 #include "lab/http/accept.hpp"
 #include "lab/http/http_server.hpp"
 
@@ -24,6 +25,17 @@ std::optional<ApiError> check_known_params(const httplib::Request& req, const st
   std::set<std::string> with_lab = known;
   with_lab.insert(std::string(kLabParam));
   return check_query(req.target, req.params, with_lab);
+}
+
+ApiError unknown_policy_error(const Policies& policies, const std::string& typed, int status, const std::string& error) {
+  std::string shown = typed.substr(0, 40);
+  for (char& c : shown)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  auto names = policies.names();
+  if (const auto meant = did_you_mean(typed, names))
+    return api_error(status, error, MessageId::unknown_policy_did_you_mean,
+                     {{"got", shown}, {"suggestion", *meant}}, std::move(names));
+  return api_error(status, error, MessageId::unknown_policy, {{"got", shown}}, std::move(names));
 }
 
 void send_api_error(const httplib::Request& req, httplib::Response& res, const ApiError& e) {

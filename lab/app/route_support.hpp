@@ -25,6 +25,11 @@ std::optional<ApiError> parse_domain_param(const httplib::Request& req, const In
 /// check_query() on the request's target and parameters; `lab` is always known.
 std::optional<ApiError> check_known_params(const httplib::Request& req, const std::set<std::string>& known);
 
+/// `typed` (shortened, control bytes shown as '?') names no policy of `policies`: the error
+/// `status` and `error` (404 "unknown_policy" when a path names it, 400 "invalid_parameter"
+/// for a parameter), a near miss suggested, `allowed` listing every name.
+ApiError unknown_policy_error(const Policies& policies, const std::string& typed, int status, const std::string& error);
+
 /// Answers `e` as the lab's error JSON {"error", "message", "allowed"?} with its status,
 /// the message in the language the request's Accept-Language prefers (English unless it
 /// asks for Spanish; api_error.hpp).

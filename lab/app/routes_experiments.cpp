@@ -1,5 +1,6 @@
 // /experiments/storm: the lab storms itself (GET shows the progress or the last result, POST
-// starts one) so a class can watch a storm from the dashboard without a terminal.
+// starts one) so a class can watch a storm from the dashboard without a terminal: any policy
+// of the lab, with the quote routes' per-request overrides and up to kExperimentMaxLayers layers.
 #include <httplib.h>
 
 #include <map>
@@ -20,6 +21,7 @@ namespace {
 constexpr IntParam kStormClients{"clients", 1, kExperimentMaxClients, 10};
 constexpr IntParam kStormDurationS{"duration_s", 1, static_cast<int>(kExperimentMaxDurationS), 10};
 constexpr IntParam kStormRequests{"requests", 1, 100000, 1};
+constexpr IntParam kStormLayers{"layers", 1, kExperimentMaxLayers, 1};
 
 }  // namespace
 
@@ -42,8 +44,13 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
     if (!body.is_object()) return send_api_error(req, res, api_error(400, "invalid_body", MessageId::body_not_object, {}));
     for (const auto& [k, v] : body.items()) given.emplace(k, v.is_string() ? v.get<std::string>() : v.dump());
   }
-  const std::set<std::string> known{"mode", "scenario", std::string(kStormClients.name),
-                                    std::string(kStormDurationS.name), std::string(kStormRequests.name)};
+  // The storm's own parameters, and the per-request overrides its quotes will carry.
+  static const std::set<std::string> known = [] {
+    std::set<std::string> names{"mode", "scenario", std::string(kStormClients.name), std::string(kStormDurationS.name),
+                                std::string(kStormRequests.name), std::string(kStormLayers.name)};
+    names.insert(std::begin(kPolicyOverrideParams), std::end(kPolicyOverrideParams));
+    return names;
+  }();
   for (const auto& [k, _] : given)
     if (!known.count(k))
       return send_api_error(req, res,
@@ -56,8 +63,16 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   StormOptions o;
   o.lab = ctx.app.name();  // a student's storm runs against their own lab
   if (const auto* m = lookup("mode")) o.mode = *m;
-  if (!parse_mode(o.mode))
-    return send_api_error(req, res, api_error(400, "invalid_parameter", MessageId::unknown_storm_mode, {}, mode_names()));
+  const RetryPolicy* policy = ctx.app.find_policy(o.mode);
+  if (policy == nullptr)
+    return send_api_error(req, res, unknown_policy_error(ctx.app.policies(), o.mode, 400, "invalid_parameter"));
+  // Overrides are checked here as the quote route checks them: a bad one is this POST's 400,
+  // not a storm whose every request is refused.
+  RetryPolicy overridden = *policy;
+  std::vector<std::string> overrides;
+  if (auto e = apply_policy_overrides([&lookup](const char* name) { return lookup(name); }, overridden, overrides))
+    return send_api_error(req, res, *e);
+  for (const auto& name : overrides) o.params.emplace_back(name, *lookup(name));
   if (const auto* sc = lookup("scenario")) {
     const Scenario* s = ctx.app.scenarios().find(*sc);
     if (!s) return send_api_error(req, res, unknown_scenario_error(ctx.app.scenarios(), *sc));
@@ -67,6 +82,7 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   if (auto e = parse_int_param(kStormClients, lookup(kStormClients.name), clients)) return send_api_error(req, res, *e);
   if (auto e = parse_int_param(kStormDurationS, lookup(kStormDurationS.name), duration)) return send_api_error(req, res, *e);
   if (auto e = parse_int_param(kStormRequests, lookup(kStormRequests.name), requests)) return send_api_error(req, res, *e);
+  if (auto e = parse_int_param(kStormLayers, lookup(kStormLayers.name), o.layers)) return send_api_error(req, res, *e);
   o.clients = clients;
   o.duration_s = duration;
   if (lookup(kStormRequests.name)) o.requests = requests;

@@ -8,23 +8,10 @@
 #include "lab/app/lab_app.hpp"
 #include "lab/app/route_handlers.hpp"
 #include "lab/app/route_support.hpp"
-#include "lab/base/did_you_mean.hpp"
 #include "lab/http/http_server.hpp"
 
 namespace quote_lab::handlers {
 namespace {
-
-// 404: the path names no policy of the policies file; `allowed` lists them all.
-ApiError unknown_policy_error(const Policies& policies, const std::string& typed) {
-  std::string shown = typed.substr(0, 40);
-  for (char& c : shown)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
-  auto names = policies.names();
-  if (const auto meant = did_you_mean(typed, names))
-    return api_error(404, "unknown_policy", MessageId::unknown_policy_did_you_mean,
-                     {{"got", shown}, {"suggestion", *meant}}, std::move(names));
-  return api_error(404, "unknown_policy", MessageId::unknown_policy, {{"got", shown}}, std::move(names));
-}
 
 void quote(const std::string& policy_name, RouteContext& ctx, const httplib::Request& req, httplib::Response& res) {
   static const std::set<std::string> known = [] {
@@ -64,7 +51,8 @@ void quote_resilient(RouteContext& ctx, const httplib::Request& req, const std::
 
 void quote_named(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
   const std::string name = req.matches[1].str();
-  if (ctx.app.find_policy(name) == nullptr) return send_api_error(req, res, unknown_policy_error(ctx.app.policies(), name));
+  if (ctx.app.find_policy(name) == nullptr)
+    return send_api_error(req, res, unknown_policy_error(ctx.app.policies(), name, 404, "unknown_policy"));  // the path names none
   quote(name, ctx, req, res);
 }
 

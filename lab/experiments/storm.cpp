@@ -1,11 +1,14 @@
 #include "lab/experiments/storm.hpp"
 
+#include "lab/base/did_you_mean.hpp"
 #include "lab/http/httplib_statics.hpp"
 #include "lab/http/params.hpp"
+#include "lab/resilience/policy.hpp"
 #include "lab/resilience/vocabulary.hpp"
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iomanip>
@@ -48,7 +51,8 @@ std::optional<nlohmann::ordered_json> metastable_episode(const std::string& targ
 }
 
 // Carrier calls the lab has made in `mode` (quote_lab_carrier_attempts_total without the
-// short circuits, which never leave the lab), read from its JSON metrics.
+// short circuits, which never leave the lab), read from its JSON metrics. Its `mode` label
+// is the policy's name, a named policy's too (metrics.hpp).
 std::optional<double> lab_carrier_calls(const std::string& target, const std::string& lab, const std::string& mode) {
   auto c = client_for(target, std::chrono::seconds(10));
   auto res = c->Get(lab.empty() ? "/metrics" : "/metrics?lab=" + lab, {{"Accept", "application/json"}});
@@ -77,10 +81,44 @@ std::string query(const StormOptions& o) {
   httplib::Params p{{"scenario", o.scenario}};
   for (const auto& [k, v] : o.params) p.emplace(k, v);
   if (!o.lab.empty()) p.emplace("lab", o.lab);
-  return "/quote-" + o.mode + "?" + httplib::detail::params_to_query_str(p);
+  return storm_quote_path(o.mode) + "?" + httplib::detail::params_to_query_str(p);
+}
+
+// The policy names the lab's index lists (every key of `policies` but the course breaker's),
+// or nullopt when it lists none.
+std::optional<std::vector<std::string>> lab_policy_names(const std::string& target) {
+  auto c = client_for(target, std::chrono::seconds(30));
+  const auto res = c->Get("/", {{"Accept", "application/json"}});
+  if (!res || res->status != 200) return std::nullopt;
+  const auto j = nlohmann::ordered_json::parse(res->body, nullptr, false);  // ordered: the index's order
+  if (!j.is_object() || !j.contains("policies") || !j["policies"].is_object()) return std::nullopt;
+  std::vector<std::string> names;
+  for (const auto& [name, _] : j["policies"].items())
+    if (name != "breaker") names.push_back(name);
+  return names;
 }
 
 }  // namespace
+
+nlohmann::ordered_json params_json(const std::vector<std::pair<std::string, std::string>>& params) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : params) out[k] = v;
+  return out;
+}
+
+std::string storm_quote_path(const std::string& mode) {
+  return parse_mode(mode) ? "/quote-" + mode : "/quote/" + mode;
+}
+
+std::optional<std::string> check_storm_mode(const std::string& target, const std::string& mode) {
+  const auto names = lab_policy_names(target).value_or(mode_names());
+  if (std::find(names.begin(), names.end(), mode) != names.end()) return std::nullopt;
+  std::string allowed;
+  for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
+  const auto meant = did_you_mean(mode, names);
+  return "--mode '" + mode.substr(0, 40) + "' is not a policy of " + target +
+         (meant ? " (did you mean '" + *meant + "'?)" : "") + "; its policies: " + allowed;
+}
 
 std::vector<std::string> storm_targets(const StormOptions& o) {
   std::vector<std::string> all{o.target};
@@ -95,7 +133,8 @@ std::vector<std::string> validate(const StormOptions& o) {
       errors.push_back("--target must be an http:// URL of a running lab");
       break;
     }
-  if (!parse_mode(o.mode)) errors.push_back("--mode must be legacy or resilient");
+  if (!valid_policy_name(o.mode))
+    errors.push_back("--mode must name a policy: legacy, resilient or a named one of the lab (1-32 of a-z, 0-9, '_', '-')");
   if (o.clients < 1 || o.clients > kStormMaxClients)
     errors.push_back("--clients must be between 1 and " + std::to_string(kStormMaxClients) +
                      " (this machine has 2 cores; more clients only measure the client)");
@@ -321,6 +360,7 @@ nlohmann::ordered_json json_without_layers(const StormResult& r) {
   return {{"target", r.options.target},
           {"mode", r.options.mode},
           {"scenario", r.options.scenario},
+          {"params", params_json(r.options.params)},
           {"clients", r.options.clients},
           {"requests", r.requests},
           {"elapsed_s", std::round(r.elapsed_s * 100) / 100},
@@ -384,7 +424,7 @@ std::string format_report(const StormResult& r) {
   };
   std::ostringstream out;
   out << std::fixed << std::setprecision(1);
-  out << "storm: " << r.options.clients << " clients on /quote-" << r.options.mode << "?scenario=" << r.options.scenario
+  out << "storm: " << r.options.clients << " clients on " << storm_quote_path(r.options.mode) << "?scenario=" << r.options.scenario
       << " against " << r.options.target;
   if (!r.options.extra_targets.empty()) out << " and " << r.options.extra_targets.size() << " more (round robin)";
   out << "\n";

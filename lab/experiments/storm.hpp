@@ -29,7 +29,9 @@ struct StormOptions {
   /// More labs (the second and later `--target`): client i storms target i mod N, counting
   /// `target` as the first. Replicas behind one carrier; each must be a quote lab.
   std::vector<std::string> extra_targets;
-  std::string mode = "legacy";                     ///< legacy | resilient
+  /// The policy stormed: legacy or resilient (their course routes, /quote-legacy and
+  /// /quote-resilient) or any named policy the lab serves (/quote/NAME; docs/policies.md).
+  std::string mode = "legacy";
   std::string scenario = "provider_down";          ///< any name the lab accepts
   int clients = 10;                                ///< concurrent clients, each one request at a time
   double duration_s = 10;                          ///< used when `requests` is unset
@@ -48,6 +50,10 @@ struct StormOptions {
 /// Checks the options; every problem as one sentence (empty = fine).
 std::vector<std::string> validate(const StormOptions& o);
 
+/// The quote route a storm of policy `mode` sends its requests to: /quote-legacy and
+/// /quote-resilient for the course's two, /quote/NAME for a named policy.
+std::string storm_quote_path(const std::string& mode);
+
 /// `target` followed by `extra_targets`: the labs in the order clients are dealt to them.
 std::vector<std::string> storm_targets(const StormOptions& o);
 
@@ -57,6 +63,12 @@ std::vector<std::string> storm_targets(const StormOptions& o);
 /// answered instead (the simulated carrier, another service, nothing). /health waits for
 /// a worker like a quote does, so a busy lab gets up to 30 s.
 std::optional<std::string> check_storm_target(const std::string& target);
+
+/// Whether the quote lab at `target` serves policy `mode`, asked before a storm: nullopt
+/// when it does (its index, GET /, lists it under `policies`); otherwise one sentence that
+/// names the policy, a near miss ("did you mean 'adr0005'?") and every policy the lab has.
+/// A lab whose index lists no policies is taken to serve legacy and resilient only.
+std::optional<std::string> check_storm_mode(const std::string& target, const std::string& mode);
 
 /// Progress while a storm runs.
 struct StormProgress {
@@ -109,7 +121,11 @@ struct StormResult {
 StormResult run_storm(const StormOptions& o, const std::function<void(const StormProgress&)>& on_progress,
                       const std::atomic<bool>* cancel = nullptr);
 
-/// The --json shape: requests, throughput_rps, latency_ms {p50,p95,p99,max}, status_counts,
+/// A storm's `params` (the overrides each of its requests carries) as a JSON object,
+/// name → value as sent, e.g. {"circuit_breaker": "false"}; {} when none.
+nlohmann::ordered_json params_json(const std::vector<std::pair<std::string, std::string>>& params);
+
+/// The --json shape: target, mode, scenario, params (params_json), requests, throughput_rps, latency_ms {p50,p95,p99,max}, status_counts,
 /// carrier_calls, amplification, health_latency_ms {p50,p99,...}, wasted_carrier_calls, ...,
 /// and `targets`: [{target, clients, requests, status_counts, latency_ms, carrier_calls}];
 /// with layers > 1 also `layers`: [{layer, calls, requests, calls_out, calls_per_request}].

@@ -44,6 +44,10 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
   errors = validate(options);
   if (options.clients > kExperimentMaxClients)
     errors.push_back("clients must be at most " + std::to_string(kExperimentMaxClients) + " for a storm started from the lab");
+  if (options.layers > kExperimentMaxLayers)
+    errors.push_back("layers must be between 1 and " + std::to_string(kExperimentMaxLayers) +
+                     " for a storm started from the lab (`quote-lab storm --layers` goes to " +
+                     std::to_string(kStormMaxLayers) + ")");
   if (!options.requests && options.duration_s > kExperimentMaxDurationS)
     errors.push_back("duration_s must be at most 60 for a storm started from the lab");
   if (!errors.empty()) return Start::invalid;
@@ -56,7 +60,8 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
   current_ = options;
   progress_ = {{"requests", 0}, {"elapsed_s", 0}, {"fraction", 0}};
   thread_ = std::thread([this, options] {
-    spdlog::info("storm experiment: {} clients on /quote-{}?scenario={}", options.clients, options.mode, options.scenario);
+    spdlog::info("storm experiment: {} clients on {}?scenario={} ({} layers)", options.clients,
+                 storm_quote_path(options.mode), options.scenario, options.layers);
     const StormResult result = run_storm(
         options,
         [this](const StormProgress& p) {
@@ -96,7 +101,9 @@ nlohmann::ordered_json StormExperiment::status() const {
   if (current_)
     options = {{"mode", current_->mode}, {"scenario", current_->scenario}, {"clients", current_->clients},
                {"duration_s", current_->requests ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(current_->duration_s)},
-               {"requests", current_->requests ? nlohmann::ordered_json(*current_->requests) : nlohmann::ordered_json(nullptr)}};
+               {"requests", current_->requests ? nlohmann::ordered_json(*current_->requests) : nlohmann::ordered_json(nullptr)},
+               {"params", params_json(current_->params)},
+               {"layers", current_->layers}};
   return {{"running", running_},
           {"options", options},
           {"progress", running_ ? progress_ : nlohmann::ordered_json(nullptr)},

@@ -25,7 +25,9 @@ std::optional<std::chrono::milliseconds> lab_flow_worst_ms(
   } catch (const PolicyError&) {
     return std::nullopt;
   }
-  RetryPolicy policy = mode == "resilient" ? policies.resilient : policies.legacy;
+  const RetryPolicy* named = policies.find(mode);
+  if (named == nullptr) return std::nullopt;
+  RetryPolicy policy = *named;
   // The overrides the storm's requests carry, applied as the lab applies them.
   std::vector<std::string> changed;
   const auto lookup = [&params](const char* name) -> const std::string* {

@@ -58,7 +58,6 @@ constexpr std::array kMessages{
     MessageText{MessageId::method_not_allowed, "{method} is not allowed on {route}; use {allow}",
                 "{method} no está permitido en {route}; usa {allow}"},
     MessageText{MessageId::body_not_object, "the body must be a JSON object", "el cuerpo debe ser un objeto JSON"},
-    MessageText{MessageId::unknown_storm_mode, "mode must be legacy or resilient", "mode debe ser legacy o resilient"},
     MessageText{MessageId::class_storms_busy,
                 "{max} student storms are running already (they share one carrier and the lab's workers); start "
                 "yours when one ends (GET /class shows the class)",

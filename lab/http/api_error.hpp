@@ -48,7 +48,6 @@ enum class MessageId {
   route_not_found_did_you_mean,    ///< {method} {path} {suggestion}
   method_not_allowed,              ///< {method} {route} {allow}
   body_not_object,                 ///< —
-  unknown_storm_mode,              ///< —
   class_storms_busy,               ///< {max}
   storm_running,                   ///< —
   missing_carrier_mode,            ///< —

@@ -89,3 +89,51 @@ TEST_CASE("a policy file with an unknown key or a value out of range stops start
   CHECK(log.find("strict.retry_on must be a list of: 5xx, 429, timeout, connect_error, 4xx, bad_response") != std::string::npos);
   CHECK(log.find("strict: unknown key 'retries'") != std::string::npos);
 }
+
+TEST_CASE("POST /experiments/storm storms any named policy with the quote routes' overrides and refuses a bad value with a 400 naming it") {
+  LabProcess lab;
+  const std::string base = "/experiments/storm?mode=adr0005&scenario=provider_down&clients=2&requests=4&";
+  struct Bad {
+    const char* given;
+    const char* named;
+  };
+  for (const auto& [given, named] : {Bad{"circuit_breaker=maybe", "circuit_breaker"}, Bad{"retry_budget_ratio=2", "retry_budget_ratio"},
+                                     Bad{"retry_budget_min_per_s=-1", "retry_budget_min_per_s"}, Bad{"max_attempts=0", "max_attempts"},
+                                     Bad{"deadline_ms=5", "deadline_ms"}, Bad{"idempotency_key=twice", "idempotency_key"},
+                                     Bad{"jitter=wild", "jitter"}, Bad{"layers=4", "layers"}, Bad{"layers=0", "layers"}}) {
+    CAPTURE(given);
+    const Reply r = lab.request("POST", base + given);
+    CHECK(r.status == 400);
+    CHECK(r.json["error"] == "invalid_parameter");
+    CHECK(r.json["message"].get<std::string>().find(named) != std::string::npos);
+  }
+  // A JSON body is read the same way: values of any JSON type, checked as the query's.
+  httplib::Client client("127.0.0.1", lab.port());
+  const auto body = client.Post("/experiments/storm", R"({"mode": "adr0005", "retry_budget_ratio": 1.5})", "application/json");
+  REQUIRE(body);
+  CHECK(body->status == 400);
+  CHECK(nlohmann::json::parse(body->body)["message"] == "retry_budget_ratio must be a number between 0 and 1 (got '1.5')");
+  // A policy the lab does not serve: every one it does is allowed.
+  const Reply unknown = lab.request("POST", "/experiments/storm?mode=adr05");
+  CHECK(unknown.status == 400);
+  CHECK(unknown.json["allowed"] == nlohmann::json::array({"legacy", "resilient", "adr0005"}));
+  CHECK(unknown.json["message"] == "there is no policy 'adr05'; did you mean 'adr0005'?");
+  CHECK(lab.get("/experiments/storm").json["options"].is_null());  // none of them started a storm
+
+  // ADR-0005 without its breaker against a carrier that never answers: 3 attempts per request.
+  const Reply started = lab.request("POST", base + "circuit_breaker=false");
+  REQUIRE(started.status == 202);
+  CHECK(started.json["options"]["mode"] == "adr0005");
+  CHECK(started.json["options"]["params"] == nlohmann::json{{"circuit_breaker", "false"}});
+  CHECK(started.json["options"]["layers"] == 1);
+  Reply done;
+  REQUIRE(eventually([&] { return (done = lab.get("/experiments/storm")).json["running"] == false; }, std::chrono::seconds(60),
+                     std::chrono::milliseconds(100)));
+  const auto& result = done.json["last_result"];
+  CHECK(result["mode"] == "adr0005");
+  CHECK(result["params"] == nlohmann::json{{"circuit_breaker", "false"}});
+  CHECK(result["requests"] == 4);
+  CHECK(result["status_counts"] == nlohmann::json{{"degraded", 4}});  // fail soft: the fallback answers
+  CHECK(result["carrier_calls"] == 12);
+  CHECK(result["amplification"] == 3.0);
+}

@@ -170,6 +170,39 @@ test('projected at 1920x1080: a legacy then a resilient storm, side by side in l
   }
 });
 
+test('any policy from the page: an adr0005 storm without its breaker gets a card of its own, amplification first', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.locator('#live.live').waitFor({ timeout: 5000 });
+    // Every policy of the lab, the course's two first.
+    assert.deepEqual(await page.locator('#storm-mode option').evaluateAll(os => os.map(o => o.value)), ['legacy', 'resilient', 'adr0005']);
+    await page.selectOption('#storm-mode', 'adr0005');
+    await page.check('#storm-no-breaker');
+    await page.selectOption('#storm-scenario', 'provider_down');
+    await page.fill('#storm-clients', '4');
+    await page.fill('#storm-duration', '2');
+    await page.locator('#storm-start').click();
+    const card = page.locator('#storm-adr0005');
+    await page.locator('#storm-adr0005[data-requests]:not([data-requests=""])').waitFor({ timeout: 30000 });
+    assert.equal(await card.locator('h3').textContent(), 'Policy adr0005');
+    // ADR-0005's 3 attempts against a carrier that never answers, its breaker off: 3 calls each.
+    assert.equal(await card.locator('.figure').first().getAttribute('data-key'), 'amplification');
+    assert.equal(await card.locator('[data-key=amplification] b').textContent(), '3');
+    assert.match(await card.locator('.note').textContent(), /^provider_down · 4 clients · \d(\.\d)? s · without breaker$/);
+    const asked = (await lab.get('/experiments/storm')).body;
+    assert.deepEqual(asked.options.params, { circuit_breaker: 'false' });
+    // The course's two cards stay where they were, empty; a reset takes the third away.
+    assert.equal(await page.locator('#storm-legacy .note').textContent(), 'No storm yet');
+    await page.locator('#reset').click();
+    await card.waitFor({ state: 'detached', timeout: 5000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
 test('?projector=1 opens projected: no forms, large numbers; the toggle brings the forms back', async () => {
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { viewport: { width: 1920, height: 1080 }, query: '?projector=1' });

@@ -91,7 +91,8 @@ TEST_CASE("one storm at a time: a second start while one runs is busy; the resul
   auto s = storm.status();
   CHECK(s["running"] == true);
   CHECK(s["options"] == nlohmann::ordered_json{{"mode", "legacy"}, {"scenario", "flaky"}, {"clients", 2},
-                                               {"duration_s", nullptr}, {"requests", 6}});
+                                               {"duration_s", nullptr}, {"requests", 6},
+                                               {"params", nlohmann::ordered_json::object()}, {"layers", 1}});
   CHECK(s["last_result"].is_null());
   StormOptions other = small_storm();
   other.scenario = "ok";
@@ -156,9 +157,14 @@ TEST_CASE("storms started over HTTP are bounded tighter than the command line's,
   REQUIRE(errors.size() == 1);
   CHECK(errors[0] == "duration_s must be at most 60 for a storm started from the lab");
   o = small_storm();
-  o.mode = "chaos";
+  o.mode = "Chaos!";
   CHECK(storm.start(o, errors) == StormExperiment::Start::invalid);
-  CHECK(errors == std::vector<std::string>{"--mode must be legacy or resilient"});
+  CHECK(errors == std::vector<std::string>{"--mode must name a policy: legacy, resilient or a named one of the lab (1-32 of a-z, 0-9, '_', '-')"});
+  o = small_storm();
+  o.layers = kExperimentMaxLayers + 1;
+  CHECK(storm.start(o, errors) == StormExperiment::Start::invalid);
+  CHECK(errors == std::vector<std::string>{
+                      "layers must be between 1 and 3 for a storm started from the lab (`quote-lab storm --layers` goes to 5)"});
   CHECK(storm.status()["running"] == false);  // nothing started
   CHECK(storm.status()["options"].is_null());
 }
