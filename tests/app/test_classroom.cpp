@@ -348,7 +348,7 @@ TEST_CASE("problem 8: a closed page frees its live-stream slot within a second")
   CHECK(status == 200);
 }
 
-TEST_CASE("keep-alive as clients expect: one connection serves many requests; both bounds are flags") {
+TEST_CASE("keep-alive as clients expect: one connection serves many requests, both bounds are flags") {
   SUBCASE("defaults: 5 s idle, 1000 requests, announced in every answer") {
     LabProcess lab;
     RawConnection c(lab.port());
@@ -375,7 +375,7 @@ TEST_CASE("keep-alive as clients expect: one connection serves many requests; bo
 
 // Issue 12: a lab per student. What one student does in their lab (?lab=NAME) reaches
 // neither the teacher's projected lab nor another student's.
-TEST_CASE("issue 12: a student resets and breaks their own lab without the token; the teacher's lab is unchanged") {
+TEST_CASE("issue 12: a student resets and breaks their own lab without the token, the teacher's lab is unchanged") {
   LabProcess lab({"--admin-token", "s3cret"});
   const httplib::Headers teacher{{"Authorization", "Bearer s3cret"}};
   REQUIRE(lab.get("/quote-resilient?scenario=ok").status == 200);  // the teacher's lab: one incident
@@ -414,7 +414,7 @@ TEST_CASE("issue 12: a student resets and breaks their own lab without the token
   CHECK(lab.request("POST", "/reset-lab", teacher).status == 200);
 }
 
-TEST_CASE("issue 12: ?lab= on every route; a bad name is a 400, one lab past --max-labs a 503") {
+TEST_CASE("issue 12: ?lab= on every route, a bad name is a 400, one lab past --max-labs a 503") {
   LabProcess lab({"--max-labs", "2"});
   for (const char* path : {"/dependency/state?lab=ana", "/incidents?lab=ana&limit=5", "/diagnostics/summary?lab=ana",
                            "/metrics?lab=ana", "/metrics-prometheus?lab=ana", "/carrier?lab=Bruno",
@@ -444,7 +444,7 @@ TEST_CASE("issue 12: ?lab= on every route; a bad name is a 400, one lab past --m
   CHECK(lab.get("/class", {{"Accept", "text/html"}}).content_type.find("text/html") == 0);
 }
 
-TEST_CASE("issue 12: at most 4 student storms run at once, class-wide; the teacher's is never refused") {
+TEST_CASE("issue 12: at most 4 student storms run at once, class-wide, the teacher's is never refused") {
   LabProcess lab;
   const std::string storm = "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=";
   for (const char* name : {"s1", "s2", "s3", "s4"}) CHECK(lab.request("POST", storm + name).status == 202);
@@ -459,7 +459,7 @@ TEST_CASE("issue 12: at most 4 student storms run at once, class-wide; the teach
   lab.request("DELETE", "/experiments/storm");
 }
 
-TEST_CASE("issue 12: the teacher resets, or sets the carrier mode of, every student lab at once; a ?lab= is no token") {
+TEST_CASE("issue 12: the teacher resets, or sets the carrier mode of, every student lab at once, a ?lab= is no token") {
   LabProcess lab({"--admin-token", "s3cret"});
   const httplib::Headers teacher{{"Authorization", "Bearer s3cret"}};
   REQUIRE(lab.get("/quote-resilient?scenario=ok").status == 200);  // the teacher's lab: one incident

@@ -181,7 +181,7 @@ TEST_CASE("the class sequence, exact: ok, legacy storm, resilient opens the brea
   CHECK(modes["resilient"]["scenarios"]["provider_down"]["circuit_opens"] == 1);
 }
 
-TEST_CASE("half-open after exactly 30 s, without traffic; one probe reaches the carrier, a concurrent caller is short-circuited, success closes") {
+TEST_CASE("half-open after exactly 30 s, without traffic, one probe reaches the carrier, a concurrent caller is short-circuited, success closes") {
   Lab lab;
   lab.quote(Mode::resilient, "provider_down");  // opens the breaker
   const std::size_t calls_before = lab.carrier_calls();
@@ -279,7 +279,7 @@ TEST_CASE("the carrier mode names the scenario of requests that name none, and r
   CHECK(lab.quote(Mode::resilient, "")["status"] == "completed");  // closed again: the carrier is called
 }
 
-TEST_CASE("one retry budget per lab and policy: resilient's requests earn adr0005 nothing; a reset empties them") {
+TEST_CASE("one retry budget per lab and policy: resilient's requests earn adr0005 nothing, a reset empties them") {
   Lab lab;
   const auto with_budget = [&lab](const std::string& name, double ratio) {
     RetryPolicy p = *lab.app.find_policy(name);

@@ -53,7 +53,7 @@ ApiError refusal(LabRegistry& labs, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("no name is the teacher's lab; a name is a student's, the same one however it is capitalised") {
+TEST_CASE("no name is the teacher's lab, a name is a student's, the same one however it is capitalised") {
   Class c;
   CHECK(c.labs.find(nullptr).lab.get() == &c.labs.teacher());
   CHECK(c.labs.find(nullptr).lab->app.name().empty());
@@ -77,7 +77,7 @@ TEST_CASE("a bad name is a 400 that says what a name may hold, and creates nothi
   CHECK(c.labs.student_count() == 0);
 }
 
-TEST_CASE("--max-labs bounds the labs: one more name is a 503 naming the flag; existing labs still answer") {
+TEST_CASE("--max-labs bounds the labs: one more name is a 503 naming the flag, existing labs still answer") {
   Class c(LabLimits{2, minutes(120)});
   const auto ana = c.lab("ana");
   c.lab("bruno");
@@ -162,7 +162,7 @@ TEST_CASE("the class view: fewest carrier calls per request first, labs without 
   CHECK_FALSE(rows[2].totals.p99_ms);
 }
 
-TEST_CASE("student labs live in the teacher's state file and come back after a restart; idle ones do not") {
+TEST_CASE("student labs live in the teacher's state file and come back after a restart, idle ones do not") {
   TempDir dir;
   const auto state = dir / "state.json";
   {

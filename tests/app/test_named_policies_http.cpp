@@ -45,7 +45,7 @@ TEST_CASE("an unknown policy is a 404 naming the policies, with a did-you-mean, 
   CHECK(es.json["message"] == "no existe la política 'zzz'; usa uno de los nombres permitidos (GET / los lista)");
 }
 
-TEST_CASE("the new overrides: each bad value is a 400 naming it; a refused retry is counted by reason") {
+TEST_CASE("the new overrides: each bad value is a 400 naming it, a refused retry is counted by reason") {
   LabProcess lab;
   struct Row {
     const char* query;

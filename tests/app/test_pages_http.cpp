@@ -23,7 +23,7 @@ std::string carrier_url(const LabProcess& lab) { return lab.get("/carrier").json
 
 }  // namespace
 
-TEST_CASE("a browser gets a page at /incidents, /diagnostics/summary, /metrics and /dependency/state; curl and scripts get the JSON") {
+TEST_CASE("a browser gets a page at /incidents, /diagnostics/summary, /metrics and /dependency/state, curl and scripts get the JSON") {
   LabProcess lab;
   lab.get("/quote-legacy?scenario=ok");
   struct Row {
@@ -124,7 +124,7 @@ TEST_CASE("scenario names are case-insensitive, and a typo gets a did-you-mean")
   CHECK(lab.get("/incidents").json["incidents"].size() == 2);
 }
 
-TEST_CASE("quote errors come in the reader's language (Accept-Language), English for curl; codes never change") {
+TEST_CASE("quote errors come in the reader's language (Accept-Language), English for curl, codes never change") {
   LabProcess lab;
   struct Row {
     const char* path;
@@ -205,7 +205,7 @@ TEST_CASE("quote-lab storm refuses a target that is not a quote lab, and storms 
   CHECK(lab.get("/incidents").json["incidents"].size() == 3);
 }
 
-TEST_CASE("legacy answers say plainly that legacy has no breaker and no fallback; dependency stays in both modes") {
+TEST_CASE("legacy answers say plainly that legacy has no breaker and no fallback, dependency stays in both modes") {
   LabProcess lab;
   const Reply legacy = lab.get("/quote-legacy?scenario=ok");
   CHECK(legacy.json["policy_note"].get<std::string>().find("legacy has no circuit breaker and no fallback") == 0);
@@ -217,7 +217,7 @@ TEST_CASE("legacy answers say plainly that legacy has no breaker and no fallback
   CHECK(resilient.json.contains("dependency"));
 }
 
-TEST_CASE("errors outside the quote routes come in the reader's language too; codes and fields never change") {
+TEST_CASE("errors outside the quote routes come in the reader's language too, codes and fields never change") {
   LabProcess lab;
   struct Row {
     const char* method;

@@ -72,7 +72,7 @@ TEST_CASE("off by default: the course's curl lines are never refused") {
   CHECK(lab.get("/metrics-prometheus").body.find("quote_lab_rate_limited_total{") == std::string::npos);
 }
 
-TEST_CASE("each lab and each client has its own count; a proxy's header only when configured") {
+TEST_CASE("each lab and each client has its own count, a proxy's header only when configured") {
   SUBCASE("student labs count apart from the teacher's") {
     LabProcess lab({"--rate-limit", "1"});
     CHECK(lab.get("/quote-resilient?scenario=ok").status == 200);

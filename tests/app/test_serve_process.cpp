@@ -233,7 +233,7 @@ TEST_CASE("a full disk: /dependency/state says why nothing is saved, and the fil
   CHECK(again.get("/dependency/state").json["circuit_status"] == "open");
 }
 
-TEST_CASE("student labs come back after a restart with their own breaker; the teacher's stays closed") {
+TEST_CASE("student labs come back after a restart with their own breaker, the teacher's stays closed") {
   TempDir dir;
   {
     LabProcess lab({}, dir.path());

@@ -8,7 +8,7 @@
 
 using namespace quote_lab;
 
-TEST_CASE("a lab name is 1-32 characters of a-z, 0-9 and '-'; capitals fold to lower case") {
+TEST_CASE("a lab name is 1-32 characters of a-z, 0-9 and '-', capitals fold to lower case") {
   struct Case {
     std::string raw;
     std::optional<std::string> expected;  // nullopt: refused

@@ -79,7 +79,7 @@ TEST_CASE("the ledger is bounded: the oldest key is forgotten first") {
   CHECK(ledger.replay("K" + std::to_string(BookingLedger::kMaxKeys), clock.now()));
 }
 
-TEST_CASE("flaky_provider: a key per flow books once; a key per attempt or none books twice (a late success)") {
+TEST_CASE("flaky_provider: a key per flow books once, a key per attempt or none books twice (a late success)") {
   ShippedCarrier c;
   SUBCASE("per_flow: attempt 1's late success finds attempt 2's booking and replays it") {
     c.flaky_flow("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", [](int) { return std::string("flow-A"); });
@@ -105,7 +105,7 @@ TEST_CASE("flaky_provider: a key per flow books once; a key per attempt or none 
   CHECK(c.simulator->stats().calls_by_scenario.at("flaky_provider") == 2);
 }
 
-TEST_CASE("a call past its total deadline is dropped on arrival; one whose deadline passes mid-work stops there") {
+TEST_CASE("a call past its total deadline is dropped on arrival, one whose deadline passes mid-work stops there") {
   ShippedCarrier c;
   httplib::Client raw("127.0.0.1", c.port);
   auto ms_from_now = [&](long long ms) {

@@ -138,7 +138,7 @@ TEST_CASE("refused: the embedded carrier's route sends that attempt to a port no
   CHECK(by_url.call(request("offline", 2000ms, "11111111111111111111111111111111")).error == CallError::connect_error);
 }
 
-TEST_CASE("a body that trickles past the deadline is a timeout, cut at the deadline; a quick one is read") {
+TEST_CASE("a body that trickles past the deadline is a timeout, cut at the deadline, a quick one is read") {
   FaultCarrier carrier;
   HttpCarrierClient client(carrier.url(), carrier.clock);
   const CallOutcome slow = client.call(request("trickle", 300ms));  // ~4 bytes / 50 ms: seconds for a quote

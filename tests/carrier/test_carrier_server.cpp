@@ -116,7 +116,7 @@ TEST_CASE("a hang without a caller deadline lasts the scenario's hang_ms") {
   CHECK(c.json(c.client->Get("/stats"))["wasted_calls"] == 0);  // nobody said they had given up
 }
 
-TEST_CASE("the mode plays for calls that name no scenario; it is set by query or JSON body, by name or alias") {
+TEST_CASE("the mode plays for calls that name no scenario, it is set by query or JSON body, by name or alias") {
   Carrier c;
   auto mode = c.json(c.client->Get("/mode"));
   CHECK(mode["mode"] == "ok");
@@ -138,7 +138,7 @@ TEST_CASE("the mode plays for calls that name no scenario; it is set by query or
   CHECK(c.json(c.client->Get("/mode"))["mode"] == "ok");  // a refused change changes nothing
 }
 
-TEST_CASE("stats count calls by scenario; reset forgets them, the attempts and the mode") {
+TEST_CASE("stats count calls by scenario, reset forgets them, the attempts and the mode") {
   Carrier c;
   c.quote("scenario=ok", "s1");
   c.quote("scenario=st", "s2");
@@ -162,7 +162,7 @@ TEST_CASE("stats count calls by scenario; reset forgets them, the attempts and t
   CHECK(c.quote("scenario=stutter", "s2")->status == 503);  // s2 starts again at attempt 1
 }
 
-TEST_CASE("bad calls are 400 JSON errors naming the parameter; unknown routes are JSON 404s") {
+TEST_CASE("bad calls are 400 JSON errors naming the parameter, unknown routes are JSON 404s") {
   Carrier c;
   const auto range = c.quote("customer_id=0", "b1");
   REQUIRE(range->status == 400);

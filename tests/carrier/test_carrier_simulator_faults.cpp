@@ -93,7 +93,7 @@ TEST_CASE("a course scenario draws once per call, as before: the seeded sequence
   CHECK(a.uniform() == b.uniform());
 }
 
-TEST_CASE("a refused attempt is taken before connecting and counted; the next attempt reaches the carrier") {
+TEST_CASE("a refused attempt is taken before connecting and counted, the next attempt reaches the carrier") {
   const auto c = catalog();
   RandomSource random(3);
   CarrierSimulator carrier(c, random);
@@ -216,7 +216,7 @@ TEST_CASE("metastable: recovery is the first run of 10 healthy calls after the t
   CHECK(v->since_trigger_start_s == doctest::Approx(3.5));
 }
 
-TEST_CASE("metastable: episodes are bounded; the least recently called idle one goes first") {
+TEST_CASE("metastable: episodes are bounded, the least recently called idle one goes first") {
   const auto c = catalog();
   FakeClock clock;
   RandomSource random(3);

@@ -4,7 +4,7 @@
 
 using namespace quote_lab;
 
-TEST_CASE("an IMF-fixdate is read to the second; anything else is refused") {
+TEST_CASE("an IMF-fixdate is read to the second, anything else is refused") {
   const auto t = parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT");
   REQUIRE(t);
   CHECK(std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count() == 784111777);

@@ -156,7 +156,7 @@ TEST_CASE("a bad fault stops start-up naming the file, the field and the allowed
   }
 }
 
-TEST_CASE("the course scenarios render in / exactly as before; new fields appear only when a file uses them") {
+TEST_CASE("the course scenarios render in / exactly as before, new fields appear only when a file uses them") {
   const auto s = with_then(R"({"latency_ms": [115, 150], "response": "ok"})");
   CHECK(to_json(s).dump() ==
         R"({"name":"x","aliases":[],"description":{"es":"a","en":"b"},"attempts":[],"then":{"latency_ms":[115,150],"response":"ok"}})");

@@ -77,7 +77,7 @@ TEST_CASE("before any storm the status says so: not running, no options, no prog
   CHECK(s == nlohmann::ordered_json{{"running", false}, {"options", nullptr}, {"progress", nullptr}, {"last_result", nullptr}});
 }
 
-TEST_CASE("one storm at a time: a second start while one runs is busy; the result is kept when it ends") {
+TEST_CASE("one storm at a time: a second start while one runs is busy, the result is kept when it ends") {
   StandInLab lab;
   EventHub hub(2);
   const auto stream = hub.subscribe();

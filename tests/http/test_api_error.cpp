@@ -43,7 +43,7 @@ TEST_CASE("every message exists in English and Spanish, with the same placeholde
   }
 }
 
-TEST_CASE("placeholders are filled once; a value that looks like one is shown as typed") {
+TEST_CASE("placeholders are filled once, a value that looks like one is shown as typed") {
   const MessageArgs args{{"name", "items"}, {"min", "1"}, {"max", "50"}, {"got", "{max}"}};
   CHECK(message_text(MessageId::integer_out_of_range, Language::en, args) ==
         "items must be an integer between 1 and 50 (got '{max}')");

@@ -19,7 +19,7 @@ std::vector<ServerEvent> take(EventHub& hub, EventHub::Subscriber& s, Millis tim
 }
 }  // namespace
 
-TEST_CASE("at most max_clients streams at once; a stream that ends frees its slot") {
+TEST_CASE("at most max_clients streams at once, a stream that ends frees its slot") {
   EventHub hub(2);
   const auto a = hub.subscribe();
   const auto b = hub.subscribe();

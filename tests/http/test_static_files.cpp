@@ -34,7 +34,7 @@ struct WebRoot {
 };
 }  // namespace
 
-TEST_CASE("dashboard files are served with their content type; the folder itself is index.html") {
+TEST_CASE("dashboard files are served with their content type, the folder itself is index.html") {
   WebRoot w;
   const auto index = resolve_static(w.roots, "");
   CHECK(index.status == 200);
@@ -68,7 +68,7 @@ TEST_CASE("a NUL byte in the decoded path is refused, not cut short to index.htm
   CHECK(r.file.empty());
 }
 
-TEST_CASE("a symlink inside public/ that points out is refused; one that stays inside is served") {
+TEST_CASE("a symlink inside public/ that points out is refused, one that stays inside is served") {
   WebRoot w;
   const auto leak = resolve_static(w.roots, "leak.txt");
   CHECK(leak.status == 400);

@@ -56,7 +56,7 @@ TEST_CASE("round trip: what is written is what is loaded") {
   CHECK(loaded.state->breaker.opened_until == s.breaker.opened_until);
 }
 
-TEST_CASE("student labs round-trip under \"labs\", by name; a file without them loads as before") {
+TEST_CASE("student labs round-trip under \"labs\", by name, a file without them loads as before") {
   PersistedState s = sample(kNow);
   PersistedStudentLab ana;
   static_cast<PersistedLab&>(ana) = sample(kNow - std::chrono::seconds(10));

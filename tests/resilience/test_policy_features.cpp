@@ -132,7 +132,7 @@ TEST_CASE("retry budget: retries within 10 s ≤ ratio × requests + min_per_s �
   CHECK(budget.window().requests == 0);
 }
 
-TEST_CASE("a refused retry is retry_skipped with reason retry_budget; 10 % lets 1 in 10 flows retry") {
+TEST_CASE("a refused retry is retry_skipped with reason retry_budget, 10 % lets 1 in 10 flows retry") {
   Rig rig;
   RetryPolicy p = rig.policies.resilient;
   p.circuit_breaker = false;  // the budget alone

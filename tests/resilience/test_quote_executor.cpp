@@ -184,7 +184,7 @@ class OthersFailDuringBackoff final : public Clock {
 };
 }  // namespace
 
-TEST_CASE("a retry the breaker refuses is a short circuit; one skipped because our own failure opened it is not") {
+TEST_CASE("a retry the breaker refuses is a short circuit, one skipped because our own failure opened it is not") {
   Rig rig;
   OthersFailDuringBackoff clock{rig.clock, rig.breaker};
   QuoteExecutor executor{rig.carrier, rig.breaker, rig.cache, clock, rig.random};

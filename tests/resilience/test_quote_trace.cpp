@@ -36,7 +36,7 @@ TEST_CASE("legacy provider_down: 4 timeouts are 4 attempts, 3 retries, 4 timeout
   CHECK_FALSE(t.probed());
 }
 
-TEST_CASE("resilient flaky_provider: a timeout, a backoff and a success; the backoff is not an attempt") {
+TEST_CASE("resilient flaky_provider: a timeout, a backoff and a success, the backoff is not an attempt") {
   const auto t = trace({failed(1, Reason::timeout), backoff(1, 110), success(2)});
   CHECK(t.attempts() == 2);
   CHECK(t.retries() == 1);
