@@ -26,6 +26,30 @@ TEST_CASE("N slots: the N+1th request waits until one is given back") {
   waiter.join();
 }
 
+TEST_CASE("slots go in arrival order: a slot given back goes to the one waiting, not to a newcomer") {
+  WorkerSlots slots(1);
+  std::stop_source running;
+  REQUIRE(slots.acquire(running.get_token()));
+  std::atomic<int> order{0};
+  std::atomic<int> waiter_turn{0};
+  std::thread waiter([&] {
+    if (!slots.acquire(running.get_token())) return;
+    waiter_turn = ++order;
+    slots.release();
+  });
+  REQUIRE(eventually([&] { return slots.waiting() == 1; }, 5s));
+  // The slot is given back and asked for again at once, as a new request would: it queues
+  // behind the waiter (a plain semaphore lets the newcomer, already running, take it).
+  slots.release();
+  REQUIRE(slots.acquire(running.get_token()));
+  const int newcomer_turn = ++order;
+  slots.release();
+  waiter.join();
+  CHECK(waiter_turn.load() == 1);
+  CHECK(newcomer_turn == 2);
+  CHECK(slots.waiting() == 0);
+}
+
 TEST_CASE("a request waiting for a slot gets none once shutdown begins, and none is taken after") {
   WorkerSlots slots(1);
   std::stop_source running;
