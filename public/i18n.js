@@ -68,6 +68,11 @@ export const TEXT = {
     policyNamed: name => `Política ${name}`, budgetOf: ratio => `presupuesto de reintentos ${ratio}`,
     stormRunning: 'Ya hay una tormenta en curso.', stormNone: 'Sin tormenta todavía',
     stormOf: (r, f) => `${r.scenario} · ${f.count(r.clients, 'client')} · ${f.num(r.elapsed_s, 1)} s`,
+    // The lab's metastable episode as the storm ended (GET /carrier's `metastable`).
+    metastable: (m, f) => !m.trigger_over ? `La tormenta terminó dentro del disparador (${f.num(m.down_ms / 1000, 0)} s).`
+      : m.recovered_after_trigger_s != null ? `El proveedor se recuperó ${f.num(m.recovered_after_trigger_s, 1)} s después del disparador.`
+      : m.calls_after_trigger === 0 ? 'Ninguna llamada llegó al proveedor después del disparador: nada lo satura.'
+      : `El proveedor no se recuperó: ${f.num(m.overloaded_calls)} de ${f.num(m.calls_after_trigger)} llamadas posteriores al disparador lo encontraron saturado.`,
     stormKeys: { requests: 'solicitudes', throughput: 'solicitudes/s', p50: 'latencia p50', p99: 'latencia p99',
       amplification: 'llamadas al proveedor por solicitud', health: '/health p99', wasted: 'llamadas desperdiciadas', errors: 'degradadas / fallidas' },
     unreachableMsg: 'El lab no responde (¿se reinició?). La página se reconecta sola.',
@@ -124,6 +129,10 @@ export const TEXT = {
     policyNamed: name => `Policy ${name}`, budgetOf: ratio => `retry budget ${ratio}`,
     stormRunning: 'A storm is already running.', stormNone: 'No storm yet',
     stormOf: (r, f) => `${r.scenario} · ${f.count(r.clients, 'client')} · ${f.num(r.elapsed_s, 1)} s`,
+    metastable: (m, f) => !m.trigger_over ? `The storm ended inside the trigger (${f.num(m.down_ms / 1000, 0)} s).`
+      : m.recovered_after_trigger_s != null ? `The carrier recovered ${f.num(m.recovered_after_trigger_s, 1)} s after the trigger ended.`
+      : m.calls_after_trigger === 0 ? 'No call reached the carrier after the trigger: nothing overloads it.'
+      : `The carrier did not recover: ${f.num(m.overloaded_calls)} of ${f.num(m.calls_after_trigger)} calls after the trigger found it overloaded.`,
     stormKeys: { requests: 'requests', throughput: 'requests/s', p50: 'latency p50', p99: 'latency p99',
       amplification: 'carrier calls per request', health: '/health p99', wasted: 'wasted carrier calls', errors: 'degraded / failed' },
     unreachableMsg: 'The lab does not answer (restarting?). The page reconnects by itself.',

@@ -74,6 +74,10 @@ export function renderStormCardsView(storms, runningMode, w, f) {
         figure('health', f.ms(r.health_latency_ms.p99), k.health),
         figure('wasted', f.num(r.wasted_carrier_calls), k.wasted),
         figure('errors', `${f.num(r.requests ? (100 * bad) / r.requests : null, 0)}\u00a0%`, k.errors)));
+    if (r.metastable) {
+      card.append(el('p', { class: 'note metastable', 'data-recovered': String(r.metastable.recovered_after_trigger_s),
+        text: w.metastable(r.metastable, f) }));
+    }
   }
 }
 

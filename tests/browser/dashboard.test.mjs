@@ -174,7 +174,7 @@ test('any policy from the page: an adr0005 storm without its breaker gets a card
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.locator('#live.live').waitFor({ timeout: 5000 });
+    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
     // Every policy of the lab, the course's two first.
     assert.deepEqual(await page.locator('#storm-mode option').evaluateAll(os => os.map(o => o.value)), ['legacy', 'resilient', 'adr0005']);
     await page.selectOption('#storm-mode', 'adr0005');
@@ -483,6 +483,25 @@ test('the course pages: /incidents, /diagnostics/summary and /dependency/state a
     assert.equal(await page.locator('nav a[data-path="/incidents"]').getAttribute('href'), '/incidents?lab=ana');
     assert.match(await page.locator('#view').textContent(), /Circuit status\s*closed/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'pages-dependency-en.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('a metastable storm: its card says whether the carrier recovered after the trigger', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
+  try {
+    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    // 4 legacy clients for 10 s: the 8 s trigger ends, and their retries keep the carrier full.
+    await stormFromPage(page, 'legacy', 'metastable', 4, 10);
+    const line = page.locator('#storm-legacy .metastable');
+    assert.equal(await line.getAttribute('data-recovered'), 'null');
+    assert.match(await line.textContent(), /^The carrier did not recover: (\d+) of \1 calls after the trigger found it overloaded\.$/);
+    await page.locator('.lang button[data-lang=es]').click();
+    assert.match(await line.textContent(), /^El proveedor no se recuperó: /);
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
