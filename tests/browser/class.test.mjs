@@ -47,13 +47,13 @@ test('a class: three students in their own labs, the teacher projecting storms, 
   const students = [];
   try {
     const tp = teacher.page;
-    await tp.locator('#live.live').waitFor({ timeout: 10000 });
+    await tp.locator('#live[data-state=live]').waitFor({ timeout: 10000 });
     assert.equal(await tp.locator('#lab-name').isHidden(), true);  // the teacher's lab has no name
 
     // Three students open their pages; each says whose lab it is.
     for (const name of STUDENTS) students.push(await openPage(lab, { locale: 'en-US', query: `?lab=${name}` }));
     for (const [i, { page }] of students.entries()) {
-      await page.locator('#live.live').waitFor({ timeout: 10000 });
+      await page.locator('#live[data-state=live]').waitFor({ timeout: 10000 });
       assert.equal(await page.locator('#lab-name').isVisible(), true);
       assert.equal(await page.locator('#lab-name').textContent(), `Lab: ${STUDENTS[i]}`);
       assert.equal(await page.title(), `Lab: ${STUDENTS[i]} · quote lab`);

@@ -8,12 +8,15 @@ import path from 'node:path';
 import { ARTIFACTS, startLab, openPage, charted, waitCharted, stormFromPage, minFontPx, TEXT_NODES, visibleFormControls, outage } from './harness.mjs';
 // The live stream opens within a second here; sanitizer builds on two busy cores get 15 s.
 const LIVE_MS = 15000;
+// A control or a state the page shows after one read of the lab: at once here, 10 s for
+// sanitizer builds beside a storm (a wait ends as soon as it holds).
+const UI_MS = 10000;
 
 test('the class sequence on the dashboard: breaker opens, a legacy waterfall, charts, language, reset', async () => {
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab);
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     assert.equal(await page.locator('h1').textContent(), 'Laboratorio de cotizaciones: legacy vs. resiliente');
     assert.equal(await page.locator('#breaker-state').getAttribute('data-state'), 'closed');
     // Both panels list every scenario, the course's five first (then issue 14's seven fault
@@ -33,7 +36,7 @@ test('the class sequence on the dashboard: breaker opens, a legacy waterfall, ch
       // on the event stream just after the answer.
       await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 1000 }).catch(() => {});
     }
-    await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 3000 });
+    await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: UI_MS });
     assert.match(await page.locator('#breaker-cooldown').textContent(), /^(2\d|30)[.,]\d s$/);
     assert.equal(await page.locator('#mode-resilient .badge').getAttribute('data-status'), 'degraded');
 
@@ -74,7 +77,7 @@ test('the class sequence on the dashboard: breaker opens, a legacy waterfall, ch
 
     // reset
     await page.locator('#reset').click();
-    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: 3000 });
+    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: UI_MS });
     await page.waitForFunction(() => document.querySelectorAll('#incidents-body tr').length === 0);
     assert.equal(await charted(page, 'legacy'), 0);
 
@@ -89,7 +92,7 @@ test('a request made by curl appears on an open page within a second', async () 
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     assert.equal(await page.locator('html').getAttribute('lang'), 'en');  // the browser's language
     const { body } = await lab.get('/quote-resilient?scenario=ok');
     const answered = Date.now();
@@ -122,7 +125,7 @@ test('projected at 1920x1080: a legacy then a resilient storm, side by side in l
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US', viewport: { width: 1920, height: 1080 } });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     // The teacher starts both storms (forms visible), then projects.
     const legacy = await stormFromPage(page, 'legacy', 'provider_down', 8, 2);
     const resilient = await stormFromPage(page, 'resilient', 'provider_down', 8, 2);
@@ -174,7 +177,7 @@ test('any policy from the page: an adr0005 storm without its breaker gets a card
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     // Every policy of the lab, the course's two first.
     assert.deepEqual(await page.locator('#storm-mode option').evaluateAll(os => os.map(o => o.value)), ['legacy', 'resilient', 'adr0005']);
     await page.selectOption('#storm-mode', 'adr0005');
@@ -207,7 +210,7 @@ test('?projector=1 opens projected: no forms, large numbers; the toggle brings t
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { viewport: { width: 1920, height: 1080 }, query: '?projector=1' });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     assert.equal(await page.locator('#projector').getAttribute('aria-pressed'), 'true');
     assert.deepEqual(await visibleFormControls(page), []);
     assert.ok((await minFontPx(page, '.key-number')) >= 48);
@@ -225,7 +228,7 @@ test('the carrier mode drives Run: the panels follow it and say what it is', asy
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     await page.selectOption('#carrier-mode', 'flaky_provider');
     // No scenario picked in the panel: Run asks for none, so the carrier mode answers.
     await page.waitForFunction(() => document.querySelector('#legacy-scenario option:checked').textContent === '— carrier mode (flaky_provider) —',
@@ -238,7 +241,7 @@ test('the carrier mode drives Run: the panels follow it and say what it is', asy
 
     // Changed elsewhere (another teacher tab, curl): the description follows, and so does Run.
     await fetch(`${lab.url}/carrier/mode?mode=slow_provider`, { method: 'PUT' });
-    await page.locator('#mode-resilient .scenario-description', { hasText: /^Slow carrier/ }).waitFor({ timeout: 3000 });
+    await page.locator('#mode-resilient .scenario-description', { hasText: /^Slow carrier/ }).waitFor({ timeout: UI_MS });
     await page.locator('#mode-resilient button[type=submit]').click();
     await page.locator('#mode-resilient .badge[data-status=degraded]').waitFor({ timeout: 5000 });
     assert.equal((await lab.get('/incidents?limit=1')).body.incidents[0].scenario, 'slow_provider');
@@ -253,7 +256,7 @@ test('during a legacy storm the waterfall shows the wait: the browser waited far
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     // 30 legacy clients on the default 16 workers, each held 1.44 s: the queue the issue saw.
     const started = await fetch(`${lab.url}/experiments/storm?mode=legacy&scenario=provider_down&clients=30&duration_s=6`, { method: 'POST' });
     assert.equal(started.status, 202);
@@ -281,7 +284,7 @@ test('a lab restart: the page says the lab is unreachable, never hangs, and reco
   let lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     await page.selectOption('#legacy-scenario', 'provider_down');   // 1.44 s: time to pull the plug
     await page.locator('#mode-legacy button[type=submit]').click();
     await page.locator('#mode-legacy .totals .running').waitFor({ timeout: 2000 });
@@ -312,7 +315,7 @@ test('a refused live stream is asked again, with backoff, until it opens', async
   let second = null;
   try {
     // The second page opens once the first holds the one slot (else either could get it).
-    await first.page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await first.page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     second = await openPage(lab, { locale: 'en-US' });
     await second.page.locator('#live[data-state=polling]').waitFor({ timeout: 5000 });
     let tries = 0;
@@ -346,8 +349,8 @@ test('the teacher token: a page without it hides what changes the lab, and quote
   const lab = await startLab(['--admin-token', TOKEN]);
   const { browser, page, problems, dialogs, reload } = await openPage(lab, { locale: 'en-US', answers: [null] });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
-    await page.locator('#admin-note').waitFor({ state: 'visible', timeout: 3000 });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
+    await page.locator('#admin-note').waitFor({ state: 'visible', timeout: UI_MS });
     assert.equal(dialogs.length, 1);
     assert.match(dialogs[0], /teacher token/);
     assert.equal(await page.locator('#admin-note').textContent(),
@@ -360,8 +363,8 @@ test('the teacher token: a page without it hides what changes the lab, and quote
 
     // Cancelled once is asked once: a reload in the same tab does not ask again.
     await reload();
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
-    await page.locator('#admin-note').waitFor({ state: 'visible', timeout: 3000 });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
+    await page.locator('#admin-note').waitFor({ state: 'visible', timeout: UI_MS });
     assert.equal(dialogs.length, 1);
     assert.deepEqual(await hiddenControls(page), [true, true, true]);
     assert.deepEqual(problems, []);
@@ -376,16 +379,16 @@ test('the teacher token: entered once, Reset and the carrier mode work, and the 
   await openBreaker(lab);
   const { browser, page, problems, dialogs, reload } = await openPage(lab, { locale: 'en-US', answers: [TOKEN] });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
-    await page.locator('#reset').waitFor({ state: 'visible', timeout: 3000 });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
+    await page.locator('#reset').waitFor({ state: 'visible', timeout: UI_MS });
     assert.equal(dialogs.length, 1);
     assert.deepEqual(await hiddenControls(page), [false, false, false]);
     assert.equal(await page.locator('#admin-note').isHidden(), true);
 
     // The page shows the open breaker first, so that "closed" below is the reset's doing.
-    await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 3000 });
+    await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: UI_MS });
     await page.locator('#reset').click();
-    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: 3000 });
+    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: UI_MS });
     const reset = (await lab.get('/dependency/state')).body;
     assert.equal(reset.circuit_status, 'closed');
     assert.equal(reset.open_events, 0);
@@ -400,11 +403,11 @@ test('the teacher token: entered once, Reset and the carrier mode work, and the 
     // The token is kept for the tab: after a reload the controls are there at once, unasked.
     await openBreaker(lab);
     await reload();
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
-    await page.locator('#reset').waitFor({ state: 'visible', timeout: 3000 });
-    await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: 3000 });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
+    await page.locator('#reset').waitFor({ state: 'visible', timeout: UI_MS });
+    await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: UI_MS });
     await page.locator('#reset').click();
-    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: 3000 });
+    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: UI_MS });
     assert.equal((await lab.get('/dependency/state')).body.open_events, 0);
     assert.equal(dialogs.length, 1);
     assert.deepEqual(problems, []);
@@ -419,8 +422,8 @@ test('the teacher token: a wrong one is said so on the page, changes nothing, an
   await openBreaker(lab);
   const { browser, page, problems, dialogs, reload } = await openPage(lab, { locale: 'en-US', answers: ['chalk-41', TOKEN] });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
-    await page.locator('#admin-note').waitFor({ state: 'visible', timeout: 3000 });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
+    await page.locator('#admin-note').waitFor({ state: 'visible', timeout: UI_MS });
     assert.match(await page.locator('#admin-note').textContent(), /did not accept that teacher token/);
     assert.deepEqual(await hiddenControls(page), [true, true, true]);
     const state = (await lab.get('/dependency/state')).body;
@@ -494,7 +497,7 @@ test('a metastable storm: its card says whether the carrier recovered after the 
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     // 4 legacy clients for 10 s: the 8 s trigger ends, and their retries keep the carrier full.
     await stormFromPage(page, 'legacy', 'metastable', 4, 10);
     const line = page.locator('#storm-legacy .metastable');
@@ -513,7 +516,7 @@ test('a storm started elsewhere: a late answer about it does not bring it back t
   const lab = await startLab();
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
-    await page.locator('#live.live').waitFor({ timeout: LIVE_MS });
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     // The page asks the lab which storm runs; that answer can queue behind the storm and
     // arrive after the storm's result event. Held here until the result is on the page.
     let held = null;
