@@ -141,10 +141,7 @@ std::optional<MetastableView> CarrierSimulator::episode(std::string_view lab, St
   return episodes_.view(lab, now);
 }
 
-void CarrierSimulator::begin_call() {
-  std::lock_guard lock(mutex_);
-  peak_in_flight_ = std::max(peak_in_flight_, ++in_flight_);
-}
+void CarrierSimulator::begin_call() { begin_call(CarrierCall{}); }
 
 void CarrierSimulator::begin_call(const CarrierCall& call) {
   std::lock_guard lock(mutex_);

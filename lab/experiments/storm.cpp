@@ -30,24 +30,26 @@ std::unique_ptr<httplib::Client> client_for(const std::string& target, std::chro
   return c;
 }
 
-// The carrier's counters as the lab shows them at GET /carrier (null when external).
-std::optional<nlohmann::json> carrier_stats(const std::string& target) {
-  auto c = client_for(target, std::chrono::seconds(10));
-  auto res = c->Get("/carrier");
-  if (!res || res->status != 200) return std::nullopt;
-  auto j = nlohmann::json::parse(res->body, nullptr, false);
-  if (j.is_discarded() || !j.contains("stats") || j["stats"].is_null()) return std::nullopt;
-  return j["stats"];
-}
-
-// The lab's metastable episode as GET /carrier shows it (null: none, or no embedded carrier).
-std::optional<nlohmann::ordered_json> metastable_episode(const std::string& target, const std::string& lab) {
+// One field of the lab's GET /carrier (of a student lab when `lab` is set); nullopt when
+// the lab does not answer or the field is null (an external carrier, no episode).
+std::optional<nlohmann::ordered_json> carrier_field(const std::string& target, const std::string& lab,
+                                                    const char* field) {
   auto c = client_for(target, std::chrono::seconds(10));
   auto res = c->Get(lab.empty() ? "/carrier" : "/carrier?lab=" + lab);
   if (!res || res->status != 200) return std::nullopt;
   auto j = nlohmann::ordered_json::parse(res->body, nullptr, false);
-  if (j.is_discarded() || !j.contains("metastable") || j["metastable"].is_null()) return std::nullopt;
-  return j["metastable"];
+  if (j.is_discarded() || !j.contains(field) || j[field].is_null()) return std::nullopt;
+  return j[field];
+}
+
+// The carrier's counters as the lab shows them at GET /carrier (null when external).
+std::optional<nlohmann::ordered_json> carrier_stats(const std::string& target) {
+  return carrier_field(target, "", "stats");
+}
+
+// The lab's metastable episode as GET /carrier shows it (null: none, or no embedded carrier).
+std::optional<nlohmann::ordered_json> metastable_episode(const std::string& target, const std::string& lab) {
+  return carrier_field(target, lab, "metastable");
 }
 
 // Carrier calls the lab has made in `mode` (quote_lab_carrier_attempts_total without the
