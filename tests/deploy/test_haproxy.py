@@ -14,7 +14,8 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
-from checks import check, failures, free_port  # noqa: E402
+from checks import check, fail_if_unbound, failures, picked_port  # noqa: E402
+from poll import eventually  # noqa: E402
 
 BINARY, ROOT = sys.argv[1], pathlib.Path(sys.argv[2])
 
@@ -64,7 +65,9 @@ def child_named(parent, name):
     return None
 
 
-public, lab = free_port(), free_port()
+# Picked ports: HAProxy binds what its config names, and deploy/classroom hands the lab's
+# address to that config (checks.picked_port says why that is not port 0).
+public, lab = picked_port(), picked_port()
 env = dict(os.environ, PUBLIC_BIND=f"127.0.0.1:{public}", LAB_ADDR=f"127.0.0.1:{lab}", QUOTE_LAB_BINARY=BINARY)
 checked = subprocess.run(["haproxy", "-c", "-f", str(ROOT / "deploy" / "haproxy.cfg")], env=env,
                          capture_output=True, text=True)
@@ -76,15 +79,17 @@ with tempfile.TemporaryDirectory() as tmp:
                                "--state-file", str(pathlib.Path(tmp) / "state.json")],
                               env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.time() + 15
-        ready = False
-        while time.time() < deadline and not ready:
-            try:
-                ready = status_of(exchange(public, b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 1, 0.5)) == 200
-            except OSError:
-                pass
-            if not ready:
-                time.sleep(0.1)
+        def healthy():
+            return status_of(exchange(public, b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                                      1, 0.5)) == 200
+
+        # Until it answers, or the script stopped (a port taken: it exits when either child does).
+        eventually(lambda: script.poll() is not None or healthy(), 30)
+        ready = script.poll() is None and healthy()
+        if not ready:
+            log.flush()
+            fail_if_unbound("deploy/classroom (HAProxy or the lab)", (pathlib.Path(tmp) / "classroom.log").read_text(),
+                            public, lab)
         check(ready, "the lab answers /health through the proxy")
         lab_pid = child_named(script.pid, "quote-lab")
         check(lab_pid is not None, "the script started the lab")

@@ -20,7 +20,7 @@ import threading
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
-from checks import check, failures, free_port  # noqa: E402
+from checks import check, fail_if_unbound, failures, picked_port  # noqa: E402
 from poll import eventually  # noqa: E402
 
 BINARY, ROOT = sys.argv[1], pathlib.Path(sys.argv[2])
@@ -44,8 +44,8 @@ def p95(samples):
 
 @contextlib.contextmanager
 def replicas(backend, *serve_flags):
-    """deploy/replicas/run --backend BACKEND SERVE_FLAGS with `env`, stopped on exit; its log
-    is printed when a check failed."""
+    """deploy/replicas/run --backend BACKEND SERVE_FLAGS with `env`, stopped on exit, once
+    every replica answers through the proxy (checked); its log is printed when a check failed."""
     with tempfile.TemporaryDirectory() as tmp:
         log_path = pathlib.Path(tmp) / "replicas.log"
         with open(log_path, "w") as log:
@@ -53,6 +53,13 @@ def replicas(backend, *serve_flags):
                                       env=dict(env, STATE_DIR=tmp), stdout=log, stderr=subprocess.STDOUT,
                                       start_new_session=True)
             try:
+                # Until all answer, or the script stopped (a port taken: it exits when any child does).
+                eventually(lambda: script.poll() is not None or all_up(), 20, every=0.3)
+                up = script.poll() is None and all_up()
+                if not up:
+                    log.flush()
+                    fail_if_unbound("deploy/replicas/run", log_path.read_text(), *ports_of(env))
+                check(up, f"{backend} backend: all three replicas answer /health through the proxy")
                 yield
             finally:
                 script.send_signal(signal.SIGTERM)
@@ -65,13 +72,21 @@ def replicas(backend, *serve_flags):
             print(log_path.read_text())
 
 
+def ports_of(environment):
+    """The picked ports deploy/replicas/run is told to bind."""
+    named = [environment["PUBLIC_BIND"].rsplit(":", 1)[1], environment["CARRIER_PORT"], *environment["LAB_PORTS"].split()]
+    return [int(port) for port in named + [environment.get("REDIS_PORT", "")] if port]
+
+
 def all_up():
     """Every replica healthy in HAProxy's eyes: a full round of /health names all three."""
     return {get(public, "/health", 2)[1] for _ in range(6)} == {"r1", "r2", "r3"}
 
 
-public, carrier = free_port(), free_port()
-labs = [free_port() for _ in range(3)]
+# Picked ports: HAProxy binds what its config names, and deploy/replicas/run hands the
+# replicas' addresses to that config (checks.picked_port says why that is not port 0).
+public, carrier = picked_port(), picked_port()
+labs = [picked_port() for _ in range(3)]
 env = dict(os.environ, PUBLIC_BIND=f"127.0.0.1:{public}", LAB_PORTS=" ".join(map(str, labs)),
            CARRIER_PORT=str(carrier), QUOTE_LAB_BINARY=BINARY)
 checked = subprocess.run(["haproxy", "-c", "-f", str(ROOT / "deploy" / "replicas" / "haproxy.cfg")],
@@ -81,8 +96,6 @@ checked = subprocess.run(["haproxy", "-c", "-f", str(ROOT / "deploy" / "replicas
 check(checked.returncode == 0, "haproxy -c accepts deploy/replicas/haproxy.cfg: " + (checked.stdout + checked.stderr).strip())
 
 with replicas("file", "--rate-limit", "2"):
-    check(eventually(all_up, 20, every=0.3), "all three replicas answer /health through the proxy")
-
     served = [str(get(public, "/health")[1]) for _ in range(9)]
     check(sorted(served) == ["r1"] * 3 + ["r2"] * 3 + ["r3"] * 3,
           f"9 requests are dealt round robin, 3 to each replica (got {served})")
@@ -132,10 +145,9 @@ with replicas("file", "--rate-limit", "2"):
         check(p95(health_ms) < 1000, f"/health p95 {p95(health_ms):.1f} ms < 1 s (max {max(health_ms):.1f} ms)")
 
 # The same through Redis (--backend redis): one limit for the three replicas.
-ports = [free_port() for _ in range(3)]
-env.update(LAB_PORTS=" ".join(map(str, ports)), REDIS_PORT=str(free_port()), CARRIER_PORT=str(free_port()))
+ports = [picked_port() for _ in range(3)]
+env.update(LAB_PORTS=" ".join(map(str, ports)), REDIS_PORT=str(picked_port()), CARRIER_PORT=str(picked_port()))
 with replicas("redis", "--rate-limit", "2"):
-    check(eventually(all_up, 20, every=0.3), "redis backend: all three replicas answer through the proxy")
     statuses = [get(public, "/quote-resilient?scenario=ok")[0] for _ in range(9)]
     check(statuses.count(200) == 2 and statuses.count(429) == 7,
           f"redis backend: a limit of 2 is one limit across the three replicas (got {statuses})")

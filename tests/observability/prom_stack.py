@@ -3,14 +3,14 @@
 Prometheus runs with the repository's own observability/prometheus.yml, only its target
 (`lab:8080`, the compose service) pointed at the test's lab, so the tests measure the scrape
 interval and timeout that a class gets. Everything lives in one temporary folder and is
-stopped by `Stack.close()`, which prints the logs' tails when the test failed."""
+stopped by `Stack.close()`, which prints the logs' tails when the test failed. Both bind
+port 0 and the test reads the port each reports in its log (support/lab_http.py)."""
 import json
 import math
 import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -19,9 +19,12 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from lab_http import Lab  # noqa: E402
 from poll import eventually  # noqa: E402
 
 COMPOSE_TARGET = "lab:8080"  # the scrape target in observability/prometheus.yml
+# What Prometheus logs once its web listener is bound (port 0: the kernel's choice).
+PROMETHEUS_LISTENING = re.compile(r'msg="Listening on" address=127\.0\.0\.1:(\d+)')
 
 
 class Checks:
@@ -40,12 +43,6 @@ class Checks:
     def exit(self):
         print(f"{self.count - len(self.failures)} passed, {len(self.failures)} failed")
         sys.exit(1 if self.failures else 0)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(url, timeout=30):
@@ -102,16 +99,13 @@ class Stack:
         self.tmp = tempfile.mkdtemp(prefix="quote-lab-prom-")
         self.procs = []
         self.failed = True  # until the test says otherwise: a SystemExit shows the logs too
-        lab_port, carrier_port = free_port(), free_port()
-        self.lab_port = lab_port
-        self.lab = f"http://127.0.0.1:{lab_port}"
-        self._start("lab.log", [binary, "serve", "--port", str(lab_port), "--carrier-port", str(carrier_port),
-                                "--state-file", os.path.join(self.tmp, "state.json"), *lab_args])
         try:
-            wait_until(lambda: get(self.lab + "/health", 1)[0] == 200, 20, "the lab")
+            self.lab_process = Lab(binary, self.tmp, "lab", lab_args)
         except BaseException:
-            self.close()
+            shutil.rmtree(self.tmp, ignore_errors=True)
             raise
+        self.lab_port = self.lab_process.port
+        self.lab = self.lab_process.url
 
     def start_prometheus(self):
         """Starts Prometheus with the repository's config and waits until it answers
@@ -124,11 +118,20 @@ class Stack:
         config = os.path.join(self.tmp, "prometheus.yml")
         with open(config, "w") as f:
             f.write(repo_config.replace(f'"{COMPOSE_TARGET}"', f'"127.0.0.1:{self.lab_port}"'))
-        self.prom_port = free_port()
-        self._start("prometheus.log", ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={self.tmp}/data",
-                                       f"--web.listen-address=127.0.0.1:{self.prom_port}"])
-        prom = f"http://127.0.0.1:{self.prom_port}"
-        wait_until(lambda: get(prom + "/-/ready", 1)[0] == 200, 30, "Prometheus")
+        proc = self._start("prometheus.log", ["prometheus", f"--config.file={config}",
+                                              f"--storage.tsdb.path={self.tmp}/data", "--web.listen-address=127.0.0.1:0"])
+        log_path = os.path.join(self.tmp, "prometheus.log")
+
+        def ready():
+            if proc.poll() is not None:
+                raise SystemExit(f"Prometheus exited ({proc.returncode}) at start")
+            listening = PROMETHEUS_LISTENING.search(open(log_path, errors="replace").read())
+            if not listening:
+                return False
+            self.prom_port = int(listening.group(1))
+            return get(f"http://127.0.0.1:{self.prom_port}/-/ready", 1)[0] == 200
+
+        wait_until(ready, 30, "Prometheus")
 
     def wait_for_first_scrape(self):
         wait_until(lambda: values(self.query("up")) != {}, 15, "the first scrape")
@@ -151,11 +154,13 @@ class Stack:
         return json.loads(get(f"http://127.0.0.1:{self.prom_port}/api/v1/query_range?" + urllib.parse.urlencode(params))[1])
 
     def _start(self, log_name, argv):
-        log = open(os.path.join(self.tmp, log_name), "wb")
-        self.procs.append((log_name, subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)))
+        with open(os.path.join(self.tmp, log_name), "wb") as log:
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        self.procs.append((log_name, proc))
+        return proc
 
     def close(self):
-        for _, p in reversed(self.procs):
+        for _, p in reversed([("lab.log", self.lab_process.proc)] + self.procs):
             p.send_signal(signal.SIGTERM)
             try:
                 p.wait(timeout=15)
@@ -163,7 +168,7 @@ class Stack:
                 p.kill()
                 p.wait()
         if self.failed:
-            for log_name, _ in self.procs:
+            for log_name in ["lab.log"] + [name for name, _ in self.procs]:
                 path = os.path.join(self.tmp, log_name)
                 print(f"--- {log_name} (tail)\n" + open(path, errors="replace").read()[-6000:])
         shutil.rmtree(self.tmp, ignore_errors=True)
