@@ -13,7 +13,6 @@ import json
 import os
 import pathlib
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,10 +21,19 @@ import time
 import urllib.request
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
-from checks import check, failures, free_port  # noqa: E402
+from checks import check, failures, refused_port  # noqa: E402
+from lab_http import Lab, RedisServer  # noqa: E402
+from poll import eventually  # noqa: E402
 
 BINARY = sys.argv[1]
 COOLDOWN_S = 2  # --open-duration-s: a policy number a teacher sets, short so the test is short
+# The resilient timeout for this test (default 220 ms): an `ok` call (115-150 ms) then
+# cannot time out however loaded the machine (a sanitizer build on 2 busy cores missed the
+# 70 ms margin), so a probe that should close the breaker does. The failures that open it
+# are carrier 503s (server_errors, 20-40 ms), which no timeout decides.
+POLICIES = {"resilient": {"timeout_ms": 2000}}
+# Rounding of cooldown_left_ms and the two clocks (ours, the lab's) in one comparison.
+CLOCK_SLACK_S = 0.05
 
 
 def get(port, path, timeout=10):
@@ -37,59 +45,12 @@ def get(port, path, timeout=10):
         return e.code, json.loads(e.read() or b"null")
 
 
-def wait_until(predicate, seconds):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            if predicate():
-                return True
-        except OSError:
-            pass
-        time.sleep(0.05)
-    return False
+class Replica(Lab):
+    """A `Lab` on the shared Redis with the test's cooldown and policies."""
 
-
-class Redis:
-    def __init__(self, port, folder):
-        self.port, self.folder, self.proc = port, folder, None
-
-    def start(self):
-        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "no", "--dir", str(self.folder)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        ok = wait_until(self.ping, 10)
-        check(ok, f"redis-server answers PING on port {self.port}")
-
-    def ping(self):
-        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
-            s.sendall(b"PING\r\n")
-            return s.recv(64).startswith(b"+PONG")
-
-    def kill(self):
-        self.proc.kill()
-        self.proc.wait()
-
-
-class Replica:
     def __init__(self, name, folder, args):
-        self.name, self.port = name, free_port()
-        self.log = open(folder / f"{name}.log", "w")
-        self.args = [BINARY, "serve", "--port", str(self.port), "--state-file", str(folder / f"{name}.json"),
-                     "--open-duration-s", str(COOLDOWN_S)] + args
-        self.proc = None
-
-    def start(self):
-        self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT)
-        check(wait_until(lambda: get(self.port, "/health", 1)[0] == 200, 20), f"{self.name} answers /health")
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        super().__init__(BINARY, folder, name, ["--open-duration-s", str(COOLDOWN_S),
+                                                "--policies", str(folder / "policies.json")] + args)
 
     def state(self):
         return get(self.port, "/dependency/state")[1]
@@ -109,9 +70,9 @@ def find(value, key):
     return None
 
 
-def start_up_errors(redis_port):
-    """Malformed or unreachable --state-backend: exit 1 and one clear sentence."""
-    nobody = free_port()
+def start_up_errors(redis_port, nobody):
+    """Malformed or unreachable --state-backend: exit 1 and one clear sentence. `nobody`
+    is a port that refuses connections."""
     cases = [
         ("redis://", "the port is missing"),
         ("redis://127.0.0.1:99999", "not a number 1-65535"),
@@ -133,24 +94,43 @@ def start_up_errors(redis_port):
     check(r.returncode == 1 and "the host is missing" in r.stdout + r.stderr, "env STATE_BACKEND is validated too")
 
 
+def wait_half_open(replica, seconds):
+    """Polls the breaker as `replica` reports it until it is half_open; the monotonic time
+    the answer that said so arrived, or None after `seconds`."""
+    seen = []
+
+    def half_open():
+        if replica.state()["circuit_status"] != "half_open":
+            return False
+        seen.append(time.monotonic())
+        return True
+
+    return seen[0] if eventually(half_open, seconds, every=0.05) else None
+
+
 def main():
     if not shutil.which("redis-server"):
         print("redis-server is not installed (.ci/install-deps test)")
         return 1
     folder = pathlib.Path(tempfile.mkdtemp(prefix="quote-lab-redis-"))
-    redis = Redis(free_port(), folder)
+    (folder / "policies.json").write_text(json.dumps(POLICIES))
+    redis = RedisServer(folder)
     redis.start()
-    start_up_errors(redis.port)
+    check(True, f"redis-server answers PING on port {redis.port}")
+    with refused_port() as nobody:
+        start_up_errors(redis.port, nobody)
 
-    backend = ["--state-backend", f"redis://127.0.0.1:{redis.port}/0"]
-    carrier_port = free_port()
-    one = Replica("replica1", folder, backend + ["--carrier-port", str(carrier_port)])
-    two = Replica("replica2", folder, backend + ["--carrier-url", f"http://127.0.0.1:{carrier_port}"])
-    three = Replica("replica3", folder, backend + ["--carrier-url", f"http://127.0.0.1:{carrier_port}"])
-    replicas = [one, two, three]
+    backend = ["--state-backend", redis.url]
+    replicas = []
     try:
-        for r in replicas:
-            r.start()
+        one = Replica("replica1", folder, backend)  # its embedded carrier serves all three
+        replicas.append(one)
+        carrier = ["--carrier-url", f"http://127.0.0.1:{one.carrier_port}"]
+        two = Replica("replica2", folder, backend + carrier)
+        replicas.append(two)
+        three = Replica("replica3", folder, backend + carrier)
+        replicas.append(three)
+        check(True, "three replicas answer /health")
         s = two.state()
         check(s["state_backend"] == {"kind": "redis", "healthy": True, "error": None},
               f"/dependency/state reports the Redis backend healthy (got {s['state_backend']})")
@@ -158,58 +138,89 @@ def main():
         def carrier_calls():
             return find(get(one.port, "/carrier")[1], "calls_total")
 
-        # One provider_down quote through replica 1 opens the breaker (2 failed attempts).
-        status, q = get(one.port, "/quote-resilient?scenario=provider_down")
-        check(q["dependency"]["circuit_status"] == "open", "a provider_down quote opens the breaker on replica 1")
+        # One server_errors quote through replica 1 opens the breaker (2 failed attempts).
+        status, q = get(one.port, "/quote-resilient?scenario=server_errors")
+        check(q["dependency"]["circuit_status"] == "open", "a server_errors quote opens the breaker on replica 1")
         for r in (two, three):
             s = r.state()
             check(s["circuit_status"] == "open" and s["open_events"] == 1 and s["cooldown_left_ms"] > 0,
                   f"...and it is open on {r.name} (open_events {s['open_events']}, "
                   f"cooldown_left_ms {s['cooldown_left_ms']})")
         before = carrier_calls()
-        status, q = get(three.port, "/quote-resilient?scenario=provider_down")
+        status, q = get(three.port, "/quote-resilient?scenario=server_errors")
         check(q["attempts"] == 0 and carrier_calls() == before,
               f"replica 3 short-circuits: no carrier call (attempts {q['attempts']})")
 
         # A restarted replica keeps the shared state (its own file says closed: Redis wins).
+        # The breaker is judged against its own cooldown: a restart that outlasts what is
+        # left of it (ThreadSanitizer on busy cores: over 2 s) rightly finds it half_open.
+        asked = time.monotonic()
+        left_s = two.state()["cooldown_left_ms"] / 1000
+        answered = time.monotonic()
         two.stop()
         (folder / "replica2.json").unlink(missing_ok=True)
         two.start()
+        asked_again = time.monotonic()
         s = two.state()
-        check(s["circuit_status"] == "open" and s["open_events"] == 1,
-              f"restarted replica 2 shows the shared open breaker (got {s['circuit_status']})")
+        answered_again = time.monotonic()
+        # The lab read its breaker between `asked` and `answered`, and again between
+        # `asked_again` and `answered_again`.
+        least, most = asked_again - answered, answered_again - asked
+        may_be = ({"open"} if least < left_s + CLOCK_SLACK_S else set()) | \
+                 ({"half_open"} if most > left_s - CLOCK_SLACK_S else set())
+        check(s["circuit_status"] in may_be and s["open_events"] == 1,
+              f"restarted replica 2 shows the shared breaker: {s['circuit_status']}, open_events {s['open_events']} "
+              f"(expected {sorted(may_be)}: {left_s:.3f} s of cooldown were left, the restart took "
+              f"{least:.3f}-{most:.3f} s)")
+        if s["circuit_status"] == "open":
+            check(s["cooldown_left_ms"] / 1000 <= left_s - least + CLOCK_SLACK_S,
+                  f"...with the cooldown that was left, not a new one ({s['cooldown_left_ms']} ms)")
 
         # After the cooldown: 20 concurrent requests over the three replicas, one carrier call.
-        time.sleep(COOLDOWN_S + 0.3)
+        check(wait_half_open(one, COOLDOWN_S + 10) is not None, "the shared breaker turns half_open after its cooldown")
         before = carrier_calls()
         barrier = threading.Barrier(20)
+        answered_at = [0.0] * 20
 
         def one_request(i):
             barrier.wait()
-            return get(replicas[i % 3].port, "/quote-resilient?scenario=provider_down")
+            answer = get(replicas[i % 3].port, "/quote-resilient?scenario=server_errors")
+            answered_at[i] = time.monotonic()
+            return answer
 
+        released = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(20) as pool:
             answers = list(pool.map(one_request, range(20)))
-        time.sleep(0.3)
-        probes = sum(1 for _, a in answers if a["attempts"] > 0)
-        check(carrier_calls() - before == 1 and probes == 1,
+        probes = [i for i, (_, a) in enumerate(answers) if a["attempts"] > 0]
+        calls = carrier_calls() - before
+        # The probe fails and reopens the breaker for COOLDOWN_S after `released`: a request
+        # answered before released + COOLDOWN_S reached the breaker while it was open again,
+        # so it cannot be a second probe. All 20 are answered within ~0.1 s (under a sanitizer
+        # well within 1 s); only a request slower than the cooldown could rightly probe again.
+        spread = max(answered_at) - released
+        check(calls == len(probes) and (len(probes) == 1 if spread < COOLDOWN_S else len(probes) >= 1),
               f"after the cooldown, 20 concurrent requests over 3 replicas make exactly one carrier call "
-              f"(carrier got {carrier_calls() - before}, requests that called: {probes})")
+              f"(carrier got {calls}, requests that called: {len(probes)}; the last answer {spread:.2f} s after "
+              f"the release, the probe's reopened breaker cools down for {COOLDOWN_S} s)")
         check(all(st in (200, 503) for st, _ in answers), "every one of the 20 got an answer")
 
-        # The reopened breaker cools down; a probe that succeeds closes it. Under a sanitizer on
-        # busy cores an `ok` call (115-150 ms) can miss its 220 ms timeout: that probe failed,
-        # so the breaker rightly reopens. Only a probe that got its quote is judged, up to 3 tries.
-        closed_by_ok_probe = False
-        for _ in range(3):
-            time.sleep(COOLDOWN_S + 0.3)
-            _, probe = get(one.port, "/quote-resilient?scenario=ok")
-            steps = [e["event"] for e in probe.get("events", [])]
-            if "attempt_success" in steps:
-                closed_by_ok_probe = "half_open_probe" in steps and one.state()["circuit_status"] == "closed"
-                break
-            print(f"note: the ok probe did not get its quote ({steps}); the next cooldown is waited")
-        check(closed_by_ok_probe, "an ok probe closes the shared breaker")
+        # The failed probe reopened the breaker for exactly its cooldown: not half_open before
+        # (the reopen came after `released`), and half_open soon after (it came before the
+        # probe's answer). The second bound allows 1 s of polling on a loaded machine; a
+        # cooldown twice as long (4 s) fails it.
+        probe_answered = answered_at[probes[0]] if probes else released
+        seen = wait_half_open(one, COOLDOWN_S + 10)
+        check(seen is not None and COOLDOWN_S - CLOCK_SLACK_S <= seen - released
+              and seen - probe_answered <= COOLDOWN_S + 1.0,
+              f"the reopened breaker is half_open again {COOLDOWN_S} s after the probe failed "
+              f"(seen {None if seen is None else round(seen - released, 2)} s after the release)")
+
+        # A probe that succeeds closes the shared breaker, on every replica.
+        _, probe = get(one.port, "/quote-resilient?scenario=ok")
+        steps = [e["event"] for e in probe.get("events", [])]
+        closed = [r.state()["circuit_status"] for r in replicas]
+        check("half_open_probe" in steps and "attempt_success" in steps and closed == ["closed"] * 3,
+              f"an ok probe closes the shared breaker (events {steps}, replicas say {closed})")
 
         # Redis killed in the middle of a storm: quotes keep their usual time.
         stop = threading.Event()
@@ -253,22 +264,21 @@ def main():
 
         # Redis back (empty: no persistence): healthy again within 5 s, the breaker resynced.
         redis.start()
-        back = time.time()
-        healthy = all(wait_until(lambda r=r: r.state()["state_backend"]["healthy"], 5 - (time.time() - back))
-                      for r in replicas)
+        back = time.monotonic()
+        healthy = all(eventually(lambda r=r: r.state()["state_backend"]["healthy"], 5 - (time.monotonic() - back),
+                                 every=0.05) for r in replicas)
         check(healthy, f"Redis restarted: every replica healthy again within 5 s "
-                       f"({time.time() - back:.1f} s)")
-        status, q = get(two.port, "/quote-resilient?scenario=provider_down")
+                       f"({time.monotonic() - back:.1f} s)")
+        status, q = get(two.port, "/quote-resilient?scenario=server_errors")
         check(three.state()["circuit_status"] == "open", "after the restart the breaker is shared again")
     finally:
         for r in replicas:
             r.stop()
-        if redis.proc and redis.proc.poll() is None:
-            redis.kill()
+        redis.kill()
         if failures:
             for r in replicas:
                 print(f"--- {r.name} log (tail)")
-                print("".join(open(r.log.name).readlines()[-15:]))
+                print("".join(r.log().splitlines(keepends=True)[-15:]))
         shutil.rmtree(folder, ignore_errors=True)
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
