@@ -120,6 +120,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 pass
             except OSError:
                 cut_after = time.time() - started
+        # HAProxy's `timeout http-request 5s` (deploy/haproxy.cfg), with 2 s for a loaded machine.
         check(cut_after is not None and cut_after < 7, f"a slow request head is cut by the proxy (after {cut_after} s)")
         check(status_of(exchange(public, b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")) == 200,
               "the lab still answers")

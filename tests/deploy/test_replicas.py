@@ -142,6 +142,9 @@ with replicas("file", "--rate-limit", "2"):
     stop_slow.set()
     check(len(health_ms) >= 20, f"/health answered through the proxy while 50 heads trickled in ({len(health_ms)} answers)")
     if health_ms:
+        # A bound on head-of-line blocking, not on the lab's pace (p95 ~7 ms here): a proxy
+        # or lab that waited for the trickling heads would take seconds. The lab's own pace
+        # is held by the lesson test (a quote may not take twice its waits).
         check(p95(health_ms) < 1000, f"/health p95 {p95(health_ms):.1f} ms < 1 s (max {max(health_ms):.1f} ms)")
 
 # The same through Redis (--backend redis): one limit for the three replicas.

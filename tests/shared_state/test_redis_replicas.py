@@ -206,9 +206,10 @@ def main():
 
         # The failed probe reopened the breaker for exactly its cooldown: not half_open before
         # (the reopen came after `released`), and half_open soon after (it came before the
-        # probe's answer). The second bound allows 1 s of polling on a loaded machine; a
-        # cooldown twice as long (4 s) fails it.
-        probe_answered = answered_at[probes[0]] if probes else released
+        # probe's answer). The second bound allows 1 s for polling /dependency/state every
+        # 50 ms on a loaded machine, under a sanitizer too; a cooldown twice as long (4 s)
+        # fails it.
+        probe_answered = max((answered_at[i] for i in probes), default=released)
         seen = wait_half_open(one, COOLDOWN_S + 10)
         check(seen is not None and COOLDOWN_S - CLOCK_SLACK_S <= seen - released
               and seen - probe_answered <= COOLDOWN_S + 1.0,
@@ -251,6 +252,9 @@ def main():
         worst = max(e for e, _, _ in down)
         check(len(down) > 10 and all(st == 200 for _, st, _ in down),
               f"with Redis killed every quote still answers 200 ({len(down)} quotes)")
+        # Relative to the same storm before the kill, so it holds on any machine: a quote
+        # that waited on the dead Redis (a connect timeout, a blocked lock) would take
+        # seconds. The lab's pace itself is held by the reopened breaker's bound above.
         check(worst < max(1.0, 3 * usual),
               f"...within their usual time (slowest {worst * 1000:.0f} ms; before the kill {usual * 1000:.0f} ms)")
         for r in replicas:
