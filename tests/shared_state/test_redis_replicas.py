@@ -254,7 +254,8 @@ def main():
               f"with Redis killed every quote still answers 200 ({len(down)} quotes)")
         # Relative to the same storm before the kill, so it holds on any machine: a quote
         # that waited on the dead Redis (a connect timeout, a blocked lock) would take
-        # seconds. The lab's pace itself is held by the reopened breaker's bound above.
+        # seconds. A lab twice as slow is caught by the lesson test (a quote may not take
+        # twice its own waits), not here.
         check(worst < max(1.0, 3 * usual),
               f"...within their usual time (slowest {worst * 1000:.0f} ms; before the kill {usual * 1000:.0f} ms)")
         for r in replicas:
