@@ -9,6 +9,7 @@
 #include "lab/app/lab_app.hpp"
 #include "support/fixed_random.hpp"
 #include "support/scripted_carrier.hpp"
+#include "support/simulated_carrier.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace quote_lab;
@@ -53,6 +54,24 @@ struct Lab {
 };
 
 json events(const char* text) { return json::parse(text); }
+
+// The lab against the shipped scenario files, played by the real CarrierSimulator on the
+// fake clock (simulated_carrier.hpp). One draw `u` for everything: every carrier latency
+// and every backoff jitter is at the same point of its range.
+struct SimulatedLab {
+  explicit SimulatedLab(double u) : random(u) {}
+  TempDir dir;
+  FakeClock clock;
+  FixedRandom random;
+  SimulatedCarrier carrier{shipped_scenarios(), random, clock};
+  LabApp app{LabDeps{shipped_scenarios(), default_policies(), carrier, &carrier.simulator(), dir / "state.json", clock, random}};
+};
+
+std::vector<std::string> event_names(const json& answer) {
+  std::vector<std::string> out;
+  for (const auto& e : answer["events"]) out.push_back(e["event"]);
+  return out;
+}
 
 }  // namespace
 
@@ -296,4 +315,105 @@ TEST_CASE("one retry budget per lab and policy: resilient's requests earn adr000
   CHECK(with_budget("resilient", 0.5)["attempts"] == 2);  // 11 requests earn 5.5 retries
   lab.app.reset();
   CHECK(with_budget("resilient", 0.5)["attempts"] == 1);  // 1 request since the reset
+}
+
+// The scenario matrix (SPEC.md, "Scenarios" and "Default policies"): what each mode shows
+// for each course scenario, at both ends of every latency range the scenario files give
+// (u = 0: every carrier latency at its minimum and the shortest jitter, 95 ms of resilient
+// backoff; u = 0.9999: every maximum, 125 ms). The HTTP code is the one the route sends.
+// Over a real process only what needs one is left (test_lab_http.cpp).
+TEST_CASE("every scenario of the matrix in both modes, exact: statuses, attempts, HTTP codes, events and the seed fallback") {
+  struct Row {
+    const char* scenario;
+    Mode mode;
+    const char* status;
+    int http;
+    int attempts;
+    std::vector<std::string> events;
+    int elapsed_ms_at_min;  // u = 0
+    int elapsed_ms_at_max;  // u = 0.9999
+  };
+  using V = std::vector<std::string>;
+  const V legacy_storm(4, "attempt_failed");
+  const V contained{"attempt_failed", "backoff", "attempt_failed", "circuit_opened", "fallback_used"};
+  const Row rows[] = {
+      // ok: 115-150 ms, under both timeouts.
+      {"ok", Mode::legacy, "completed", 200, 1, V{"attempt_success"}, 115, 150},
+      {"ok", Mode::resilient, "completed", 200, 1, V{"attempt_success"}, 115, 150},
+      // slow_provider: 640-730 ms, over both timeouts: legacy 4 x 360 ms; resilient 220 + backoff + 220.
+      {"slow_provider", Mode::legacy, "failed", 503, 4, legacy_storm, 1440, 1440},
+      {"slow_provider", Mode::resilient, "degraded", 200, 2, contained, 535, 565},
+      // flaky_provider: attempt 1 takes 520-560 ms (a timeout), attempt 2 answers in 150-195 ms.
+      {"flaky_provider", Mode::legacy, "completed", 200, 2, V{"attempt_failed", "attempt_success"}, 360 + 150, 360 + 195},
+      {"flaky_provider", Mode::resilient, "completed", 200, 2, V{"attempt_failed", "backoff", "attempt_success"},
+       220 + 95 + 150, 220 + 125 + 195},
+      // provider_down: every attempt hangs until the caller gives up.
+      {"provider_down", Mode::legacy, "failed", 503, 4, legacy_storm, 1440, 1440},
+      {"provider_down", Mode::resilient, "degraded", 200, 2, contained, 535, 565},
+      // burst_then_recover: attempts 1 and 2 time out, attempt 3 answers in 130-180 ms; resilient
+      // opens its breaker on the second failure and never gets there.
+      {"burst_then_recover", Mode::legacy, "completed", 200, 3,
+       V{"attempt_failed", "attempt_failed", "attempt_success"}, 720 + 130, 720 + 180},
+      {"burst_then_recover", Mode::resilient, "degraded", 200, 2, contained, 535, 565},
+  };
+  for (const double u : {0.0, 0.9999}) {
+    for (const Row& row : rows) {
+      CAPTURE(u);
+      CAPTURE(row.scenario);
+      const std::string mode(to_string(row.mode));
+      CAPTURE(mode);
+      SimulatedLab lab(u);
+      lab.clock.advance(seconds(10));
+      lab.app.reset();  // at t = 10 s: the seed quotes are priced again now
+      const auto result = lab.app.quote(row.mode, row.scenario, 42, 3);
+      const json answer = json::parse(result.body);
+      CHECK(quote_http_status(result.trace) == row.http);
+      CHECK(answer["mode"] == mode);
+      CHECK(answer["scenario"] == row.scenario);
+      CHECK(answer["status"] == row.status);
+      CHECK(answer["attempts"] == row.attempts);
+      CHECK(event_names(answer) == row.events);
+      const int elapsed_ms = u == 0.0 ? row.elapsed_ms_at_min : row.elapsed_ms_at_max;
+      CHECK(answer["elapsed_ms"] == elapsed_ms);
+      for (const auto& e : answer["events"])
+        if (e["event"] == "attempt_failed") CHECK(e["reason"] == "timeout");
+      CHECK(answer["timeout_count"] == std::count(row.events.begin(), row.events.end(), "attempt_failed"));
+      // The amplification: each attempt is one call the carrier saw, and nothing else.
+      const auto stats = lab.app.carrier_stats();
+      REQUIRE(stats);
+      CHECK(stats->calls_total == static_cast<std::uint64_t>(row.attempts));
+      CHECK(stats->calls_by_scenario.at(row.scenario) == static_cast<std::uint64_t>(row.attempts));
+      const std::string status = row.status;
+      if (status == "failed") {
+        CHECK(answer["quote"].is_null());
+      } else if (status == "degraded") {
+        // Right after a reset the fallback is the seed quote the reset priced, as old as the flow.
+        CHECK(answer["quote"]["source"] == "fallback");
+        CHECK(answer["quote"]["quote_id"] == "SEED-42-3");
+        CHECK(answer["quote"]["seed"] == true);
+        CHECK(answer["quote"]["cached_at"] == "2026-11-29T00:00:10.000Z");
+        CHECK(answer["quote"]["age_s"] == (elapsed_ms == 535 ? 0.5 : 0.6));
+        CHECK(answer["dependency"]["circuit_status"] == "open");
+      } else {
+        CHECK(answer["quote"]["source"] == "live");
+        CHECK(answer["quote"]["quote_id"].get<std::string>().rfind("Q-", 0) == 0);
+        CHECK(answer["dependency"]["circuit_status"] == "closed");
+      }
+    }
+  }
+}
+
+TEST_CASE("queue_ms is the wait the route measured before the flow ran, to 0.01 ms, in the answer and its incident") {
+  Lab lab;
+  lab.carrier.script.succeed(130);
+  const json waited = lab.quote(Mode::resilient, "ok");
+  CHECK(waited["queue_ms"] == 0);  // the default: no wait measured
+  lab.carrier.script.succeed(130);
+  const json queued = json::parse(lab.app.quote(Mode::resilient, "ok", 42, 3, nullptr, {}, 12.3456).body);
+  CHECK(queued["queue_ms"] == 12.35);
+  CHECK(queued["elapsed_ms"] == 130);  // the flow's own time does not include the wait
+  const auto incidents = lab.app.incidents(1);
+  REQUIRE(incidents.size() == 1);
+  CHECK(incidents[0].request_id == queued["request_id"]);
+  CHECK(incidents[0].queue_ms == 12.3456);
 }
