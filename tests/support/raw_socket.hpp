@@ -34,6 +34,11 @@ class RawConnection {
   bool send(const std::string& bytes) const {
     return connected_ && ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
   }
+  /// Sends FIN: the server reads the end of the request stream (the client is gone for
+  /// writing) while this side can still read what it answers and see it close.
+  void shutdown_write() const {
+    if (connected_) ::shutdown(fd_, SHUT_WR);
+  }
   /// Everything received until the server closes the connection or `quiet` passes with
   /// nothing new (at most `limit` in all).
   std::string receive(std::chrono::milliseconds quiet = std::chrono::milliseconds(1000),
