@@ -35,5 +35,14 @@ TEST_CASE("a name table works at compile time") {
   static_assert(kColours.name(Colour::blue) == "blue");
   static_assert(kColours.parse("green") == Colour::green);
   static_assert(!kColours.parse("grey").has_value());
-  CHECK(true);
+  // The same lookups as constants: evaluated by the compiler, then read at run time.
+  constexpr std::string_view blue = kColours.name(Colour::blue);
+  constexpr std::string_view unlisted = kColours.name(Colour::unlisted);
+  constexpr std::optional<Colour> green = kColours.parse("green");
+  constexpr std::optional<Colour> grey = kColours.parse("grey");
+  CHECK(blue == "blue");
+  CHECK(unlisted.empty());
+  REQUIRE(green.has_value());
+  CHECK(*green == Colour::green);
+  CHECK_FALSE(grey.has_value());
 }

@@ -25,7 +25,12 @@ TEST_CASE("the rate swings ±6 % over 30 minutes, so an old fallback quote shows
   CHECK(price_quote_usd(42, 3, kFlat + std::chrono::minutes(5)) != price_quote_usd(42, 3, kFlat));
 }
 
-TEST_CASE("pure: the same inputs give the same amount") {
+TEST_CASE("pure: the amount is known from the inputs alone, whatever was priced before") {
   const WallTime t = kFlat + std::chrono::milliseconds(123'456);
-  CHECK(price_quote_usd(42, 3, t) == price_quote_usd(42, 3, t));
+  // drift 1 + 0.06 × sin(2π × 123.456 / 1800) = 1.0250637; 59.70 × that × 0.96 = 58.748
+  CHECK(price_quote_usd(42, 3, t) == 58.75);
+  CHECK(price_quote_usd(7, 2, t) == 39.17);  // 39.80 × 1.0250637 × 0.96 = 39.166
+  // Other prices in between leave no trace: the first one again, exactly.
+  CHECK(price_quote_usd(5, 50, kFlat) == 995.00);
+  CHECK(price_quote_usd(42, 3, t) == 58.75);
 }
