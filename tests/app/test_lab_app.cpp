@@ -249,6 +249,8 @@ TEST_CASE("a failed half-open probe reopens the breaker for a fresh 30 s and ser
       {"event": "retry_skipped", "attempt": 2, "reason": "circuit_open"},
       {"event": "fallback_used", "attempt": 1, "reason": "seed_quote"}])"));  // the skip used no slot
   CHECK(probe["explanation"]["en"] == "The half-open probe failed: the breaker reopened and the fallback quote was served.");
+  CHECK(probe["explanation"]["es"] ==
+        "La sonda del circuito semiabierto falló: el circuito se reabrió y se respondió con la cotización de respaldo.");
   CHECK(probe["dependency"]["circuit_status"] == "open");
   CHECK(probe["dependency"]["cooldown_left_ms"] == 30000);
   CHECK(probe["dependency"]["open_events"] == 2);

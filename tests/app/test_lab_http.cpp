@@ -284,7 +284,8 @@ TEST_CASE("the carrier's mode is an outage for every request that names no scena
   const Reply set = lab.request("PUT", "/carrier/mode?mode=down");
   CHECK(set.status == 200);
   CHECK(set.json["mode"] == "provider_down");
-  const Reply r = lab.get("/quote-legacy");
+  // 4 hung attempts of 200 ms, not 360; an ok carrier would answer the first within 150 ms.
+  const Reply r = lab.get("/quote-legacy?timeout_ms=200");
   CHECK(r.json["scenario"] == "provider_down");
   CHECK(r.json["attempts"] == 4);
   CHECK(lab.request("POST", "/carrier/mode?mode=bogus").status == 400);
@@ -446,17 +447,13 @@ TEST_CASE("curl -X POST and -X PUT without a body answer at once, as curl sends 
   CHECK(lab.get("/carrier").json["mode"] == "flaky_provider");
 }
 
+// Every explanation, exact, is in test_lab_app.cpp (the failed half-open probe's included);
+// here: the Spanish text arrives intact over real HTTP, and the index describes the scenario.
 TEST_CASE("every answer explains itself in plain Spanish and English") {
-  LabProcess lab({"--open-duration-s", "0.3"});
+  LabProcess lab;
   const Reply down = lab.get("/quote-resilient?scenario=down");
   CHECK(down.json["explanation"]["en"] == "The carrier failed 2 times; the fallback quote was served.");
   CHECK(down.json["explanation"]["es"] == "El proveedor falló 2 veces; se respondió con la cotización de respaldo.");
-  REQUIRE(eventually([&] { return lab.get("/dependency/state").json["circuit_status"] == "half_open"; }, seconds(3)));
-  const Reply probe = lab.get("/quote-resilient?scenario=down");
-  CHECK(probe.json["attempts"] == 1);
-  CHECK(probe.json["explanation"]["en"] == "The half-open probe failed: the breaker reopened and the fallback quote was served.");
-  CHECK(probe.json["explanation"]["es"] ==
-        "La sonda del circuito semiabierto falló: el circuito se reabrió y se respondió con la cotización de respaldo.");
   const Reply index = lab.get("/");
   const auto& scenarios = index.json["scenarios"];
   const auto down_scenario = std::find_if(scenarios.begin(), scenarios.end(), [](const auto& s) { return s["name"] == "provider_down"; });
