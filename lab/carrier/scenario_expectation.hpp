@@ -1,6 +1,7 @@
 #pragma once
 // What a user sees when one policy meets one scenario, written in the scenario file under
-// "expected" and checked by tests/carrier/test_fault_scenarios.py against a real lab:
+// "expected" and checked for every scenario file and policy on a fake clock by
+// tests/carrier/test_carrier_simulator_faults.cpp (what needs real sockets: test_fault_scenarios.py):
 //   "expected": {"legacy":    {"status": "failed", "http_status": 503, "attempts": 4,
 //                               "reasons": ["http_429", "http_429", "http_429", "http_429"]},
 //                "resilient": {"status": "completed", "attempts": [2, 3], "source": "live"}}

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <queue>
 #include <sstream>
+#include <nlohmann/json.hpp>
 
 #include "lab/base/random.hpp"
 #include "lab/resilience/backoff.hpp"

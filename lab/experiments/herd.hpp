@@ -8,7 +8,7 @@
 // AWS Architecture Blog, 2015.
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

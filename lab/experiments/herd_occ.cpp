@@ -6,6 +6,7 @@
 #include <queue>
 #include <random>
 #include <sstream>
+#include <nlohmann/json.hpp>
 #include <tuple>
 
 namespace quote_lab {

@@ -12,7 +12,7 @@
 // `quote-lab herd --model occ` prints it; the carrier-down herd is herd.hpp.
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

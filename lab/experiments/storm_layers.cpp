@@ -1,6 +1,7 @@
 #include "lab/experiments/storm_layers.hpp"
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 

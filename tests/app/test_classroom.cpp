@@ -15,6 +15,7 @@
 #include "lab/app/classroom.hpp"
 #include "support/lab_process.hpp"
 #include "support/raw_socket.hpp"
+#include "support/paths.hpp"
 
 using namespace std::chrono_literals;
 using quote_lab::testing::eventually;
@@ -68,7 +69,7 @@ TEST_CASE("problem 9: every answer says nosniff, and the page may be framed only
 
   // The CSP allows no inline script: the page must need none (no <script> without src,
   // no on...= handler attributes).
-  const std::string html = file_text(std::filesystem::path(QUOTE_LAB_SOURCE_DIR) / "public" / "index.html");
+  const std::string html = file_text(std::filesystem::path(quote_lab::testing::source_dir()) / "public" / "index.html");
   CHECK_FALSE(std::regex_search(html, std::regex("<script(?![^>]*\\bsrc=)[^>]*>", std::regex::icase)));
   CHECK_FALSE(std::regex_search(html, std::regex("\\son[a-z]+\\s*=", std::regex::icase)));
 }

@@ -11,6 +11,7 @@
 #include "support/scripted_carrier.hpp"
 #include "support/simulated_carrier.hpp"
 #include "support/temp_dir.hpp"
+#include "support/paths.hpp"
 
 using namespace quote_lab;
 using namespace quote_lab::testing;
@@ -22,7 +23,7 @@ namespace {
 
 const ScenarioCatalog& shipped_scenarios() {
   static const ScenarioCatalog catalog =
-      ScenarioCatalog::load_dir(std::filesystem::path(QUOTE_LAB_SOURCE_DIR) / "scenarios");
+      ScenarioCatalog::load_dir(std::filesystem::path(quote_lab::testing::source_dir()) / "scenarios");
   return catalog;
 }
 

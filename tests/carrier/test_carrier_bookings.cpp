@@ -13,6 +13,7 @@
 #include "lab/carrier/carrier_server.hpp"
 #include "support/fake_clock.hpp"
 #include "support/running_carrier.hpp"
+#include "support/paths.hpp"
 
 using namespace quote_lab;
 using namespace std::chrono_literals;
@@ -26,7 +27,7 @@ Quote quote(const char* id) { return Quote{id, 10.0, "USD", WallTime{}}; }
 struct ShippedCarrier : RunningCarrier {
   HttpCarrierClient client{url(), clock};
 
-  ShippedCarrier() : RunningCarrier(std::filesystem::path(QUOTE_LAB_SOURCE_DIR) / "scenarios") {}
+  ShippedCarrier() : RunningCarrier(std::filesystem::path(quote_lab::testing::source_dir()) / "scenarios") {}
 
   /// Two attempts of one logical quote on flaky_provider, 220 ms each, keys chosen by `key_of`.
   void flaky_flow(const std::string& trace, const std::function<std::string(int)>& key_of) {

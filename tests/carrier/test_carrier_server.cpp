@@ -9,6 +9,7 @@
 #include "lab/carrier/carrier_server.hpp"
 #include "support/running_carrier.hpp"
 #include "support/temp_dir.hpp"
+#include "support/paths.hpp"
 
 using namespace quote_lab;
 using namespace std::chrono_literals;
@@ -181,7 +182,7 @@ TEST_CASE("bad calls are 400 JSON errors naming the parameter, unknown routes ar
 }
 
 TEST_CASE("the shipped ok scenario answers 200 after 115-150 ms") {
-  Carrier c(std::filesystem::path(QUOTE_LAB_SOURCE_DIR) / "scenarios");
+  Carrier c(std::filesystem::path(quote_lab::testing::source_dir()) / "scenarios");
   const auto t0 = std::chrono::steady_clock::now();
   const auto r = c.quote("scenario=stable", "k");
   const auto took = std::chrono::steady_clock::now() - t0;

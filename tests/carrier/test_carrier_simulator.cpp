@@ -2,12 +2,13 @@
 
 #include "lab/carrier/carrier_simulator.hpp"
 #include "lab/resilience/pricing.hpp"
+#include "support/paths.hpp"
 
 using namespace quote_lab;
 
 namespace {
 const ScenarioCatalog& shipped() {
-  static const ScenarioCatalog c = ScenarioCatalog::load_dir(std::filesystem::path(QUOTE_LAB_SOURCE_DIR) / "scenarios");
+  static const ScenarioCatalog c = ScenarioCatalog::load_dir(std::filesystem::path(quote_lab::testing::source_dir()) / "scenarios");
   return c;
 }
 }  // namespace

@@ -13,6 +13,7 @@
 #include "support/fake_clock.hpp"
 #include "support/fixed_random.hpp"
 #include "support/temp_dir.hpp"
+#include "support/paths.hpp"
 
 using namespace quote_lab;
 using namespace std::chrono_literals;
@@ -25,7 +26,7 @@ namespace {
 
 const ScenarioCatalog& shipped_scenarios() {
   static const ScenarioCatalog catalog =
-      ScenarioCatalog::load_dir(std::filesystem::path(QUOTE_LAB_SOURCE_DIR) / "scenarios");
+      ScenarioCatalog::load_dir(std::filesystem::path(quote_lab::testing::source_dir()) / "scenarios");
   return catalog;
 }
 

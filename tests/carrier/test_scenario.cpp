@@ -4,13 +4,14 @@
 
 #include "lab/carrier/scenario.hpp"
 #include "support/temp_dir.hpp"
+#include "support/paths.hpp"
 
 using namespace quote_lab;
 using quote_lab::testing::TempDir;
 using quote_lab::testing::write_file;
 
 namespace {
-const std::filesystem::path kShipped = std::filesystem::path(QUOTE_LAB_SOURCE_DIR) / "scenarios";
+const std::filesystem::path kShipped = std::filesystem::path(quote_lab::testing::source_dir()) / "scenarios";
 
 std::string load_error(const TempDir& dir) {
   try {

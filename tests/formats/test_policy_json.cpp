@@ -7,11 +7,12 @@
 
 #include "lab/formats/policy_json.hpp"
 #include "lab/resilience/policy.hpp"
+#include "support/paths.hpp"
 
 using namespace quote_lab;
 
 TEST_CASE("docs/policies.json, the example teachers copy, says exactly the defaults") {
-  std::ifstream in(std::string(QUOTE_LAB_SOURCE_DIR) + "/docs/policies.json");
+  std::ifstream in(quote_lab::testing::source_dir() + "/docs/policies.json");
   REQUIRE(in);
   const auto file = nlohmann::ordered_json::parse(in);
   CHECK(file == to_json(default_policies()));

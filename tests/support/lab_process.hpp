@@ -25,6 +25,7 @@
 
 #include "support/poll.hpp"
 #include "support/temp_dir.hpp"
+#include "support/paths.hpp"
 
 extern char** environ;
 
@@ -51,7 +52,7 @@ class LabProcess {
         state_dir_(state_dir.empty() ? owned_dir_->path() : state_dir),
         state_file_(state_dir_ / "state.json"),
         log_(state_dir_ / ("lab-" + std::to_string(++instances()) + ".log")) {
-    std::vector<std::string> args{QUOTE_LAB_BINARY, "serve", "--port", "0", "--carrier-port", "0"};
+    std::vector<std::string> args{quote_lab::testing::lab_binary(), "serve", "--port", "0", "--carrier-port", "0"};
     const auto own = std::find(extra.begin(), extra.end(), "--state-file");
     if (own != extra.end() && own + 1 != extra.end()) state_file_ = *(own + 1);
     else args.insert(args.end(), {"--state-file", state_file_.string()});
@@ -137,7 +138,7 @@ class LabProcess {
   /// Starts the binary with `args` and returns at once, its output in `log`: for tests
   /// of a process's first milliseconds, before it answers anything.
   static pid_t launch(std::vector<std::string> args, const std::filesystem::path& log) {
-    args.insert(args.begin(), QUOTE_LAB_BINARY);
+    args.insert(args.begin(), quote_lab::testing::lab_binary());
     return spawn(args, log);
   }
   /// Waits up to `limit` for `pid` to exit: its exit status (or -signal), or nullopt
@@ -177,7 +178,7 @@ class LabProcess {
   /// Runs the binary to completion (for start-up errors); returns exit code and output.
   static std::pair<int, std::string> run(std::vector<std::string> args) {
     TempDir dir;
-    args.insert(args.begin(), QUOTE_LAB_BINARY);
+    args.insert(args.begin(), quote_lab::testing::lab_binary());
     const pid_t pid = spawn(args, dir / "out.log");
     int status = 0;
     if (!eventually([&] { return ::waitpid(pid, &status, WNOHANG) != 0; }, std::chrono::seconds(10))) {
