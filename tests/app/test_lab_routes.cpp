@@ -1,0 +1,629 @@
+// The lab's HTTP surface in-process (support/in_process_lab.hpp): the real route table on a
+// real HttpServer on 127.0.0.1, the shipped scenarios played on a fake clock. What an answer
+// says over HTTP, exactly as a real `quote-lab serve` says it: 400s naming what is allowed,
+// 404s, 405s with Allow, HEAD, the index, the dashboard's files, the per-request overrides,
+// the reader's language. What needs a real process stays in test_lab_http.cpp.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "lab/app/route_table.hpp"
+#include "support/in_process_lab.hpp"
+#include "support/poll.hpp"
+
+using namespace quote_lab::testing;
+using std::chrono::milliseconds;
+
+namespace {
+
+const httplib::Headers kBrowser{{"Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"},
+                                {"Accept-Language", "es-AR,es;q=0.9,en;q=0.8"}};
+const httplib::Headers kScript{{"Accept", "application/json"}};
+// What Prometheus 2.x sends when it scrapes.
+const httplib::Headers kPrometheus{
+    {"Accept", "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+               "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"}};
+const httplib::Headers kSpanish{{"Accept-Language", "es-AR,es;q=0.9,en;q=0.8"}};
+
+}  // namespace
+
+TEST_CASE("every bad input is a 400 JSON error that says what is allowed") {
+  InProcessLab lab;
+  struct Row {
+    const char* path;
+    const char* error;
+    const char* says;
+  };
+  for (const Row& r : {
+           Row{"/quote-legacy?scenario=nope", "unknown_scenario", "does not exist"},
+           Row{"/quote-resilient?scenario=", "unknown_scenario", "does not exist"},
+           Row{"/quote-legacy?customer_id=abc", "invalid_parameter", "customer_id must be an integer between 1 and 5000"},
+           Row{"/quote-legacy?customer_id=0", "invalid_parameter", "between 1 and 5000"},
+           Row{"/quote-legacy?customer_id=5001", "invalid_parameter", "between 1 and 5000"},
+           Row{"/quote-resilient?items=0", "invalid_parameter", "items must be an integer between 1 and 50"},
+           Row{"/quote-resilient?items=51", "invalid_parameter", "between 1 and 50"},
+           Row{"/quote-resilient?items=2.5", "invalid_parameter", "between 1 and 50"},
+           Row{"/quote-legacy?scenaro=down", "unknown_parameter", "scenaro"},
+           Row{"/incidents?limit=0", "invalid_parameter", "limit must be an integer between 1 and 200"},
+           Row{"/incidents?limit=201", "invalid_parameter", "between 1 and 200"},
+           Row{"/incidents?limit=ten", "invalid_parameter", "between 1 and 200"},
+           Row{"/04/quote-legacy?items=-3", "invalid_parameter", "items"},
+           // Too large for any integer type, or written as a float: refused, never wrapped or truncated.
+           Row{"/quote-legacy?customer_id=99999999999999999999", "invalid_parameter", "between 1 and 5000"},
+           Row{"/quote-legacy?customer_id=4294967338", "invalid_parameter", "between 1 and 5000"},
+           Row{"/quote-resilient?items=1e3", "invalid_parameter", "items must be an integer between 1 and 50"},
+           Row{"/quote-legacy?max_attempts=4294967298", "invalid_parameter", "max_attempts must be an integer between 1 and 10"},
+           Row{"/quote-legacy?timeout_ms=4294967516", "invalid_parameter", "timeout_ms must be an integer between 10 and 5000"},
+           Row{"/quote-legacy?backoff_base_ms=-4294967216", "invalid_parameter", "backoff_base_ms must be an integer between 0 and 5000"},
+           Row{"/incidents?limit=4294967306", "invalid_parameter", "between 1 and 200"},
+       }) {
+    CAPTURE(r.path);
+    const Reply reply = lab.get(r.path);
+    CHECK(reply.status == 400);
+    CHECK(reply.content_type.find("application/json") == 0);
+    CHECK(reply.json["error"] == r.error);
+    CHECK(reply.json["message"].get<std::string>().find(r.says) != std::string::npos);
+  }
+  const Reply unknown = lab.get("/quote-legacy?scenario=nope");
+  for (const char* name : {"ok", "stable", "slow_provider", "slow", "flaky_provider", "flaky", "provider_down", "down",
+                           "burst_then_recover", "burst"})
+    CHECK(std::find(unknown.json["allowed"].begin(), unknown.json["allowed"].end(), name) != unknown.json["allowed"].end());
+  // Bad input never touches the state: nothing was recorded, the breaker is untouched.
+  CHECK(lab.get("/incidents").json["incidents"].empty());
+  CHECK(lab.get("/dependency/state").json["consecutive_failures"] == 0);
+}
+
+TEST_CASE("routes: index, health, /04 prefix, JSON 404, incidents, diagnostics, reset") {
+  InProcessLab lab;
+  CHECK(lab.get("/").json["routes"].is_array());
+  CHECK(lab.get("/04").json["service"] == "quote-lab");
+  CHECK(lab.get("/health").json["status"] == "ok");
+  CHECK(lab.get("/04/health").json["status"] == "ok");
+  const Reply missing = lab.get("/no-such-route");
+  CHECK(missing.status == 404);
+  CHECK(missing.json["error"] == "not_found");
+
+  const Reply a = lab.get("/quote-legacy?scenario=ok");
+  const Reply b = lab.get("/04/quote-resilient?scenario=stable&customer_id=9&items=1&timeout_ms=1000");  // live on any machine
+  const Reply inc = lab.get("/incidents?limit=2");
+  REQUIRE(inc.json["incidents"].size() == 2);
+  CHECK(inc.json["limit"] == 2);
+  CHECK(inc.json["incidents"][0]["request_id"] == b.json["request_id"]);
+  CHECK(inc.json["incidents"][0]["scenario"] == "ok");
+  CHECK(inc.json["incidents"][1]["request_id"] == a.json["request_id"]);
+  for (const char* k : {"request_id", "mode", "scenario", "status", "attempts", "elapsed_ms", "timestamp_utc"})
+    CHECK(inc.json["incidents"][0].contains(k));
+  CHECK(lab.get("/incidents").json["limit"] == 10);
+
+  const Reply diag = lab.get("/diagnostics/summary");
+  CHECK(diag.json["modes"]["legacy"]["requests"] == 1);
+  CHECK(diag.json["modes"]["resilient"]["scenarios"]["ok"]["successes"] == 1);
+  CHECK(diag.json["modes"]["legacy"]["latency_ms"]["p50"].is_number());
+  CHECK(diag.json["policies"]["resilient"]["timeout_ms"] == 220);
+  CHECK(diag.json["dependency"]["circuit_status"] == "closed");
+
+  const Reply reset = lab.request("POST", "/reset-lab");
+  CHECK(reset.status == 200);
+  CHECK(lab.get("/incidents").json["incidents"].empty());
+  CHECK(lab.get("/diagnostics/summary").json["modes"]["legacy"]["latency_ms"]["p50"].is_null());
+}
+
+TEST_CASE("/metrics speaks JSON to curl and Prometheus text to a scraper") {
+  InProcessLab lab;
+  lab.get("/quote-resilient?scenario=ok&timeout_ms=1000");  // 115-150 ms against 1 s: completed on any machine
+  const Reply json = lab.get("/metrics");
+  CHECK(json.content_type.find("application/json") == 0);
+  CHECK(json.json["metrics"].is_array());
+  const Reply text = lab.get("/metrics", {{"Accept", "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"}});
+  CHECK(text.content_type.find("text/plain; version=0.0.4") == 0);
+  CHECK(text.body.find(R"(quote_lab_quote_requests_total{mode="resilient",scenario="ok",status="completed"} 1)") != std::string::npos);
+  const Reply prom = lab.get("/04/metrics-prometheus");
+  CHECK(prom.content_type.find("text/plain") == 0);
+  CHECK(prom.body.find(R"(quote_lab_http_requests_total{code="200",route="/quote-resilient"} 1)") != std::string::npos);
+}
+
+TEST_CASE("the carrier's mode is an outage for every request that names no scenario") {
+  InProcessLab lab;
+  CHECK(lab.get("/quote-resilient").json["scenario"] == "ok");
+  const Reply set = lab.request("PUT", "/carrier/mode?mode=down");
+  CHECK(set.status == 200);
+  CHECK(set.json["mode"] == "provider_down");
+  // 4 hung attempts of 200 ms, not 360; an ok carrier would answer the first within 150 ms.
+  const Reply r = lab.get("/quote-legacy?timeout_ms=200");
+  CHECK(r.json["scenario"] == "provider_down");
+  CHECK(r.json["attempts"] == 4);
+  CHECK(lab.request("POST", "/carrier/mode?mode=bogus").status == 400);
+  lab.get("/reset-lab");
+  CHECK(lab.get("/carrier").json["mode"] == "ok");
+}
+
+TEST_CASE("curl -X POST and -X PUT without a body answer at once, as curl sends them") {
+  InProcessLab lab;
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(lab.raw_status("PUT /carrier/mode?mode=provider_down HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 200);
+  CHECK(lab.get("/carrier").json["mode"] == "provider_down");
+  CHECK(lab.raw_status("POST /04/reset-lab HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 200);
+  CHECK(lab.get("/carrier").json["mode"] == "ok");
+  CHECK(lab.raw_status("POST /carrier/mode?mode=bogus HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 400);
+  // Six requests that do no carrier work: a server waiting for a body that never comes would
+  // take its 5 s read timeout on the first; 1.5 s is ample room for a loaded machine.
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1500));
+  // a JSON body works too
+  httplib::Client client("127.0.0.1", lab.port());
+  auto res = client.Put("/carrier/mode", R"({"mode": "flaky"})", "application/json");
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(lab.get("/carrier").json["mode"] == "flaky_provider");
+}
+
+// Every explanation, exact, is in test_lab_app.cpp (the failed half-open probe's included);
+// here: the Spanish text arrives intact over real HTTP, and the index describes the scenario.
+TEST_CASE("every answer explains itself in plain Spanish and English") {
+  InProcessLab lab;
+  const Reply down = lab.get("/quote-resilient?scenario=down");
+  CHECK(down.json["explanation"]["en"] == "The carrier failed 2 times; the fallback quote was served.");
+  CHECK(down.json["explanation"]["es"] == "El proveedor falló 2 veces; se respondió con la cotización de respaldo.");
+  const Reply index = lab.get("/");
+  const auto& scenarios = index.json["scenarios"];
+  const auto down_scenario = std::find_if(scenarios.begin(), scenarios.end(), [](const auto& s) { return s["name"] == "provider_down"; });
+  REQUIRE(down_scenario != scenarios.end());
+  CHECK((*down_scenario)["then"]["response"] == "hang");
+  CHECK((*down_scenario)["then"]["hang_ms"] == 5000);
+}
+
+TEST_CASE("the dashboard is served at / for browsers and under /ui/, and nothing outside public/") {
+  InProcessLab lab;
+  const Reply html = lab.get("/", {{"Accept", "text/html,application/xhtml+xml,*/*;q=0.8"}});
+  CHECK(html.status == 200);
+  CHECK(html.content_type.find("text/html") == 0);
+  CHECK(html.body.find("/ui/app.js") != std::string::npos);
+  CHECK(lab.get("/").json["service"] == "quote-lab");                 // curl still gets JSON
+  CHECK(lab.get("/ui/").content_type.find("text/html") == 0);
+  CHECK(lab.get("/04/ui/app.js").content_type.find("text/javascript") == 0);
+  CHECK(lab.get("/ui/vendor/chart.min.js").status == 200);             // Debian's Chart.js
+  CHECK(lab.get("/ui/nothing.js").status == 404);
+  CHECK(lab.get("/uix").status == 404);
+  for (const char* evil : {"/ui/../CMakeLists.txt", "/ui/%2e%2e/CMakeLists.txt", "/ui/..%2fCMakeLists.txt",
+                           "/ui/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd", "/ui/index.html%00.js", "/ui//etc/passwd",
+                           "/ui/..\\CMakeLists.txt", "/04/ui/../../scenarios/ok.json"}) {
+    CAPTURE(evil);
+    const int code = lab.raw_status(std::string("GET ") + evil + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    CHECK(code >= 400);
+    CHECK(code < 500);
+  }
+}
+
+TEST_CASE("per-request overrides vary the policy of one request and are shown in the answer") {
+  InProcessLab lab;
+  const Reply r = lab.get("/quote-legacy?scenario=down&timeout_ms=100&max_attempts=2");
+  CHECK(r.json["attempts"] == 2);
+  CHECK(r.json["policy"]["timeout_ms"] == 100);
+  CHECK(r.json["policy_overrides"] == nlohmann::json::array({"timeout_ms", "max_attempts"}));
+  // On the fake clock each attempt ends at its 100 ms timeout; the default 360 ms, or a
+  // timeout twice as long (200 ms), would not.
+  for (const auto& e : r.json["events"]) CHECK(e["elapsed_ms"].get<double>() < 160);
+  // Equal jitter waits at least half the exponential delay: a backoff event every time (full
+  // jitter may draw 0 ms, which is no wait and no event: 1 run in about 30 failed on that).
+  const Reply j = lab.get("/quote-legacy?scenario=down&max_attempts=3&jitter=equal&backoff_base_ms=50&timeout_ms=50");
+  CHECK(events_of(j.json) == std::vector<std::string>{"attempt_failed", "backoff", "attempt_failed", "backoff", "attempt_failed"});
+  const Reply bad = lab.get("/quote-resilient?jitter=wild");
+  CHECK(bad.status == 400);
+  CHECK(bad.json["allowed"].size() == 5);
+  CHECK(lab.get("/quote-resilient?timeout_ms=1").json["message"].get<std::string>().find("timeout_ms") == 0);
+  CHECK(lab.get("/quote-resilient").json["policy_overrides"].empty());     // the defaults otherwise
+}
+
+TEST_CASE("ambiguous query strings are refused, not guessed") {
+  InProcessLab lab;
+  for (const char* path : {"/quote-resilient?scenario=nope=ok", "/quote-resilient?customer_id=abc=7",
+                           "/quote-resilient?scenario=ok&scenario=nope", "/incidents?limit=5&limit=abc",
+                           "/incidents?limit=999=2", "/quote-legacy?scenario=ok;items=7", "/quote-legacy?=ok"}) {
+    CAPTURE(path);
+    const Reply r = lab.get(path);
+    CHECK(r.status == 400);
+    CHECK(r.json.contains("message"));
+  }
+  CHECK(lab.get("/incidents").json["incidents"].empty());
+}
+
+TEST_CASE("methods: HEAD never has effects, wrong methods get 405 with Allow") {
+  InProcessLab lab;
+  lab.get("/quote-resilient?scenario=ok");
+  CHECK(lab.raw_status("HEAD /reset-lab HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 405);
+  CHECK(lab.raw_status("HEAD /quote-legacy?scenario=down HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 405);
+  CHECK(lab.get("/incidents").json["incidents"].size() == 1);         // neither reset nor a new flow
+  CHECK(lab.raw_status("HEAD /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 200);
+  httplib::Client client("127.0.0.1", lab.port());
+  auto del = client.Delete("/health");
+  REQUIRE(del);
+  CHECK(del->status == 405);
+  CHECK(del->get_header_value("Allow") == "GET");
+  auto put = client.Put("/04/reset-lab", "", "application/json");
+  REQUIRE(put);
+  CHECK(put->status == 405);
+  CHECK(put->get_header_value("Allow") == "GET, POST");
+  CHECK(client.Delete("/nowhere")->status == 404);
+}
+
+TEST_CASE("GET / lists every route the server answers, and paths it does not list are 404") {
+  InProcessLab lab;
+  const Reply index = lab.get("/");
+  REQUIRE(index.status == 200);
+  // (method, path without its example query) as the index lists them: "GET|POST" is two.
+  std::set<std::pair<std::string, std::string>> listed;
+  for (const auto& r : index.json["routes"]) {
+    const std::string path = r["path"].get<std::string>().substr(0, r["path"].get<std::string>().find('?'));
+    std::string methods = r["method"].get<std::string>();
+    for (std::size_t at = 0; at != std::string::npos;) {
+      const auto bar = methods.find('|', at);
+      listed.emplace(methods.substr(at, bar == std::string::npos ? bar : bar - at), path);
+      at = bar == std::string::npos ? bar : bar + 1;
+    }
+    CHECK(r["description"].is_string());
+  }
+  // Routes the dashboard, the storm button and Prometheus use, which the index once lacked.
+  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
+           {"GET", "/"}, {"GET", "/health"}, {"GET", "/events"}, {"GET", "/ui"}, {"GET", "/ui/{file}"},
+           {"GET", "/experiments/storm"}, {"POST", "/experiments/storm"}, {"GET", "/metrics-prometheus"},
+           {"GET", "/reset-lab"}, {"POST", "/reset-lab"}, {"PUT", "/carrier/mode"}, {"POST", "/carrier/mode"}}) {
+    CAPTURE(method);
+    CAPTURE(path);
+    CHECK(listed.count({method, path}) == 1);
+  }
+  // The server registers nothing but the route table, so the table is what it answers.
+  std::size_t entries = 0;
+  for (const quote_lab::Route& route : quote_lab::lab_route_table())
+    for (const auto& m : route.methods) {
+      ++entries;
+      CAPTURE(route.path);
+      CHECK(listed.count({m, route.path}) == 1);
+    }
+  CHECK(listed.size() == entries);
+  // Every listed GET that changes nothing and ends by itself answers, also under /04.
+  for (const auto& [method, path] : listed) {
+    if (method != "GET" || path == "/events" || path.rfind("/quote", 0) == 0 || path == "/reset-lab") continue;
+    const std::string concrete = path == "/ui/{file}" ? "/ui/app.js" : path;
+    CAPTURE(concrete);
+    CHECK(lab.get(concrete).status / 100 != 4);
+    CHECK(lab.get("/04" + (concrete == "/" ? std::string() : concrete)).status / 100 != 4);
+  }
+  // Paths that look like routes but are none.
+  for (const char* path : {"/quote", "/quote-legacy/x", "/healthz", "/health/x", "/events/x", "/uix", "/04/nope",
+                           "/experiments", "/experiments/storm/x", "/carrier/mode/x", "/metrics/x", "/05/health"}) {
+    CAPTURE(path);
+    const Reply r = lab.get(path);
+    CHECK(r.status == 404);
+    CHECK(r.json["error"] == "not_found");
+  }
+}
+
+TEST_CASE("a browser gets a page at /incidents, /diagnostics/summary, /metrics and /dependency/state, curl and scripts get the JSON") {
+  InProcessLab lab;
+  lab.get("/quote-legacy?scenario=ok");
+  struct Row {
+    const char* path;
+    const char* json_key;  // a field the JSON answer has
+  };
+  for (const Row& r : {Row{"/incidents", "incidents"}, Row{"/diagnostics/summary", "modes"}, Row{"/metrics", "metrics"},
+                       Row{"/dependency/state", "circuit_status"}, Row{"/04/incidents?limit=3", "incidents"},
+                       Row{"/04/dependency/state", "circuit_status"}}) {
+    CAPTURE(r.path);
+    const Reply page = lab.get(r.path, kBrowser);
+    CHECK(page.status == 200);
+    CHECK(page.content_type.find("text/html") == 0);
+    CHECK(page.body.find("/ui/pages.js") != std::string::npos);
+    for (const Reply& data : {lab.get(r.path), lab.get(r.path, kScript)}) {  // curl's */*, a script's JSON
+      CHECK(data.status == 200);
+      CHECK(data.content_type.find("application/json") == 0);
+      CHECK(data.json.contains(r.json_key));
+    }
+  }
+  // The page's script and style are served like the dashboard's.
+  CHECK(lab.get("/ui/pages.js").content_type.find("text/javascript") == 0);
+  CHECK(lab.get("/ui/pages.css").content_type.find("text/css") == 0);
+  // A bad query still gets the page in a browser (it shows the 400), and the 400 everywhere else.
+  CHECK(lab.get("/incidents?limit=0", kBrowser).status == 200);
+  CHECK(lab.get("/incidents?limit=0").status == 400);
+  // The routes that are not pages stay JSON for a browser.
+  CHECK(lab.get("/health", kBrowser).content_type.find("application/json") == 0);
+  CHECK(lab.get("/carrier", kBrowser).content_type.find("application/json") == 0);
+}
+
+TEST_CASE("Prometheus keeps getting its text at /metrics and /metrics-prometheus, browsers or not") {
+  InProcessLab lab;
+  const Reply scrape = lab.get("/metrics", kPrometheus);
+  CHECK(scrape.status == 200);
+  CHECK(scrape.content_type == "text/plain; version=0.0.4; charset=utf-8");
+  CHECK(scrape.body.find("# TYPE quote_lab_quote_requests_total counter") != std::string::npos);
+  CHECK(lab.get("/metrics", {{"Accept", "text/plain"}}).content_type.find("text/plain") == 0);
+  CHECK(lab.get("/metrics-prometheus", kBrowser).content_type.find("text/plain") == 0);
+}
+
+TEST_CASE("every example path of GET / works when pasted, the quote examples included") {
+  InProcessLab lab;
+  int tried = 0;
+  const Reply index = lab.get("/");
+  for (const auto& r : index.json["routes"]) {
+    const std::string path = r["path"].get<std::string>();
+    if (r["method"] != "GET" || path.find('?') == std::string::npos) continue;
+    CAPTURE(path);
+    ++tried;
+    const Reply reply = lab.get(path);
+    CHECK(reply.status == 200);
+    CHECK(reply.json.is_object());
+  }
+  CHECK(tried >= 3);  // /quote-legacy, /quote-resilient, /incidents
+}
+
+TEST_CASE("scenario names are case-insensitive, and a typo gets a did-you-mean") {
+  InProcessLab lab;
+  const Reply upper = lab.get("/quote-resilient?scenario=OK");
+  CHECK(upper.status == 200);
+  CHECK(upper.json["scenario"] == "ok");  // reported canonically
+  CHECK(lab.get("/quote-legacy?scenario=Stable").json["scenario"] == "ok");
+
+  const Reply typo = lab.get("/quote-legacy?scenario=provder_down");
+  CHECK(typo.status == 400);
+  CHECK(typo.json["error"] == "unknown_scenario");
+  CHECK(typo.json["message"] == "scenario 'provder_down' does not exist; did you mean 'provider_down'?");
+  // Every accepted name, the course's five scenarios first (the fault scenarios follow).
+  REQUIRE(typo.json["allowed"].size() >= 10);
+  CHECK(std::vector<std::string>(typo.json["allowed"].begin(), typo.json["allowed"].begin() + 5) ==
+        std::vector<std::string>{"ok", "slow_provider", "flaky_provider", "provider_down", "burst_then_recover"});
+  const Reply far = lab.get("/quote-legacy?scenario=nope");
+  CHECK(far.json["message"] == "scenario 'nope' does not exist; use one of the allowed names");
+
+  const Reply param = lab.get("/quote-legacy?scenaro=down");
+  CHECK(param.json["error"] == "unknown_parameter");
+  CHECK(param.json["message"].get<std::string>().find("did you mean 'scenario'?") != std::string::npos);
+
+  // A mistyped route is named too.
+  const Reply route = lab.get("/incident");
+  CHECK(route.status == 404);
+  CHECK(route.json["error"] == "not_found");
+  CHECK(route.json["message"] == "no route GET /incident; did you mean /incidents?; GET / lists the routes");
+  CHECK(lab.get("/04/diagnostic/summary").json["message"].get<std::string>().find("did you mean /04/diagnostics/summary?") !=
+        std::string::npos);
+  CHECK(lab.get("/nothing-like-it").json["message"] == "no route GET /nothing-like-it; GET / lists the routes");
+
+  // The carrier mode takes any case too, and a storm's scenario gets the same help.
+  const Reply mode = lab.request("PUT", "/carrier/mode?mode=Provider_Down");
+  CHECK(mode.status == 200);
+  CHECK(mode.json["mode"] == "provider_down");
+  CHECK(lab.request("PUT", "/carrier/mode?mode=slo").json["message"] ==
+        "scenario 'slo' does not exist; did you mean 'slow'?");
+  CHECK(lab.request("POST", "/experiments/storm?scenario=flakey").json["message"] ==
+        "scenario 'flakey' does not exist; did you mean 'flaky'?");
+  // Nothing a refused request asked for ran.
+  CHECK(lab.get("/incidents").json["incidents"].size() == 2);
+}
+
+TEST_CASE("quote errors come in the reader's language (Accept-Language), English for curl, codes never change") {
+  InProcessLab lab;
+  struct Row {
+    const char* path;
+    const char* error;
+    const char* english;
+    const char* spanish;
+  };
+  for (const Row& r : {
+           Row{"/quote-legacy?items=99", "invalid_parameter", "items must be an integer between 1 and 50 (got '99')",
+               "items debe ser un número entero entre 1 y 50 (se recibió '99')"},
+           Row{"/quote-resilient?customer_id=abc", "invalid_parameter",
+               "customer_id must be an integer between 1 and 5000 (got 'abc')",
+               "customer_id debe ser un número entero entre 1 y 5000 (se recibió 'abc')"},
+           Row{"/quote-legacy?scenario=provder_down", "unknown_scenario",
+               "scenario 'provder_down' does not exist; did you mean 'provider_down'?",
+               "el escenario 'provder_down' no existe; ¿quisiste decir 'provider_down'?"},
+           Row{"/quote-legacy?jitter=lots", "invalid_parameter", "jitter must be one of the allowed strategies",
+               "jitter debe ser una de las estrategias permitidas"},
+           Row{"/quote-legacy?items=1&items=2", "invalid_parameter", "items is given more than once",
+               "items aparece más de una vez"},
+           Row{"/incidents?limit=0", "invalid_parameter", "limit must be an integer between 1 and 200 (got '0')",
+               "limit debe ser un número entero entre 1 y 200 (se recibió '0')"},
+       }) {
+    CAPTURE(r.path);
+    const Reply en = lab.get(r.path);
+    const Reply es = lab.get(r.path, kSpanish);
+    CHECK(en.status == 400);
+    CHECK(es.status == 400);
+    CHECK(en.json["error"] == r.error);
+    CHECK(es.json["error"] == r.error);
+    CHECK(en.json["message"] == r.english);
+    CHECK(es.json["message"] == r.spanish);
+    CHECK(lab.get(r.path, {{"Accept-Language", "en-US,en;q=0.9"}}).json["message"] == r.english);
+  }
+}
+
+TEST_CASE("legacy answers say plainly that legacy has no breaker and no fallback, dependency stays in both modes") {
+  InProcessLab lab;
+  const Reply legacy = lab.get("/quote-legacy?scenario=ok");
+  CHECK(legacy.json["policy_note"].get<std::string>().find("legacy has no circuit breaker and no fallback") == 0);
+  CHECK(legacy.json["dependency"]["circuit_status"] == "closed");
+  const Reply resilient = lab.get("/quote-resilient?scenario=ok");
+  CHECK(resilient.json["policy_note"] ==
+        "resilient asks the carrier's circuit breaker (`dependency`) before every attempt and serves the last good "
+        "quote when every attempt fails");
+  CHECK(resilient.json.contains("dependency"));
+}
+
+TEST_CASE("errors outside the quote routes come in the reader's language too, codes and fields never change") {
+  InProcessLab lab;
+  struct Row {
+    const char* method;
+    const char* path;
+    int status;
+    const char* error;
+    const char* english;
+    const char* spanish;
+  };
+  for (const Row& r : {
+           Row{"GET", "/incident", 404, "not_found", "no route GET /incident; did you mean /incidents?; GET / lists the routes",
+               "no existe la ruta GET /incident; ¿quisiste decir /incidents? GET / lista las rutas"},
+           Row{"GET", "/nothing-like-it", 404, "not_found", "no route GET /nothing-like-it; GET / lists the routes",
+               "no existe la ruta GET /nothing-like-it; GET / lista las rutas"},
+           Row{"DELETE", "/health", 405, "method_not_allowed", "DELETE is not allowed on /health; use GET",
+               "DELETE no está permitido en /health; usa GET"},
+           Row{"POST", "/experiments/storm?mode=sideways&lab=i18n", 400, "invalid_parameter",
+               "there is no policy 'sideways'; use one of the allowed names (GET / lists them)",
+               "no existe la política 'sideways'; usa uno de los nombres permitidos (GET / los lista)"},
+           Row{"POST", "/experiments/storm?mode=adr005&lab=i18n", 400, "invalid_parameter",
+               "there is no policy 'adr005'; did you mean 'adr0005'?", "no existe la política 'adr005'; ¿quisiste decir 'adr0005'?"},
+           Row{"POST", "/experiments/storm?clients=0&lab=i18n", 400, "invalid_parameter",
+               "clients must be an integer between 1 and 100 (got '0')",
+               "clients debe ser un número entero entre 1 y 100 (se recibió '0')"},
+           Row{"POST", "/experiments/storm?clientes=5&lab=i18n", 400, "unknown_parameter",
+               "unknown query parameter 'clientes'", "parámetro de consulta desconocido: 'clientes'"},
+           Row{"GET", "/carrier?lab=a_b", 400, "invalid_lab_name",
+               "a lab name uses only letters a-z, digits and '-' (e.g. ?lab=ana or ?lab=team-3)",
+               "un nombre de laboratorio usa solo letras a-z, dígitos y '-' (por ejemplo ?lab=ana o ?lab=equipo-3)"},
+           Row{"GET", "/carrier?lab=", 400, "invalid_lab_name", "a lab name has 1 to 32 characters (got 0)",
+               "un nombre de laboratorio tiene de 1 a 32 caracteres (se recibieron 0)"},
+           Row{"GET", "/carrier?lab=ana&lab=bruno", 400, "invalid_parameter", "lab is given more than once; name one lab",
+               "lab aparece más de una vez; indica un solo laboratorio"},
+           Row{"PUT", "/carrier/mode?lab=i18n", 400, "unknown_scenario",
+               "name the carrier mode: ?mode=NAME, or a JSON body with a \"mode\" field",
+               "indica el modo del proveedor: ?mode=NOMBRE, o un cuerpo JSON con el campo \"mode\""},
+           Row{"PUT", "/carrier/mode?mode=slo&lab=i18n", 400, "unknown_scenario",
+               "scenario 'slo' does not exist; did you mean 'slow'?", "el escenario 'slo' no existe; ¿quisiste decir 'slow'?"},
+           Row{"POST", "/class/reset?lab=i18n", 400, "invalid_parameter",
+               "/class/reset acts on every student lab at once: leave out ?lab= (for one lab, add ?lab=NAME to "
+               "/reset-lab or /carrier/mode)",
+               "/class/reset actúa sobre todos los laboratorios de estudiantes a la vez: quita ?lab= (para uno solo, "
+               "agrega ?lab=NOMBRE a /reset-lab o /carrier/mode)"},
+       }) {
+    CAPTURE(r.method);
+    CAPTURE(r.path);
+    const Reply en = lab.request(r.method, r.path);
+    const Reply es = lab.request(r.method, r.path, kSpanish);
+    CHECK(en.status == r.status);
+    CHECK(es.status == r.status);
+    CHECK(en.json["error"] == r.error);
+    CHECK(es.json["error"] == r.error);
+    CHECK(en.json["message"] == r.english);
+    CHECK(es.json["message"] == r.spanish);
+    CHECK(en.json.contains("allowed") == es.json.contains("allowed"));
+    if (en.json.contains("allowed")) CHECK(en.json["allowed"] == es.json["allowed"]);
+  }
+  // A storm already running, and a body that is not a JSON object.
+  REQUIRE(lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=i18n").status ==
+          202);
+  const Reply busy = lab.request("POST", "/experiments/storm?lab=i18n", kSpanish);
+  CHECK(busy.status == 409);
+  CHECK(busy.json["error"] == "storm_running");
+  CHECK(busy.json["message"] == "ya hay una tormenta en curso; GET /experiments/storm muestra su avance");
+  CHECK(lab.request("DELETE", "/experiments/storm?lab=i18n").status == 200);
+}
+
+TEST_CASE("GET /quote/adr0005 answers like /quote-resilient, under ADR-0005's numbers and its own breaker") {
+  InProcessLab lab;
+  const Reply r = lab.get("/quote/adr0005?scenario=ok");
+  CHECK(r.status == 200);
+  CHECK(r.json["mode"] == "adr0005");
+  CHECK(r.json["status"] == "completed");
+  CHECK(r.json["policy"]["max_attempts"] == 3);
+  CHECK(r.json["policy"]["retry_on"] == nlohmann::json::array({"5xx", "429", "timeout", "connect_error"}));
+  CHECK(r.json["policy"]["breaker"]["failure_threshold"] == 5);
+  CHECK(r.json["dependency"]["name"] == "carrier:adr0005");
+  // The course routes are as they were: no issue-14 key in their policy objects.
+  const Reply course = lab.get("/quote-resilient?scenario=ok");
+  CHECK_FALSE(course.json["policy"].contains("retry_on"));
+  CHECK(course.json["dependency"]["name"] == "carrier");
+
+  const Reply index = lab.get("/");
+  CHECK(index.json["policies"].contains("adr0005"));
+  const Reply diag = lab.get("/diagnostics/summary");
+  CHECK(diag.json["policies"].contains("adr0005"));
+  CHECK(diag.json["modes"]["adr0005"]["requests"] == 1);
+}
+
+TEST_CASE("an unknown policy is a 404 naming the policies, with a did-you-mean, in English or Spanish") {
+  InProcessLab lab;
+  const Reply r = lab.get("/quote/adr005");
+  CHECK(r.status == 404);
+  CHECK(r.json["error"] == "unknown_policy");
+  CHECK(r.json["message"] == "there is no policy 'adr005'; did you mean 'adr0005'?");
+  CHECK(r.json["allowed"] == nlohmann::json::array({"legacy", "resilient", "adr0005"}));
+  const Reply es = lab.get("/quote/zzz", {{"Accept-Language", "es"}});
+  CHECK(es.status == 404);
+  CHECK(es.json["message"] == "no existe la política 'zzz'; usa uno de los nombres permitidos (GET / los lista)");
+}
+
+TEST_CASE("the new overrides: each bad value is a 400 naming it, a refused retry is counted by reason") {
+  InProcessLab lab;
+  struct Row {
+    const char* query;
+    const char* says;
+    std::size_t allowed;
+  };
+  for (const Row& row : {Row{"retry_budget_ratio=2", "retry_budget_ratio must be a number between 0 and 1", 0},
+                         Row{"retry_budget_ratio=abc", "retry_budget_ratio must be a number between 0 and 1", 0},
+                         Row{"retry_budget_min_per_s=-1", "retry_budget_min_per_s must be an integer between 0 and 1000", 0},
+                         Row{"deadline_ms=5", "deadline_ms must be an integer between 10 and 5000", 0},
+                         Row{"idempotency_key=twice", "idempotency_key must be one of the allowed values", 3},
+                         Row{"circuit_breaker=maybe", "circuit_breaker must be one of the allowed values", 2}}) {
+    CAPTURE(row.query);
+    const Reply r = lab.get(std::string("/quote/adr0005?") + row.query);
+    CHECK(r.status == 400);
+    CHECK(r.json["message"].get<std::string>().find(row.says) == 0);
+    if (row.allowed > 0) CHECK(r.json["allowed"].size() == row.allowed);
+  }
+  // No budget left for a retry (ratio 0, no floor) and no breaker: one call, then the fallback.
+  const Reply r = lab.get("/quote-resilient?scenario=down&retry_budget_ratio=0&retry_budget_min_per_s=0&circuit_breaker=false");
+  CHECK(r.status == 200);
+  CHECK(r.json["attempts"] == 1);
+  CHECK(r.json["events"][1]["event"] == "retry_skipped");
+  CHECK(r.json["events"][1]["reason"] == "retry_budget");
+  CHECK(r.json["dependency"]["circuit_status"] == "closed");
+  const std::string metrics = lab.get("/metrics-prometheus").body;
+  CHECK(metrics.find(R"(quote_lab_retries_skipped_total{mode="resilient",reason="retry_budget"} 1)") != std::string::npos);
+}
+
+TEST_CASE("POST /experiments/storm storms any named policy with the quote routes' overrides and refuses a bad value with a 400 naming it") {
+  InProcessLab lab;
+  const std::string base = "/experiments/storm?mode=adr0005&scenario=provider_down&clients=2&requests=4&";
+  struct Bad {
+    const char* given;
+    const char* named;
+  };
+  for (const auto& [given, named] : {Bad{"circuit_breaker=maybe", "circuit_breaker"}, Bad{"retry_budget_ratio=2", "retry_budget_ratio"},
+                                     Bad{"retry_budget_min_per_s=-1", "retry_budget_min_per_s"}, Bad{"max_attempts=0", "max_attempts"},
+                                     Bad{"deadline_ms=5", "deadline_ms"}, Bad{"idempotency_key=twice", "idempotency_key"},
+                                     Bad{"jitter=wild", "jitter"}, Bad{"layers=4", "layers"}, Bad{"layers=0", "layers"}}) {
+    CAPTURE(given);
+    const Reply r = lab.request("POST", base + given);
+    CHECK(r.status == 400);
+    CHECK(r.json["error"] == "invalid_parameter");
+    CHECK(r.json["message"].get<std::string>().find(named) != std::string::npos);
+  }
+  // A JSON body is read the same way: values of any JSON type, checked as the query's.
+  httplib::Client client("127.0.0.1", lab.port());
+  const auto body = client.Post("/experiments/storm", R"({"mode": "adr0005", "retry_budget_ratio": 1.5})", "application/json");
+  REQUIRE(body);
+  CHECK(body->status == 400);
+  CHECK(nlohmann::json::parse(body->body)["message"] == "retry_budget_ratio must be a number between 0 and 1 (got '1.5')");
+  // A policy the lab does not serve: every one it does is allowed.
+  const Reply unknown = lab.request("POST", "/experiments/storm?mode=adr05");
+  CHECK(unknown.status == 400);
+  CHECK(unknown.json["allowed"] == nlohmann::json::array({"legacy", "resilient", "adr0005"}));
+  CHECK(unknown.json["message"] == "there is no policy 'adr05'; did you mean 'adr0005'?");
+  CHECK(lab.get("/experiments/storm").json["options"].is_null());  // none of them started a storm
+
+  // ADR-0005 without its breaker against a carrier that never answers: 3 attempts per request.
+  const Reply started = lab.request("POST", base + "circuit_breaker=false");
+  REQUIRE(started.status == 202);
+  CHECK(started.json["options"]["mode"] == "adr0005");
+  CHECK(started.json["options"]["params"] == nlohmann::json{{"circuit_breaker", "false"}});
+  CHECK(started.json["options"]["layers"] == 1);
+  Reply done;
+  REQUIRE(eventually([&] { return (done = lab.get("/experiments/storm")).json["running"] == false; }, std::chrono::seconds(60),
+                     std::chrono::milliseconds(100)));
+  const auto& result = done.json["last_result"];
+  CHECK(result["mode"] == "adr0005");
+  CHECK(result["params"] == nlohmann::json{{"circuit_breaker", "false"}});
+  CHECK(result["requests"] == 4);
+  CHECK(result["status_counts"] == nlohmann::json{{"degraded", 4}});  // fail soft: the fallback answers
+  CHECK(result["carrier_calls"] == 12);
+  CHECK(result["amplification"] == 3.0);
+}

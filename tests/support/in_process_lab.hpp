@@ -1,0 +1,97 @@
+#pragma once
+// The lab's HTTP surface in the test process: the real route table (register_lab_routes) on
+// a real HttpServer bound to 127.0.0.1 port 0, with the classroom's checks applied as
+// `serve` applies them (serve_wiring.cpp), the dashboard's files from public/, and the
+// shipped scenarios played by the real CarrierSimulator on a fake clock
+// (simulated_carrier.hpp): a quote's timeouts and backoffs take no real time, and no child
+// process is started. For what an answer says over HTTP (statuses, headers, JSON errors,
+// languages, the index); what only a process shows (signals, the state file across
+// restarts, real timeouts against the real carrier, the live stream's lifetime, worker
+// starvation) stays in the process tests (lab_process.hpp).
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "lab/app/classroom.hpp"
+#include "lab/app/lab_registry.hpp"
+#include "lab/app/lab_routes.hpp"
+#include "lab/app/rate_limiting.hpp"
+#include "lab/http/http_server.hpp"
+#include "lab/http/static_files.hpp"
+#include "support/fake_clock.hpp"
+#include "support/fixed_random.hpp"
+#include "support/lab_client.hpp"
+#include "support/paths.hpp"
+#include "support/simulated_carrier.hpp"
+#include "support/temp_dir.hpp"
+
+namespace quote_lab::testing {
+
+/// How an InProcessLab is set up: `serve`'s defaults unless a case changes them.
+struct InProcessOptions {
+  ClassroomOptions classroom{};
+  RateLimitOptions rate_limit{};
+  int workers = kDefaultWorkers;
+  std::size_t max_event_clients = 32;
+  /// Every random draw (carrier latency, backoff jitter) at this point of its range.
+  double draw = 0.5;
+};
+
+class InProcessLab {
+ public:
+  explicit InProcessLab(InProcessOptions o = {})
+      : random_(o.draw),
+        carrier_(scenarios(), random_, clock_),
+        labs_(std::make_unique<LabRegistry>(
+            LabDeps{scenarios(), default_policies(), carrier_, &carrier_.simulator(), dir_ / "state.json", clock_,
+                    random_, o.max_event_clients},
+            LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)})) {
+    apply_classroom(server_, "127.0.0.1", o.classroom);
+    register_lab_routes(server_, *labs_, StaticRoots{std::filesystem::path(source_dir()) / "public"}, kCarrierUrl,
+                        o.workers, make_rate_limit_gate(o.rate_limit, in_process_rate_limiters(clock_)));
+    port_ = server_.start("127.0.0.1", 0, o.workers + static_cast<int>(o.max_event_clients));
+    labs_->set_self_url("http://127.0.0.1:" + std::to_string(port_));
+  }
+  ~InProcessLab() {
+    server_.stop_accepting();
+    labs_->begin_shutdown();
+    server_.stop();
+    labs_->wait_for_storms();
+  }
+  InProcessLab(const InProcessLab&) = delete;
+  InProcessLab& operator=(const InProcessLab&) = delete;
+
+  Reply request(const std::string& method, const std::string& path, const httplib::Headers& headers = {}) const {
+    return http_request(port_, method, path, headers);
+  }
+  Reply get(const std::string& path, const httplib::Headers& headers = {}) const { return request("GET", path, headers); }
+  /// Sends `raw` bytes as they are (lab_client.hpp's raw_status).
+  int raw_status(const std::string& raw, std::chrono::milliseconds wait = std::chrono::milliseconds(2000)) const {
+    return quote_lab::testing::raw_status(port_, raw, wait);
+  }
+
+  int port() const { return port_; }
+  FakeClock& clock() { return clock_; }
+  LabRegistry& labs() { return *labs_; }
+
+  /// What / and /health show as the carrier's address: nothing listens there, the carrier
+  /// is called in-process.
+  static constexpr const char* kCarrierUrl = "http://127.0.0.1:9";
+
+ private:
+  static const ScenarioCatalog& scenarios() {
+    static const ScenarioCatalog catalog = ScenarioCatalog::load_dir(std::filesystem::path(source_dir()) / "scenarios");
+    return catalog;
+  }
+
+  TempDir dir_;
+  FakeClock clock_;
+  FixedRandom random_;
+  SimulatedCarrier carrier_;
+  std::unique_ptr<LabRegistry> labs_;
+  HttpServer server_;  // after labs_: stopped (its handlers done) before the labs go
+  int port_ = 0;
+};
+
+}  // namespace quote_lab::testing
