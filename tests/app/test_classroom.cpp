@@ -132,13 +132,10 @@ TEST_CASE("problem 2: 60 slow request heads neither slow /health nor outlive the
   CHECK(closed == 60);
 }
 
-TEST_CASE("problem 4: 16 heavy-override quotes are refused naming the bound, and /health stays fast") {
+// The refusal's answer (400 quote_too_long naming the bound) is checked in-process
+// (test_classroom_routes.cpp); here, that 16 at once leave /health fast on a real lab.
+TEST_CASE("problem 4: 16 heavy-override quotes at once leave /health fast") {
   LabProcess lab;
-  const auto heavy = lab.get("/quote-legacy?scenario=down&timeout_ms=5000&max_attempts=10");
-  CHECK(heavy.status == 400);
-  CHECK(heavy.json.value("error", "") == "quote_too_long");
-  CHECK(heavy.json.value("message", "").find("5000 ms") != std::string::npos);
-
   std::vector<std::thread> curls;
   for (int i = 0; i < 16; ++i)
     curls.emplace_back([&lab] { lab.get("/quote-legacy?scenario=down&timeout_ms=5000&max_attempts=10"); });

@@ -95,6 +95,14 @@ TEST_CASE("problem 9: every answer says nosniff, and the page may be framed only
   CHECK_FALSE(std::regex_search(html, std::regex("\\son[a-z]+\\s*=", std::regex::icase)));
 }
 
+TEST_CASE("problem 4: a heavy-override quote is refused naming the bound") {
+  InProcessLab lab;
+  const auto heavy = lab.get("/quote-legacy?scenario=down&timeout_ms=5000&max_attempts=10");
+  CHECK(heavy.status == 400);
+  CHECK(heavy.json.value("error", "") == "quote_too_long");
+  CHECK(heavy.json.value("message", "").find("5000 ms") != std::string::npos);
+}
+
 TEST_CASE("problem 6: with a teacher token every route that changes the lab needs it, quotes and reads never do") {
   InProcessLab lab(with_token("s3cret"));
   for (const auto& call : kChangingRoutes) {
