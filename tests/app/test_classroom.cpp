@@ -250,7 +250,7 @@ TEST_CASE("keep-alive as clients expect: one connection serves many requests, bo
   }
 }
 
-TEST_CASE("issue 12: at most 4 student storms run at once, class-wide, the teacher's is never refused") {
+TEST_CASE("student labs: at most 4 student storms run at once, class-wide, the teacher's is never refused") {
   LabProcess lab;
   const std::string storm = "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=";
   for (const char* name : {"s1", "s2", "s3", "s4"}) CHECK(lab.request("POST", storm + name).status == 202);

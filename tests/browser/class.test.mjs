@@ -1,4 +1,4 @@
-// A class in Chromium (issue 12, "What it must show"): the lab at its default settings, the
+// A class in Chromium: the lab at its default settings, the
 // teacher's page projected at 1920×1080 and three students on /?lab=NAME, each in a browser
 // context of their own. Asserts what the people in the room see. Screenshots go to
 // ARTIFACT_DIR; with UPDATE_SCREENSHOTS=1 they also replace the ones in docs/.

@@ -19,7 +19,7 @@ test('the class sequence on the dashboard: breaker opens, a legacy waterfall, ch
     await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
     assert.equal(await page.locator('h1').textContent(), 'Laboratorio de cotizaciones: legacy vs. resiliente');
     assert.equal(await page.locator('#breaker-state').getAttribute('data-state'), 'closed');
-    // Both panels list every scenario, the course's five first (then issue 14's seven fault
+    // Both panels list every scenario, the course's five first (then the seven fault
     // scenarios), with their descriptions; Run follows the carrier mode at first.
     assert.equal(await page.locator('#resilient-scenario option').count(), 13);  // twelve + "carrier mode"
     assert.deepEqual((await page.locator('#resilient-scenario option').evaluateAll((os) => os.map((o) => o.value))).slice(1, 6),
@@ -331,7 +331,7 @@ test('a refused live stream is asked again, with backoff, until it opens', async
   }
 });
 
-// The teacher token (issue 10): `serve --admin-token` guards reset, carrier mode and storms.
+// The teacher token: `serve --admin-token` guards reset, carrier mode and storms.
 // The page asks for it once per tab (window.prompt), keeps it in sessionStorage for the tab
 // and hides those controls without it.
 const TOKEN = 'chalk-42';

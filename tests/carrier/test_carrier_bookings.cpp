@@ -1,4 +1,4 @@
-// Idempotent bookings and dropped deadlines (issue 14): the BookingLedger on its own, then
+// Idempotent bookings and dropped deadlines: the BookingLedger on its own, then
 // the real carrier on 127.0.0.1:0 playing the shipped flaky_provider to the lab's client
 // with the resilient policy's 220 ms timeout, as a policy with each idempotency_key would.
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 14's metastable experiment on real labs at their default settings: the time the
+"""The metastable experiment on real labs at their default settings: the time the
 carrier needs to recover after the trigger ends, per policy, as `quote-lab storm` reports it.
 Two labs (each with its own embedded carrier) get `metastable` from 4 clients at once:
 - legacy, a 20 s `quote-lab storm`: its retries keep more calls in flight than the carrier

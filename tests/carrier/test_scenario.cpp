@@ -41,7 +41,7 @@ TEST_CASE("the five shipped scenarios load with the course's names, aliases and 
     CHECK_FALSE(catalog.find(r.name)->description_es.empty());
   }
   CHECK(catalog.find("nope") == nullptr);
-  CHECK(catalog.all().size() == 12);  // the course's five and issue 14's seven fault scenarios
+  CHECK(catalog.all().size() == 12);  // the course's five and the seven fault scenarios
 
   const Scenario& ok = *catalog.find("ok");
   CHECK(ok.behaviour_for(1).latency_min_ms == 115);

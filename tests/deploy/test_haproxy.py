@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The classroom edge (issue 10): deploy/classroom starts the lab on loopback and Debian's
+"""The classroom edge: deploy/classroom starts the lab on loopback and Debian's
 HAProxy 2.6 in front of it with deploy/haproxy.cfg (checked with `haproxy -c` first).
 Through the proxy: 1 MB of request headers is refused with a 4xx while the lab's memory
 stays flat, three pipelined requests are all answered, and a slow request head is cut.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Three replicas behind HAProxy (issue 13): deploy/replicas/run starts one carrier, three
+"""Three replicas behind HAProxy: deploy/replicas/run starts one carrier, three
 `quote-lab serve` on loopback (file backend: a breaker and a rate limit per replica) and
 Debian's HAProxy 2.6 with deploy/replicas/haproxy.cfg (checked with `haproxy -c` first).
 Through the proxy: requests reach all three replicas in turn; the client's address reaches

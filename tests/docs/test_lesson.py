@@ -1,4 +1,4 @@
-"""The lesson's commands, run in order, give what the lesson says (issue 12).
+"""The lesson's commands, run in order, give what the lesson says.
 
 Reads every ```sh block of the lesson files, runs each line with the real `curl` against a
 lab started at its default settings on the port it binds (only http://127.0.0.1:8080 is

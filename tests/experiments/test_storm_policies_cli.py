@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`quote-lab storm --mode NAME` for a named policy (issue 14), as a user runs it against a
+"""`quote-lab storm --mode NAME` for a named policy, as a user runs it against a
 real `quote-lab serve` with default settings: ADR-0005 (3 attempts) against a carrier that
 never answers makes exactly 3 carrier calls per request without its breaker, and its own
 breaker (5 consecutive failures) keeps all but 5 calls away; with a relay in front the

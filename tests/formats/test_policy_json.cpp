@@ -86,7 +86,7 @@ TEST_CASE("a policy file that is not an object, or whose sections are not object
     const std::string msg = e.what();
     CHECK(msg.find("legacy must be an object") != std::string::npos);
     CHECK(msg.find("breaker must be an object") != std::string::npos);
-    // Any other key is a named policy (issue 14), so it must be an object too.
+    // Any other key is a named policy, so it must be an object too.
     CHECK(msg.find("canary must be an object") != std::string::npos);
   }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 11: the observability plane never starves. A real Prometheus scrapes a lab at its
+"""The observability plane never starves. A real Prometheus scrapes a lab at its
 default settings (no --workers) with the repository's observability/prometheus.yml while
 `quote-lab storm` runs 50 legacy `provider_down` clients against it. /health must queue
 behind the storm (the worker-exhaustion lesson), yet every scrape of the storm window must

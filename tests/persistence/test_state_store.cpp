@@ -73,7 +73,7 @@ TEST_CASE("student labs round-trip under \"labs\", by name, a file without them 
   CHECK(back->labs[0].name == "ana");
   CHECK(back->labs[0].last_active == ana.last_active);
   CHECK(to_json(*back) == j);
-  CHECK_FALSE(to_json(sample(kNow)).contains("labs"));  // no student labs: the file of issue 10
+  CHECK_FALSE(to_json(sample(kNow)).contains("labs"));  // no student labs: the file as it was before student labs
   CHECK(state_from_json(to_json(sample(kNow)), problem)->labs.empty());
 }
 

@@ -1,4 +1,4 @@
-// Issue 14's policy keys through the executor, exact on a fake clock: retry classification
+// The policy keys beyond the course's numbers, through the executor, exact on a fake clock: retry classification
 // (ADR-0005), Retry-After, the retry budget, the total deadline and the Idempotency-Key.
 #include <doctest/doctest.h>
 

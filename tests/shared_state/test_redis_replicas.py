@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Many replicas, one breaker (issue 13), with real components: Debian's redis-server and
+"""Many replicas, one breaker, with real components: Debian's redis-server and
 three `quote-lab serve` processes on 127.0.0.1 and free ports, sharing one carrier (the
 embedded one of replica 1) and one Redis. Checks: a malformed or unreachable
 --state-backend stops start-up (exit 1); a breaker opened through one replica is open on
