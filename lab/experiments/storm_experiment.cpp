@@ -77,9 +77,14 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
     {
       std::lock_guard lock(mutex_);
       last_result_ = j;
+    }
+    // Published before the storm reads as ended, so whoever sees `running: false` can count
+    // on the result having gone out on the live stream.
+    events_.publish("storm_result", j);
+    {
+      std::lock_guard lock(mutex_);
       running_ = false;
     }
-    events_.publish("storm_result", j);
     if (cancel_ || result.elapsed_s >= kExperimentMaxDurationS)
       spdlog::info("storm experiment cancelled or out of time after {} requests ({:.1f} s)", result.requests, result.elapsed_s);
     else
