@@ -65,8 +65,16 @@ inline int raw_status(int port, const std::string& raw, std::chrono::millisecond
   int code = 0;
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
       ::send(fd, raw.data(), raw.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(raw.size())) {
+    // The status line may arrive in more than one segment (seen under ThreadSanitizer): read
+    // until "HTTP/1.1 200" is whole, the peer closes, or the wait ends.
     char buf[64] = {};
-    if (::recv(fd, buf, sizeof buf - 1, 0) > 12) code = std::atoi(buf + 9);  // "HTTP/1.1 200"
+    std::size_t got = 0;
+    while (got < 12) {
+      const ssize_t n = ::recv(fd, buf + got, sizeof buf - 1 - got, 0);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    if (got >= 12) code = std::atoi(buf + 9);
   }
   ::close(fd);
   return code;
