@@ -11,6 +11,7 @@
 // FakeClock.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
 
 #include "lab/shared_state/redis_breaker_store.hpp"
@@ -344,4 +345,25 @@ TEST_CASE("Redis breaker store: each lab has its own keys, and a reset of an emp
   teacher.store.reset();
   CHECK(peek(teacher.store).generation == 1);
   CHECK(peek(student.store).state == BreakerState::open);  // another lab's reset is not this one's
+}
+
+TEST_CASE("Redis breaker store: a Redis that stops answering costs a caller one timeout, then the replica decides alone until it answers again") {
+  RedisServer redis;
+  Replica a(redis);  // the default bound, 50 ms per round trip
+  CHECK(peek(a.store).state == BreakerState::closed);
+  redis.pause();
+  const auto started = std::chrono::steady_clock::now();
+  CHECK_FALSE(a.store.acquire().has_value());
+  // One 50 ms wait, with room for a loaded machine: a client without a bound would still
+  // be waiting here, since the stopped server keeps the socket open.
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
+  const RedisHealth h = a.client.health();
+  CHECK_FALSE(h.healthy);
+  CHECK(h.error.find("no answer within 50 ms") != std::string::npos);
+  redis.resume();
+  // Answering again, but the replica waits for its reconnect schedule's next attempt.
+  CHECK_FALSE(a.store.acquire().has_value());
+  a.clock.advance(Millis(2000));  // past the longest reconnect wait
+  CHECK(peek(a.store).state == BreakerState::closed);
+  CHECK(a.client.health().healthy);
 }

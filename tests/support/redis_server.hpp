@@ -101,6 +101,14 @@ class RedisServer {
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
+  /// SIGSTOP / SIGCONT: the server keeps its sockets open and stops answering, as a Redis
+  /// stalled by a fork, swap or a paused VM does: only the client's timeout ends a call.
+  void pause() const {
+    if (pid_ > 0) ::kill(pid_, SIGSTOP);
+  }
+  void resume() const {
+    if (pid_ > 0) ::kill(pid_, SIGCONT);
+  }
   RedisEndpoint endpoint() const { return {"127.0.0.1", port_, 0}; }
 
  private:
