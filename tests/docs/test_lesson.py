@@ -10,9 +10,13 @@ checks separated by spaces (shell quoting for values with spaces):
     status=degraded            a JSON field (dotted path; list items by index: events.0.event)
     events[].event~backoff     `[]` takes the field of every item; `~` means "contains"
     cooldown_left_ms>20000     numbers compare with < <= > >= = !=
-    within=30                  run the command again (every 0.25 s) until all checks hold: for
-                               a state that changes by itself (a storm ending, a breaker
-                               cooling down, a carrier recovering)
+    within=30 until:running=false
+                               a state that changes by itself (a storm ending, a storm's first
+                               requests, a quote that queued): run the command again every
+                               0.25 s, for at most 30 s, until the `until:` checks hold; the
+                               other checks are then judged once, on that answer. A command is
+                               never asked again because one of its other checks failed: a
+                               lab that answers wrong sometimes must fail here.
 
 With `--any-order SEED` (the per-scenario lessons in docs/lessons/) every ```sh block is one
 step that must stand alone: its first command resets its own `?lab=NAME`, every command names
@@ -127,15 +131,18 @@ def _num(text):
         return None
 
 
-def failed_checks(expectation, status, body):
-    """The checks of `expectation` that do not hold for an answer (`status`, `body` bytes)."""
+def failed_checks(expectation, status, body, waiting=False):
+    """The checks of `expectation` that do not hold for an answer (`status`, `body` bytes):
+    its `until:` checks when `waiting`, its other checks otherwise."""
     try:
         doc = json.loads(body)
     except ValueError:
         doc = None
     bad = []
     for token in shlex.split(expectation):
-        m = CHECK.match(token)
+        if token.startswith("until:") != waiting:
+            continue
+        m = CHECK.match(token.removeprefix("until:"))
         if not m:
             raise SystemExit(f"cannot read the check {token!r} in: {expectation}")
         path, op, want = m.groups()
@@ -157,10 +164,14 @@ def failed_checks(expectation, status, body):
 
 
 def within_s(expectation):
-    for token in shlex.split(expectation):
-        if token.startswith("within="):
-            return float(token.split("=", 1)[1])
-    return 0.0
+    """The seconds a command may wait for its `until:` checks; 0 without them. `within=`
+    without `until:` (or the reverse) is an error: what to wait for must be said."""
+    tokens = shlex.split(expectation)
+    within = [float(t.split("=", 1)[1]) for t in tokens if t.startswith("within=")]
+    waits = any(t.startswith("until:") for t in tokens)
+    if bool(within) != waits:
+        raise SystemExit(f"within=N and until:CHECK go together: {expectation}")
+    return within[0] if within else 0.0
 
 
 def run(command, base, out_path):
@@ -192,6 +203,10 @@ def self_check():
     for false in ("http=503", "status=ok", "attempts=2", "attempts>0", "events[].event~backoff",
                   "dependency.circuit_status=closed", "queue_ms>0", "missing=1"):
         assert failed_checks(false, 200, body), f"the checker let {false!r} pass"
+    # A wait condition is judged apart from the checks: met, the other checks still decide.
+    waited = "within=5 until:status=degraded attempts=2"
+    assert failed_checks(waited, 200, body, waiting=True) == []
+    assert failed_checks(waited, 200, body) == ["attempts=2 (got 0)"], failed_checks(waited, 200, body)
 
 
 def planned_runs(args):
@@ -263,16 +278,18 @@ def run_step(lesson, block, base, out_path, started, trace, policies):
     """Runs one step's commands in order; [(failure text, answer body)] of the checks that failed."""
     found = []
     for command, expectation in block:
-        deadline = time.monotonic() + within_s(expectation)
+        within = within_s(expectation)
+        deadline = time.monotonic() + within
         while True:
             status, body = run(command, base, out_path)
             if trace:
                 print(f"{time.monotonic() - started:7.2f} s  HTTP {status}  {command}", flush=True)
-            bad = failed_checks(expectation, status, body)
-            if not bad or time.monotonic() >= deadline:
+            waiting = failed_checks(expectation, status, body, waiting=True)
+            if not waiting or time.monotonic() >= deadline:
                 break
             time.sleep(0.25)
-        bad += slow_quote(body, policies)
+        bad = [f"not within {within:g} s: until:{w}" for w in waiting]
+        bad += failed_checks(expectation, status, body) + slow_quote(body, policies)
         if bad:
             found.append((f"{os.path.basename(lesson)}: {command}\n    " + "\n    ".join(bad), body))
     return found
