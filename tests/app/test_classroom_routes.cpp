@@ -69,6 +69,14 @@ const Call kChangingRoutes[] = {
     {"PUT", "/class/carrier-mode?mode=ok"},
 };
 
+// The X-Admin-Token header of GET `path` with the extra request header lines `extra`:
+// what the page reads to know whether to ask for the token, without trying a change.
+std::string admin_token_header(int port, const std::string& path, const std::string& extra = "") {
+  RawConnection c(port);
+  c.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + "Connection: close\r\n\r\n");
+  return header_of(c.receive(), "X-Admin-Token");
+}
+
 }  // namespace
 
 TEST_CASE("problem 9: every answer says nosniff, and the page may be framed only by the lab itself") {
@@ -119,15 +127,9 @@ TEST_CASE("problem 6: with a teacher token every route that changes the lab need
   }
   for (const char* read : {"/health", "/quote-resilient?scenario=ok", "/dependency/state", "/incidents", "/metrics", "/"})
     CHECK(lab.get(read).status == 200);
-  // What the page reads to know whether to ask for the token, without trying a change.
-  const auto admin_header = [&lab](const std::string& auth) {
-    RawConnection c(lab.port());
-    c.send("GET /carrier HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "Connection: close\r\n\r\n");
-    return header_of(c.receive(), "X-Admin-Token");
-  };
-  CHECK(admin_header("") == "required");
-  CHECK(admin_header("Authorization: Bearer nope\r\n") == "required");
-  CHECK(admin_header("Authorization: Bearer s3cret\r\n") == "accepted");
+  CHECK(admin_token_header(lab.port(), "/carrier") == "required");
+  CHECK(admin_token_header(lab.port(), "/carrier", "Authorization: Bearer nope\r\n") == "required");
+  CHECK(admin_token_header(lab.port(), "/carrier", "Authorization: Bearer s3cret\r\n") == "accepted");
 }
 
 TEST_CASE("problem 6: without a token curl works as before, but another site's page cannot change the lab") {
@@ -189,13 +191,8 @@ TEST_CASE("student labs: a student resets and breaks their own lab without the t
   CHECK(next.json["status"] == "completed");
   CHECK(next.json["attempts"] == 1);
   // The page learns it may show every control of a student's lab: no X-Admin-Token there.
-  const auto admin_header = [&lab](const std::string& path) {
-    RawConnection c(lab.port());
-    c.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-    return header_of(c.receive(), "X-Admin-Token");
-  };
-  CHECK(admin_header("/carrier") == "required");
-  CHECK(admin_header("/carrier?lab=ana") == "");
+  CHECK(admin_token_header(lab.port(), "/carrier") == "required");
+  CHECK(admin_token_header(lab.port(), "/carrier?lab=ana") == "");
   // Another site's page still cannot change a student's lab.
   CHECK(lab.request("POST", "/reset-lab?lab=ana", {{"Origin", "http://evil.example"}}).status == 403);
   CHECK(lab.request("POST", "/reset-lab", teacher).status == 200);

@@ -7,19 +7,19 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/app/lab_app.hpp"
-#include "lab/carrier/carrier_server.hpp"
 #include "lab/carrier/carrier_simulator.hpp"
-#include "lab/carrier/http_date.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fixed_random.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
+#include "support/simulated_carrier.hpp"
 
 using namespace quote_lab;
 using namespace std::chrono_literals;
 using Kind = AttemptBehaviour::Kind;
 using quote_lab::testing::FakeClock;
 using quote_lab::testing::FixedRandom;
+using quote_lab::testing::SimulatedCarrier;
 using quote_lab::testing::TempDir;
 
 namespace {
@@ -248,101 +248,6 @@ TEST_CASE("metastable: episodes are bounded, the least recently called idle one 
 
 namespace {
 
-// The embedded carrier as the lab's CarrierCaller, on the fake clock: what
-// HttpCarrierClient reports for each call the simulator plans (carrier_client.hpp's
-// classification), the clock advanced by the call's duration instead of real sockets and
-// waits. A refused attempt fails at once; an answer later than the attempt's timeout is a
-// timeout at the timeout; a hang holds until the caller's deadline plus kHangGraceMs; a
-// flow's total deadline drops the work with a 504. Calls end at the carrier when their work
-// does, not when the lab gives up, so a metastable capacity fills as it would for real.
-// The real sockets (a refused connect, a real RST, a 429's Retry-After header) are tested
-// in test_carrier_faults.cpp and test_fault_scenarios.py.
-class SimulatedCarrier final : public CarrierCaller {
- public:
-  SimulatedCarrier(CarrierSimulator& simulator, FakeClock& clock) : simulator_(simulator), clock_(clock) {}
-
-  CallOutcome call(const CarrierRequest& r) override {
-    finish_calls_due();
-    const CallerIds ids{r.trace_id, r.idempotency_key, r.lab};
-    CallOutcome out;
-    if (simulator_.take_refusal(r.scenario, ids)) {
-      out.error = CallError::connect_error;
-      return out;
-    }
-    const auto planned = simulator_.plan(r.scenario, ids, clock_.now());
-    REQUIRE(planned);
-    const AttemptBehaviour& b = planned->behaviour;
-    REQUIRE_MESSAGE(b.kind != Kind::slicer, "a slicer's timing is not modelled here: add it before a scenario's "
-                                            "\"expected\" uses one");
-    Millis work = planned->delay;
-    if (b.kind == Kind::timeout) work = std::min(work, r.timeout + Millis(kHangGraceMs));
-    bool dropped = false;
-    if (r.deadline) {
-      const auto left = std::max(Millis::zero(), std::chrono::duration_cast<Millis>(*r.deadline - clock_.wall_now()));
-      if (left < work) {
-        work = left;
-        dropped = true;
-      }
-    }
-    simulator_.begin_call(*planned);
-    pending_.push_back({*planned, clock_.now() + work, !dropped && work > r.timeout, work});
-    if (work >= r.timeout) {
-      clock_.advance(r.timeout);
-      out.error = CallError::timeout;
-      out.elapsed_ms = static_cast<double>(r.timeout.count());
-      return out;
-    }
-    clock_.advance(work);
-    finish_calls_due();
-    out.elapsed_ms = static_cast<double>(work.count());
-    if (dropped || b.kind == Kind::timeout) {
-      out.error = CallError::http_5xx;
-      out.http_status = 504;
-      return out;
-    }
-    switch (b.kind) {
-      case Kind::answer:
-        out.http_status = b.status;
-        if (b.status == 200) {
-          out.quote = simulator_.book(r.customer_id, r.items, ids, clock_.wall_now(), clock_.now()).quote;
-          return out;
-        }
-        if (!b.retry_after.empty()) out.retry_after = parse_retry_after(b.retry_after, clock_.wall_now());
-        out.error = b.status == 429 ? CallError::http_429
-                    : b.status >= 500 ? CallError::http_5xx
-                    : b.status >= 400 ? CallError::http_4xx
-                                      : CallError::bad_response;
-        return out;
-      case Kind::malformed:
-      case Kind::truncated:
-        out.http_status = 200;
-        out.error = CallError::bad_response;
-        return out;
-      default:  // reset_peer (and a refused attempt that reached the carrier): reset mid-answer
-        out.error = CallError::connect_error;
-        return out;
-    }
-  }
-
- private:
-  struct Pending {
-    CarrierCall call;
-    SteadyTime ends;
-    bool wasted;
-    Millis spent;
-  };
-  void finish_calls_due() {
-    std::erase_if(pending_, [&](const Pending& p) {
-      if (p.ends > clock_.now()) return false;
-      simulator_.end_call(p.call, p.wasted, p.spent);
-      return true;
-    });
-  }
-  CarrierSimulator& simulator_;
-  FakeClock& clock_;
-  std::vector<Pending> pending_;
-};
-
 // A lab as `serve` composes it at its default settings, its embedded carrier simulated on
 // the fake clock; one seeded source for both, as `serve --seed N` has.
 struct SimulatedLab {
@@ -350,9 +255,9 @@ struct SimulatedLab {
   TempDir dir;
   FakeClock clock;
   RandomSource random;
-  CarrierSimulator simulator{shipped_scenarios(), random};
-  SimulatedCarrier carrier{simulator, clock};
-  LabApp app{LabDeps{shipped_scenarios(), default_policies(), carrier, &simulator, dir / "state.json", clock, random}};
+  SimulatedCarrier carrier{shipped_scenarios(), random, clock};
+  LabApp app{LabDeps{shipped_scenarios(), default_policies(), carrier, &carrier.simulator(), dir / "state.json", clock,
+                     random}};
 };
 
 // One quote's answer against its file's expectation, as a user reads the answer.

@@ -96,6 +96,17 @@ void open_it(RedisBreakerStore& store, std::uint64_t gen) {
   CHECK(record(store, gen, false, true).opened_now);
 }
 
+// Opens an empty store through `opener`, ends the cooldown, and `prober` takes the one
+// probe permit, at generation 3.
+SharedAdmission first_probe(RedisBreakerStore& opener, RedisBreakerStore& prober, Admin& admin) {
+  open_it(opener, 0);
+  admin.end_cooldown();
+  const SharedAdmission probe = admit(prober);
+  CHECK(probe.verdict == SharedVerdict::probe);
+  CHECK(probe.state.generation == 3);
+  return probe;
+}
+
 }  // namespace
 
 TEST_CASE("Redis breaker store: consecutive failures open it at the threshold, a success in closed clears the count") {
@@ -192,12 +203,8 @@ TEST_CASE("Redis breaker store: one probe across replicas, held one cooldown, a 
   RedisServer redis;
   Replica a(redis), b(redis);
   Admin admin(redis);
-  open_it(a.store, 0);
-  admin.end_cooldown();
-  const SharedAdmission probe = admit(a.store);
-  CHECK(probe.verdict == SharedVerdict::probe);
+  const SharedAdmission probe = first_probe(a.store, a.store, admin);
   CHECK(probe.state.state == BreakerState::half_open);
-  CHECK(probe.state.generation == 3);
   // The permit is a key with PX = one cooldown, so a replica that dies mid-probe frees it.
   const long long pttl = admin.run({"PTTL", RedisBreakerStore::key_prefix("") + "probe"}).integer;
   CHECK(pttl > 0);
@@ -224,11 +231,7 @@ TEST_CASE("Redis breaker store: a probe whose permit expired is stale, the next 
   RedisServer redis;
   Replica dead(redis), next(redis);
   Admin admin(redis);
-  open_it(next.store, 0);
-  admin.end_cooldown();
-  const SharedAdmission first = admit(dead.store);
-  CHECK(first.verdict == SharedVerdict::probe);
-  CHECK(first.state.generation == 3);
+  const SharedAdmission first = first_probe(next.store, dead.store, admin);
   CHECK(admit(next.store).verdict == SharedVerdict::probe_busy);
   admin.expire_probe();  // one cooldown later its holder has still not answered
   const SharedAdmission second = admit(next.store);
@@ -305,11 +308,7 @@ TEST_CASE("Redis breaker store: reset closes it with zero counters, frees the pr
   RedisServer redis;
   Replica a(redis), b(redis);
   Admin admin(redis);
-  open_it(a.store, 0);
-  admin.end_cooldown();
-  const SharedAdmission probe = admit(a.store);
-  CHECK(probe.verdict == SharedVerdict::probe);
-  CHECK(probe.state.generation == 3);
+  const SharedAdmission probe = first_probe(a.store, a.store, admin);
   b.store.reset();
   CHECK_FALSE(admin.probe_held());
   const SharedBreakerState s = peek(a.store);
