@@ -1,10 +1,11 @@
 // quote lab dashboard: the breaker, the last legacy and resilient storms side by side (and
-// the last storm of each other policy), per mode the last answer as a waterfall and the
-// story over time, and the latest requests.
+// the last storm of each other policy), per mode the lab's last answer (whoever asked for
+// it) as a waterfall and the story over time, and the latest requests.
 // Live updates come from Server-Sent Events (/events); without them the page polls. Every
 // request goes through net.js (timeouts, reachability, the lab's address).
-import { TEXT, localeFor, makeFormat } from './i18n.js';
-import { api, isReachable, onReachability, openStream, PAGE_LAB, QUOTE_TIMEOUT_MS } from './net.js';
+import { TEXT, localeFor, makeFormat, pickLanguage } from './i18n.js';
+import { api, isReachable, keepLabKey, labKeyHeaders, onReachability, openStream, PAGE_LAB, QUOTE_TIMEOUT_MS, refusedForKey } from './net.js';
+import { LatestAnswers } from './latest.js';
 import { MODES, Story } from './story.js';
 import { StoryCharts } from './charts.js';
 import { renderWaterfall, waterfallEndMs, waterfallRows } from './waterfall.js';
@@ -15,12 +16,13 @@ const POLL_EVERY_S = 2;     // without the live stream
 
 const params = new URLSearchParams(location.search);
 const state = {
-  lang: (localStorage.getItem('quote-lab-lang') || navigator.language || 'en').toLowerCase().startsWith('es') ? 'es' : 'en',
+  lang: pickLanguage(location.search, localStorage.getItem('quote-lab-lang'), navigator.language),
   index: null, carrierMode: null, breaker: null, breakerAt: 0, summary: null, incidents: [],
-  last: {}, storms: {}, stormStatus: null, seen: new Set(), live: false, active: false,
+  storms: {}, stormStatus: null, seen: new Set(), live: false, active: false,
   projector: params.get('projector') === '1', admin: true,
 };
 const story = new Story();
+const latest = new LatestAnswers();
 let charts = null;
 let fmt = null;
 const t = () => TEXT[state.lang];
@@ -39,7 +41,25 @@ setLanguage(state.lang);
 // lab needs it only on routes that change it for everyone.
 const TOKEN_KEY = 'quote-lab-admin-token';
 const authHeaders = () => { const tok = sessionStorage.getItem(TOKEN_KEY); return tok ? { Authorization: `Bearer ${tok}` } : {}; };
-const call = (path, options = {}) => api(path, { ...options, headers: authHeaders() });
+// A changing request (anything but a read) of a student's lab also carries its key.
+const call = (path, options = {}) => api(path, { ...options,
+  headers: { ...authHeaders(), ...(options.method && options.method !== 'GET' ? labKeyHeaders() : {}) } });
+
+// A change (reset, carrier mode, storm). When the student's lab refuses it for want of its
+// key, the page shows the lab's message and a field for the key, and repeats the change
+// once the key is saved.
+let retryChange = null;
+async function change(path, options) {
+  const res = await call(path, options);
+  if (refusedForKey(res.status, res.body)) {
+    $('#lab-key-message').textContent = res.body.message;
+    $('#lab-key-form').hidden = false;
+    retryChange = () => change(path, options);
+  } else if (res.status < 400) {
+    $('#lab-key-form').hidden = true;
+  }
+  return res;
+}
 
 // Every answer says whether the lab wants the teacher token (X-Admin-Token: "required",
 // or "accepted" for the one we sent; absent when the lab has none): ask for it once.
@@ -63,7 +83,7 @@ async function checkAdmin() {
   note.hidden = state.admin;
 }
 
-const renderBreaker = () => state.breaker && renderBreakerView(state.breaker, state.breakerAt, t(), fmt);
+const renderBreaker = () => renderBreakerView(state.breaker, state.breakerAt, t(), fmt);
 const renderCounters = () => state.summary && renderCountersView(state.summary, t(), fmt);
 const renderIncidents = () => renderIncidentsView(state.incidents, t(), fmt);
 const renderStormCards = () =>
@@ -97,7 +117,7 @@ function buildPanels() {
   const modeSelect = $('#carrier-mode');
   scenarioOptions(modeSelect, false);
   modeSelect.addEventListener('change', async () => {
-    const { status } = await call(`/carrier/mode?mode=${encodeURIComponent(modeSelect.value)}`, { method: 'PUT' }).catch(() => ({}));
+    const { status } = await change(`/carrier/mode?mode=${encodeURIComponent(modeSelect.value)}`, { method: 'PUT' }).catch(() => ({}));
     if (status === 200) setCarrierMode(modeSelect.value, performance.now());
   });
   // Every policy of the lab can be stormed: the course's two first (in the page), then the
@@ -109,7 +129,16 @@ function buildPanels() {
   scenarioOptions(stormScenario, true);
   stormScenario.value = 'provider_down';
   $('#storm-form').addEventListener('submit', startStorm);
-  $('#reset').addEventListener('click', async () => { await call('/reset-lab', { method: 'POST' }).catch(() => {}); await refreshAll(); });
+  $('#reset').addEventListener('click', async () => { await change('/reset-lab', { method: 'POST' }).catch(() => {}); await refreshAll(); });
+  $('#lab-key-form').addEventListener('submit', ev => {
+    ev.preventDefault();
+    if (!keepLabKey($('#lab-key-input').value)) return;
+    $('#lab-key-input').value = '';
+    $('#lab-key-form').hidden = true;
+    const again = retryChange;
+    retryChange = null;
+    if (again) again().then(() => refreshAll()).catch(() => {});
+  });
   $('#projector').addEventListener('click', () => setProjector(!state.projector));
   for (const b of document.querySelectorAll('.lang button'))
     b.addEventListener('click', () => { setLanguage(b.dataset.lang); localStorage.setItem('quote-lab-lang', state.lang); applyLanguage(); });
@@ -165,7 +194,7 @@ async function runQuote(mode) {
   try {
     const { body } = await call(`/quote-${mode}?${query(form)}`, { timeoutMs: QUOTE_TIMEOUT_MS });
     if (body.error) { totals.replaceChildren(el('span', { class: 'error', text: body.message })); return; }
-    state.last[mode] = { answer: body, clientMs: performance.now() - started };
+    latest.offer(body, performance.now(), { own: true, clientMs: performance.now() - started });
     renderAnswers();
     addAnswer(body);
   } catch (e) {
@@ -182,23 +211,30 @@ const rowLabel = r => {
   return (t().ev[r.kind] || (() => r.kind))(r.attempt, reason);
 };
 
+// Each mode's waterfall: the lab's latest answer (latest.js), said whose it is.
 function renderAnswers() {
-  const rows = Object.fromEntries(MODES.filter(m => state.last[m]).map(m => [m, waterfallRows(state.last[m].answer, state.last[m].clientMs)]));
+  const shown = latest.shown;
+  const rows = Object.fromEntries(MODES.filter(m => shown[m]).map(m => [m, waterfallRows(shown[m].answer, shown[m].clientMs)]));
   const endMs = Math.max(400, ...Object.values(rows).map(waterfallEndMs));  // one axis for both modes
   for (const mode of MODES) {
     const section = $(`#mode-${mode}`);
-    const last = state.last[mode];
-    if (!last) continue;
+    const last = shown[mode];
+    if (!last) { clearAnswer(mode); continue; }
     const a = last.answer;
     const inLab = a.elapsed_ms + (a.queue_ms ?? 0);
-    $('.totals', section).replaceChildren(
+    const at = fmt.time(a.timestamp_utc);
+    const origin = $('.answer-origin', section);
+    origin.dataset.requestId = a.request_id;
+    origin.dataset.own = String(last.own);
+    origin.textContent = (last.own ? t().answerOwn(at) : t().answerOther(at)) + (a.events ? '' : ` · ${t().answerSummary}`);
+    $('.totals', section).replaceChildren(...[
       el('span', { class: `badge key-number ${a.status}`, 'data-status': a.status, text: t().status[a.status] }),
       figure('attempts', fmt.num(a.attempts), fmt.word(a.attempts, 'attempt')),
       figure('server', fmt.ms(inLab), t().serverTime),
-      figure('client', fmt.ms(last.clientMs), t().clientTime));
+      last.clientMs != null && figure('client', fmt.ms(last.clientMs), t().clientTime)].filter(Boolean));
     const q = a.quote;
-    $('.quote-line', section).textContent = q
-      ? `${t().quote} ${fmt.num(q.amount, 2)} ${q.currency} (${t().source[q.source]}${q.source === 'fallback' ? ', ' + t().age(fmt.num(q.age_s, 1)) : ''})`
+    $('.quote-line', section).textContent = !('quote' in a) ? ''
+      : q ? `${t().quote} ${fmt.num(q.amount, 2)} ${q.currency} (${q.seed ? t().seed : t().source[q.source]}${q.source === 'fallback' ? ', ' + t().age(fmt.num(q.age_s, 1)) : ''})`
       : `${t().quote} ${t().none}`;
     renderWaterfall($('.waterfall', section), rows[mode], endMs, rowLabel, fmt);
     $('.explanation', section).textContent = a.explanation ? a.explanation[state.lang] : '';
@@ -208,17 +244,27 @@ function renderAnswers() {
 function clearAnswer(mode) {
   const section = $(`#mode-${mode}`);
   for (const sel of ['.totals', '.waterfall']) $(sel, section).replaceChildren();
-  for (const sel of ['.explanation', '.quote-line']) $(sel, section).textContent = '';
+  for (const sel of ['.explanation', '.quote-line', '.answer-origin']) $(sel, section).textContent = '';
 }
 
-// Every answer, from any client: once into the story and the breaker.
+// Every answer, from any client: once into the story and the breaker. One the lab finished
+// before the page started counting (an incident read at load) is drawn at its own time.
 function addAnswer(q) {
   if (!q || !q.request_id || state.seen.has(q.request_id) || !MODES.includes(q.mode)) return;
   state.seen.add(q.request_id);
   if (state.seen.size > MAX_SEEN) state.seen.delete(state.seen.values().next().value);  // oldest first
-  story.sample(q.mode, q.elapsed_ms + (q.queue_ms ?? 0));
+  const ms = q.elapsed_ms + (q.queue_ms ?? 0);
+  const at = Date.parse(q.timestamp_utc);
+  if (story.isPast(at)) story.past(q.mode, ms, at); else story.sample(q.mode, ms);
   state.active = true;
   applyBreaker(q.dependency);
+}
+
+// An answer for the waterfalls (the live stream's full answers; incidents, without their
+// steps, only when the stream is not there to bring them).
+function offerAnswer(q) {
+  if (!q || !MODES.includes(q.mode)) return;
+  if (latest.offer(q, performance.now()).length) renderAnswers();
 }
 
 // ---------- breaker ----------
@@ -233,6 +279,7 @@ function applyBreaker(dep) {
 let breakerFrame = 0;
 
 setInterval(() => {
+  if (latest.due(performance.now()).length) renderAnswers();
   renderBreaker();
   // The breaker turns half-open by itself when the cooldown ends: ask the lab then.
   const b = state.breaker;
@@ -258,6 +305,7 @@ async function refreshIncidents() {
   state.incidents = (await call('/incidents?limit=10')).body.incidents || [];
   renderIncidents();
   for (const i of [...state.incidents].reverse()) addAnswer(i);  // catches up after polling
+  if (!state.live) for (const m of MODES) offerAnswer(state.incidents.find(i => i.mode === m));
 }
 
 // ---------- the story over time ----------
@@ -297,8 +345,9 @@ async function startStorm(ev) {
   msg.textContent = '';
   try {
     const sentAt = performance.now();
-    const { status, body } = await call(`/experiments/storm?${params}`, { method: 'POST' });
+    const { status, body } = await change(`/experiments/storm?${params}`, { method: 'POST' });
     if (status === 409) msg.textContent = t().stormRunning;
+    else if (refusedForKey(status, body)) msg.textContent = '';
     else if (status >= 400) msg.textContent = body.message;
     else renderStorm(body, sentAt);
   } catch (e) { msg.textContent = t().unreachableMsg; }
@@ -337,7 +386,7 @@ function renderBadge() {
 function onReset() {
   story.clear();
   state.storms = {};
-  state.last = {};
+  latest.clear();
   state.seen.clear();
   for (const m of MODES) clearAnswer(m);
   renderStorm({ running: false, last_result: null });
@@ -348,7 +397,7 @@ function onReset() {
 let stormAsked = false;
 function connect() {
   openStream({
-    quote: e => { addAnswer(JSON.parse(e.data)); queueIncidents(); },
+    quote: e => { const q = JSON.parse(e.data); addAnswer(q); offerAnswer(q); queueIncidents(); },
     breaker: () => refreshBreaker(),
     carrier_mode: e => setCarrierMode(JSON.parse(e.data).mode, performance.now()),
     reset: onReset,
@@ -402,6 +451,8 @@ function applyLanguage() {
   if (PAGE_LAB != null) {
     $('#lab-name').textContent = t().labName(PAGE_LAB);
     document.title = `${t().labName(PAGE_LAB)} · quote lab`;
+    // The lab answers ?lab= with that lab's requests only: the title says so.
+    $('#incidents-title').textContent = t().incidentsOf(PAGE_LAB);
   }
   const p = state.index.policies;
   for (const mode of MODES) {

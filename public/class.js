@@ -1,69 +1,83 @@
-// The class view (GET /class for a browser): every student lab, in leaderboard order,
-// refreshed every 2 s from the same route's JSON. Each name links to that student's page.
-// The teacher's class-wide actions (reset every student lab, set every student lab's
-// carrier mode) show only when the lab lets this viewer use them, as on the dashboard.
-import { BASE, withLab } from './net.js';
+// The class view (GET /class for a browser): every student lab, ranked by carrier calls per
+// request among the labs with enough requests (ranking.js), refreshed every 2 s from the
+// same route's JSON. Each name links to that student's page. A projector mode reads from
+// the back of the room. The teacher's class-wide actions (restore every student lab, set
+// every student lab's carrier mode) show only to the teacher.
+import { BASE, holdsAnyLabKey, mayAct, withLab } from './net.js';
+import { makeFormat, pickLanguage } from './i18n.js';
+import { MIN_REQUESTS, rankLabs } from './ranking.js';
 
 const TEXT = {
   es: {
-    title: 'La clase: un laboratorio por estudiante',
-    head: ['#', 'Laboratorio', 'Breaker', 'Modo del proveedor', 'Solicitudes', 'Llamadas al proveedor por solicitud', 'p99', 'Última actividad'],
-    empty: 'Todavía no hay laboratorios de estudiantes: abre /?lab=TU-NOMBRE o agrega ?lab=TU-NOMBRE a tus curl.',
-    updated: 'actualizado', unreachable: 'laboratorio inalcanzable',
+    title: 'La clase: un laboratorio por estudiante', projector: 'Modo proyector',
+    head: ['Puesto', 'Laboratorio', 'Disyuntor', 'Modo del proveedor', 'Solicitudes', 'Llamadas al proveedor por solicitud', 'Última actividad'],
+    order: n => `Clasificación: primero quien menos llamadas al proveedor hace por solicitud, entre los laboratorios con al menos ${n} solicitudes (el proveedor es compartido: cada llamada que ahorras es capacidad para la clase). Los demás van al final, sin puesto.`,
+    unranked: n => `menos de ${n} solicitudes: sin puesto`,
+    empty: 'Todavía no hay laboratorios de estudiantes: abre /?lab=TU-NOMBRE o agrega lab=TU-NOMBRE a tus líneas de curl.',
+    updated: 'actualizado', unreachable: 'laboratorio no disponible',
     states: { closed: 'cerrado', open: 'abierto', half_open: 'semiabierto' },
-    reset: 'Reiniciar todos los laboratorios de estudiantes', mode: 'Modo del proveedor para toda la clase',
+    reset: 'Restablecer todos los laboratorios de estudiantes', mode: 'Modo del proveedor para toda la clase',
     apply: 'Aplicar a todos',
-    confirmReset: n => `¿Reiniciar ${n === 1 ? 'el laboratorio' : `los ${n} laboratorios`} de estudiantes? (el tuyo no cambia)`,
-    resetDone: n => `${n === 1 ? '1 laboratorio reiniciado' : `${n} laboratorios reiniciados`}`,
+    confirmReset: n => `¿Restablecer ${n === 1 ? 'el laboratorio' : `los ${n} laboratorios`} de estudiantes? (el tuyo no cambia)`,
+    resetDone: n => `${n === 1 ? '1 laboratorio restablecido' : `${n} laboratorios restablecidos`}`,
     modeDone: (n, m) => `${m} en ${n === 1 ? '1 laboratorio' : `${n} laboratorios`}`,
-    tokenPrompt: 'Este lab tiene token del docente. Pégalo para reiniciar la clase o cambiar su modo del proveedor (o cancela para solo mirar):',
-    adminNote: 'Sin el token del docente: las acciones para toda la clase quedan ocultas.',
+    teacher: 'Soy docente: ingresar el token',
+    tokenPrompt: 'Pega el token del docente para restablecer la clase o cambiar su modo del proveedor:',
+    adminNote: 'Las acciones para toda la clase son del docente.',
+    tokenRejected: 'El laboratorio no aceptó ese token del docente.',
   },
   en: {
-    title: 'The class: one lab per student',
-    head: ['#', 'Lab', 'Breaker', 'Carrier mode', 'Requests', 'Carrier calls per request', 'p99', 'Last activity'],
-    empty: 'No student labs yet: open /?lab=YOUR-NAME or add ?lab=YOUR-NAME to your curl lines.',
+    title: 'The class: one lab per student', projector: 'Projector mode',
+    head: ['Place', 'Lab', 'Breaker', 'Carrier mode', 'Requests', 'Carrier calls per request', 'Last activity'],
+    order: n => `Ranking: fewest carrier calls per request first, among the labs with at least ${n} requests (the carrier is shared: every call you spare is capacity for the class). The others come last, without a place.`,
+    unranked: n => `fewer than ${n} requests: no place`,
+    empty: 'No student labs yet: open /?lab=YOUR-NAME or add lab=YOUR-NAME to your curl lines.',
     updated: 'updated', unreachable: 'lab unreachable',
     states: { closed: 'closed', open: 'open', half_open: 'half-open' },
     reset: 'Reset every student lab', mode: 'Carrier mode for the whole class', apply: 'Apply to all',
     confirmReset: n => `Reset ${n === 1 ? 'the student lab' : `the ${n} student labs`}? (yours is unchanged)`,
     resetDone: n => `${n === 1 ? '1 lab reset' : `${n} labs reset`}`,
     modeDone: (n, m) => `${m} in ${n === 1 ? '1 lab' : `${n} labs`}`,
-    tokenPrompt: 'This lab has a teacher token. Paste it to reset the class or change its carrier mode (or cancel to just watch):',
-    adminNote: 'Without the teacher token: the class-wide actions are hidden.',
+    teacher: "I'm the teacher: enter the token",
+    tokenPrompt: 'Paste the teacher token to reset the class or change its carrier mode:',
+    adminNote: 'The class-wide actions are the teacher\u2019s.',
+    tokenRejected: 'The lab did not accept that teacher token.',
   },
 };
-let lang = (localStorage.getItem('quote-lab-lang') || navigator.language || 'en').toLowerCase().startsWith('es') ? 'es' : 'en';
+const params = new URLSearchParams(location.search);
+let lang = pickLanguage(location.search, localStorage.getItem('quote-lab-lang'), navigator.language);
+let f = makeFormat(lang, lang === 'es' ? 'es-AR' : 'en-US');
 let last = null;
+let rejected = false;
 const $ = sel => document.querySelector(sel);
-const fmt = (n, digits) => n == null ? '—'
-  : new Intl.NumberFormat(lang === 'es' ? 'es-AR' : 'en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }).format(n);
-const ms = v => v == null ? '—' : v >= 1000 ? `${fmt(v / 1000, 2)} s` : `${fmt(v, 0)} ms`;
 
-function cell(text, cls) {
+function cell(content, cls) {
   const td = document.createElement('td');
   if (cls) td.className = cls;
-  td.append(text);
+  td.append(content);
   return td;
 }
 
 // The teacher token, in the tab's storage under the dashboard's key: entered on either page,
-// it serves both. Asked once per tab, and only when the lab says it wants one.
+// it serves both. Asked only when the teacher says so (the button): the students who open
+// this page are never asked for it.
 const TOKEN_KEY = 'quote-lab-admin-token';
 const authHeaders = () => { const tok = sessionStorage.getItem(TOKEN_KEY); return tok ? { Authorization: `Bearer ${tok}` } : {}; };
 let admin;  // X-Admin-Token of the last answer: null (no token set), 'accepted' or 'required'; undefined before one
 
 function showActions() {
-  const may = admin !== undefined && admin !== 'required';
-  $('#class-actions').hidden = !may;
+  $('#class-actions').hidden = !mayAct(admin, holdsAnyLabKey());
   $('#class-admin-note').hidden = admin !== 'required';
+  $('#class-teacher').hidden = admin !== 'required';
 }
 
-async function askTokenOnce() {
-  if (admin !== 'required' || sessionStorage.getItem(TOKEN_KEY + '-asked')) return;
-  sessionStorage.setItem(TOKEN_KEY + '-asked', '1');
+async function askToken() {
   const tok = window.prompt(TEXT[lang].tokenPrompt);
-  if (tok && tok.trim()) { sessionStorage.setItem(TOKEN_KEY, tok.trim()); await refresh(); }
+  if (!tok || !tok.trim()) return;
+  sessionStorage.setItem(TOKEN_KEY, tok.trim());
+  await refresh();
+  rejected = admin === 'required';
+  render();
 }
 
 // A class-wide action; its answer (or the lab's error message, in the page's language) is shown.
@@ -79,34 +93,49 @@ async function act(method, path, done) {
   refresh();
 }
 
+function setProjector(on) {
+  document.documentElement.classList.toggle('projector', on);
+  $('#class-projector').setAttribute('aria-pressed', String(on));
+  const url = new URL(location.href);
+  if (on) url.searchParams.set('projector', '1'); else url.searchParams.delete('projector');
+  history.replaceState(null, '', url);
+}
+
 function render() {
   const t = TEXT[lang];
   document.documentElement.lang = lang;
   $('#class-title').textContent = t.title;
+  $('#class-projector').textContent = t.projector;
   $('#class-reset').textContent = t.reset;
   $('#class-mode-label').textContent = t.mode;
   $('#class-mode-apply').textContent = t.apply;
-  $('#class-admin-note').textContent = t.adminNote;
+  $('#class-teacher').textContent = t.teacher;
+  $('#class-admin-note').textContent = rejected ? t.tokenRejected : t.adminNote;
+  $('#class-order').textContent = t.order(MIN_REQUESTS);
+  for (const b of document.querySelectorAll('[data-lang]')) b.setAttribute('aria-pressed', String(b.dataset.lang === lang));
   showActions();
   $('#class-head').replaceChildren(...t.head.map(h => { const th = document.createElement('th'); th.textContent = h; return th; }));
   if (!last) return;
-  $('#class-order').textContent = last.order[lang];
   const select = $('#class-mode');
   if (select.options.length === 0)
     for (const m of last.carrier_modes || []) select.append(new Option(m, m));
   $('#class-empty').textContent = t.empty;
   $('#class-empty').hidden = last.labs.length > 0;
-  $('#class-rows').replaceChildren(...last.labs.map(lab => {
+  $('#class-rows').replaceChildren(...rankLabs(last.labs).map(lab => {
     const tr = document.createElement('tr');
+    tr.dataset.lab = lab.name;
+    tr.dataset.place = lab.place == null ? '' : String(lab.place);
     const link = document.createElement('a');
     link.href = withLab(`${BASE}/`, lab.name);
     link.textContent = lab.name;
     const state = document.createElement('span');
     state.className = `state ${lab.circuit_status}`;
     state.textContent = t.states[lab.circuit_status] || lab.circuit_status;
-    tr.append(cell(String(lab.rank)), cell(link), cell(state), cell(lab.carrier_mode),
-      cell(fmt(lab.requests, 0)), cell(fmt(lab.carrier_calls_per_request, 2)), cell(ms(lab.p99_ms)),
-      cell(new Date(lab.last_activity_utc).toLocaleTimeString(lang === 'es' ? 'es-AR' : 'en-US')));
+    const place = cell(lab.place == null ? '—' : String(lab.place), 'place');
+    if (lab.place == null) place.title = t.unranked(MIN_REQUESTS);
+    tr.append(place, cell(link), cell(state), cell(lab.carrier_mode),
+      cell(f.num(lab.requests)), cell(f.ratio(lab.calls_per_request)),
+      cell(f.time(lab.last_activity_utc)));
     return tr;
   }));
 }
@@ -115,13 +144,10 @@ async function refresh() {
   try {
     const res = await fetch(`${BASE}/class`, { headers: { ...authHeaders(), Accept: 'application/json' } });
     admin = res.headers.get('X-Admin-Token');
-    // A token the lab refuses is forgotten, so that the next load asks again.
-    if (admin === 'required' && sessionStorage.getItem(TOKEN_KEY)) {
-      sessionStorage.removeItem(TOKEN_KEY);
-      sessionStorage.removeItem(TOKEN_KEY + '-asked');
-    }
+    // A token the lab refuses is forgotten, so that the button asks again.
+    if (admin === 'required' && sessionStorage.getItem(TOKEN_KEY)) sessionStorage.removeItem(TOKEN_KEY);
     last = await res.json();
-    $('#class-status').textContent = `${TEXT[lang].updated} ${new Date().toLocaleTimeString(lang === 'es' ? 'es-AR' : 'en-US')}`;
+    $('#class-status').textContent = `${TEXT[lang].updated} ${f.time(Date.now())}`;
   } catch {
     $('#class-status').textContent = TEXT[lang].unreachable;
   }
@@ -129,7 +155,14 @@ async function refresh() {
 }
 
 for (const b of document.querySelectorAll('[data-lang]'))
-  b.addEventListener('click', () => { lang = b.dataset.lang; localStorage.setItem('quote-lab-lang', lang); render(); });
+  b.addEventListener('click', () => {
+    lang = b.dataset.lang;
+    f = makeFormat(lang, lang === 'es' ? 'es-AR' : 'en-US');
+    localStorage.setItem('quote-lab-lang', lang);
+    render();
+  });
+$('#class-projector').addEventListener('click', () => setProjector(!document.documentElement.classList.contains('projector')));
+$('#class-teacher').addEventListener('click', askToken);
 $('#class-reset').addEventListener('click', () => {
   const n = last ? last.labs.length : 0;
   if (window.confirm(TEXT[lang].confirmReset(n))) act('POST', '/class/reset', b => TEXT[lang].resetDone(b.count));
@@ -138,6 +171,7 @@ $('#class-mode-apply').addEventListener('click', () => {
   const mode = $('#class-mode').value;
   if (mode) act('PUT', `/class/carrier-mode?mode=${encodeURIComponent(mode)}`, b => TEXT[lang].modeDone(b.count, b.mode));
 });
+setProjector(params.get('projector') === '1');
 render();
-refresh().then(askTokenOnce);
+refresh();
 setInterval(refresh, 2000);

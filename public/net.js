@@ -22,6 +22,48 @@ export function withLab(path, lab = PAGE_LAB) {
 /// The lab's address for `path` ("/incidents?limit=10"), with the page's `lab` when it has one.
 export const labUrl = path => BASE + withLab(path);
 
+/// A student lab's owner: its name up to the first '-', in lower case (names are
+/// case-insensitive): "ana", "Ana-paso3" and "ana-tail-2" share one key. Null for the teacher's.
+export function labOwner(lab) {
+  if (lab == null || lab === '') return null;
+  return String(lab).toLowerCase().split('-')[0] || null;
+}
+
+// The lab key (lab_key) a student's lab was created with, kept per owner in this browser:
+// the student sets it once (the page stores it from the answer that created the lab, or
+// from the field a refusal shows) and every changing request of any of their labs sends it.
+const KEY_PREFIX = 'quote-lab-key:';
+const storage = () => (typeof localStorage !== 'undefined' ? localStorage : null);
+export function labKey(lab = PAGE_LAB, store = storage()) {
+  const owner = labOwner(lab);
+  return owner && store ? store.getItem(KEY_PREFIX + owner) : null;
+}
+export function keepLabKey(key, lab = PAGE_LAB, store = storage()) {
+  const owner = labOwner(lab);
+  if (!owner || !store || typeof key !== 'string' || !key.trim()) return false;
+  store.setItem(KEY_PREFIX + owner, key.trim());
+  return true;
+}
+/// Whether this browser holds a key for any student lab: a student's browser.
+export function holdsAnyLabKey(store = storage()) {
+  if (!store) return false;
+  for (let i = 0; i < store.length; i++) if (store.key(i)?.startsWith(KEY_PREFIX)) return true;
+  return false;
+}
+/// Whether a page shows the class-wide actions, from the lab's X-Admin-Token (`status`:
+/// "accepted", "required", or null when the lab sets no token; undefined before an answer):
+/// to the holder of an accepted token, or, when the lab sets no token, to a browser that
+/// holds no student's lab key (a student there could use them, but is not shown them).
+export const mayAct = (status, studentBrowser) => status === 'accepted' || (status === null && !studentBrowser);
+
+/// The header a changing request (reset, carrier mode, storm) of `lab` carries.
+export const labKeyHeaders = (lab = PAGE_LAB, store = storage()) => {
+  const key = labKey(lab, store);
+  return key ? { 'X-Lab-Key': key } : {};
+};
+/// The lab refused a change for want of the lab's key (403 lab_key_required / wrong_lab_key).
+export const refusedForKey = (status, body) => status === 403 && ['lab_key_required', 'wrong_lab_key'].includes(body?.error);
+
 export const TIMEOUT_MS = 8000;       // an ordinary read: the lab answers in milliseconds
 export const QUOTE_TIMEOUT_MS = 30000;  // a quote may queue behind a storm for seconds
 
@@ -61,6 +103,8 @@ export async function api(path, { method = 'GET', headers = {}, timeoutMs = TIME
     const res = await fetch(url, { method, headers: { Accept: 'application/json', ...headers }, signal: abort.signal });
     const body = await res.json().catch(() => ({}));
     setReachable(true);
+    // The answer that creates a student's lab carries its key, once: keep it.
+    if (body && typeof body.lab_key === 'string') keepLabKey(body.lab_key);
     return { status: res.status, body, headers: res.headers, answeredAt: answeredAt(url, sentAt) };
   } catch (e) {
     setReachable(false);

@@ -3,8 +3,8 @@
 // reads the very same URL as JSON (Accept: application/json, so the same data curl gets)
 // and draws it as tables, in Spanish or English. A student lab's `?lab=NAME` in the page's
 // URL is passed on to every fetch and every link (net.js withLab).
-import { BASE as PREFIX, PAGE_LAB, withLab } from './net.js';
-import { TEXT as DASHBOARD_TEXT } from './i18n.js';
+import { BASE as PREFIX, PAGE_LAB, keepLabKey, withLab } from './net.js';
+import { TEXT as DASHBOARD_TEXT, pickLanguage } from './i18n.js';
 
 const VIEW = location.pathname.slice(PREFIX.length).replace(/\/+$/, '') || '/';
 const REFRESH_MS = 5000;
@@ -13,47 +13,72 @@ const TEXT = {
   es: {
     navDashboard: 'Panel', navIncidents: 'Incidentes', navDiagnostics: 'Diagnóstico', navMetrics: 'Métricas',
     navDependency: 'Dependencia', asJson: 'Los mismos datos en JSON:', updated: t => `Actualizado a las ${t}; se actualiza cada 5 s.`,
-    unreachable: 'No se pudo contactar al lab; se reintenta en 5 s.',
+    unreachable: 'No se pudo contactar al laboratorio; se reintenta en 5 s.',
     titles: {
       '/incidents': 'Incidentes: los últimos flujos de cotización',
       '/diagnostics/summary': 'Diagnóstico: contadores y latencias por modo y escenario',
-      '/metrics': 'Métricas: la telemetría del lab',
-      '/dependency/state': 'Dependencia: el circuit breaker del proveedor',
+      '/metrics': 'Métricas: la telemetría del laboratorio',
+      '/dependency/state': 'Dependencia: el disyuntor del proveedor',
     },
     intros: {
-      '/incidents': 'Cada fila es una request de cotización, la más reciente primero.',
-      '/diagnostics/summary': 'Lo que pasó desde el último reinicio del lab, por modo (legacy, resiliente) y por escenario.',
+      '/incidents': 'Cada fila es una solicitud de cotización, la más reciente primero.',
+      '/diagnostics/summary': 'Lo que pasó desde que se restableció el laboratorio, por política (legacy, resilient) y por escenario.',
       '/metrics': 'Las mismas series que Prometheus lee en /metrics-prometheus, en tablas.',
-      '/dependency/state': 'Solo las requests resilientes consultan este breaker; legacy no tiene breaker ni respaldo.',
+      '/dependency/state': 'Solo las solicitudes de la política resilient consultan este disyuntor; legacy no tiene disyuntor ni respaldo.',
     },
     show: 'Mostrar', last: n => `últimos ${n}`, count: n => n === 1 ? '1 flujo' : `${n} flujos`, empty: 'Todavía no hay datos.',
     col: {
       time: 'Hora', mode: 'Modo', scenario: 'Escenario', status: 'Estado', attempts: 'Intentos', retries: 'Reintentos',
-      timeouts: 'Timeouts', fallback: 'Respaldo', short: 'Cortocircuito', elapsed: 'Tiempo', request_id: 'request_id',
-      requests: 'Requests', successes: 'Completadas', degraded: 'Degradadas', failures: 'Fallidas', fallbacks: 'Respaldos',
-      circuit_opens: 'Aperturas', short_circuits: 'Cortocircuitos', p50: 'p50', p95: 'p95', p99: 'p99', max: 'máx.',
+      timeouts: 'Tiempos límite agotados', fallback: 'Respaldo', short: 'Rechazada', elapsed: 'Tiempo', request_id: 'request_id',
+      requests: 'Solicitudes', successes: 'Completadas', degraded: 'Degradadas', failures: 'Fallidas', fallbacks: 'Respaldos',
+      circuit_opens: 'Aperturas', short_circuits: 'Rechazos', attempts: 'Llamadas al proveedor', p50: 'p50', p95: 'p95', p99: 'p99', max: 'máx.',
       field: 'Campo', value: 'Valor', labels: 'Etiquetas', sum: 'Suma', mean: 'Media', bucket: '≤ (s)', countCol: 'Cantidad',
       policy: 'Política',
     },
-    modes: { legacy: 'legacy', resilient: 'resiliente' },
+    modes: { legacy: 'legacy', resilient: 'resilient' },
     all: 'todos los escenarios', yes: 'sí', no: 'no', none: '—',
     status: { completed: 'completada', degraded: 'degradada', failed: 'fallida' },
     state: { closed: 'cerrado', open: 'abierto', half_open: 'semiabierto' },
-    policies: 'Políticas', breakerPolicy: 'Breaker', carrierMode: 'Modo del proveedor', carrier: 'Proveedor',
-    fallbackQuote: 'Cotización de respaldo', stateFile: 'Archivo de estado', buckets: 'buckets',
+    policies: 'Políticas', breakerPolicy: 'Disyuntor', carrierMode: 'Modo del proveedor', carrier: 'Proveedor',
+    fallbackQuote: 'Cotización de respaldo', stateFile: 'Archivo de estado', buckets: 'intervalos',
     prometheusText: 'el texto de Prometheus', types: { counter: 'contador', gauge: 'indicador', histogram: 'histograma' },
     fields: {
-      name: 'Nombre', circuit_status: 'Estado del circuito', consecutive_failures: 'Fallos consecutivos',
+      name: 'Nombre', circuit_status: 'Estado del disyuntor', consecutive_failures: 'Fallos consecutivos',
       opened_until: 'Abierto hasta', cooldown_left_ms: 'Enfriamiento restante', open_events: 'Aperturas',
-      short_circuit_count: 'Cortocircuitos', last_outcome: 'Último resultado', last_latency_ms: 'Última latencia',
+      short_circuit_count: 'Rechazos', last_outcome: 'Último resultado', last_latency_ms: 'Última latencia',
       state_file: 'Archivo de estado', state_file_set_aside: 'Archivo apartado (corrupto)', state_file_error: 'Error al guardar',
       quote_id: 'quote_id', amount: 'Monto', currency: 'Moneda', cached_at: 'Guardada', age_s: 'Antigüedad', customer_id: 'customer_id',
-      items: 'items', seed: 'Semilla (aún no hubo cotización en vivo)', priced_at: 'Cotizada', source: 'Origen',
-      timeout_ms: 'Timeout por intento', max_attempts: 'Intentos máximos', backoff_base_ms: 'Espera base', backoff_max_ms: 'Espera máxima',
-      jitter: 'Jitter', jitter_min_ms: 'Jitter mínimo', jitter_max_ms: 'Jitter máximo', circuit_breaker: 'Circuit breaker',
+      items: 'items', seed: 'Cotización inicial (aún no hubo cotización en vivo)', priced_at: 'Cotizada', source: 'Origen',
+      timeout_ms: 'Tiempo límite por intento', max_attempts: 'Intentos máximos', backoff_base_ms: 'Espera base entre reintentos', backoff_max_ms: 'Espera máxima entre reintentos',
+      jitter: 'Variación aleatoria', jitter_min_ms: 'Variación aleatoria mínima', jitter_max_ms: 'Variación aleatoria máxima', circuit_breaker: 'Disyuntor',
       fallback: 'Respaldo', failure_threshold: 'Fallos que lo abren', open_duration_s: 'Tiempo abierto',
       calls_total: 'Llamadas recibidas', in_flight: 'En curso', peak_in_flight: 'Pico en curso', wasted_calls: 'Llamadas desperdiciadas',
-      wasted_seconds: 'Tiempo desperdiciado', mode: 'Modo',
+      wasted_seconds: 'Tiempo desperdiciado', mode: 'Modo', refused_calls: 'Llamadas rechazadas', overloaded_calls: 'Llamadas con el proveedor saturado',
+      bookings: 'Reservas', duplicate_bookings: 'Reservas duplicadas', idempotent_replays: 'Repeticiones idempotentes', deadline_dropped: 'Descartadas por plazo total',
+      retry_budget_ratio: 'Presupuesto de reintentos', retry_budget_min_per_s: 'Reintentos mínimos por segundo', deadline_ms: 'Plazo total', idempotency_key: 'Clave de idempotencia',
+      state_backend: 'Almacenamiento del estado',
+    },
+    values: {
+      none: 'ninguna', additive: 'sumada', full: 'completa', equal: 'mitad fija', decorrelated: 'decorrelacionada',
+      success: 'éxito', timeout: 'tiempo límite agotado', connect_error: 'error de conexión', http_5xx: 'error del proveedor (5xx)',
+      http_429: 'el proveedor pide esperar (429)', bad_response: 'respuesta inválida', short_circuit: 'rechazo',
+      live: 'en vivo', fallback: 'de respaldo',
+    },
+    // The lab's Prometheus HELP lines are English: each family's meaning in Spanish.
+    help: {
+      quote_lab_quote_requests_total: 'Solicitudes de cotización respondidas, por política, escenario y estado final (completada: cotización en vivo; degradada: de respaldo; fallida: 503).',
+      quote_lab_carrier_attempts_total: 'Intentos de llamar al proveedor, por política y resultado; short_circuit = el disyuntor rechazó la llamada y no salió del laboratorio.',
+      quote_lab_retries_total: 'Llamadas al proveedor que reintentaban un intento fallido.',
+      quote_lab_fallbacks_total: 'Solicitudes respondidas con la cotización de respaldo.',
+      quote_lab_breaker_transitions_total: 'Cambios de estado del disyuntor, de un estado a otro.',
+      quote_lab_http_requests_total: 'Solicitudes HTTP respondidas por el laboratorio, por ruta y código.',
+      quote_lab_quote_duration_seconds: 'Tiempo que tardó el laboratorio en responder una cotización, reintentos y esperas incluidos, en segundos.',
+      quote_lab_breaker_state: 'Estado del disyuntor de cada dependencia: 1 para el estado actual, 0 para los demás.',
+      quote_lab_carrier_calls_total: 'Llamadas que recibió el proveedor simulado, por escenario (reintentos incluidos: compáralas con las solicitudes para ver la amplificación).',
+      quote_lab_carrier_in_flight: 'Llamadas que el proveedor simulado atiende ahora mismo.',
+      quote_lab_carrier_peak_in_flight: 'Máximo de llamadas que el proveedor simulado atendió a la vez desde el inicio o el último restablecimiento.',
+      quote_lab_carrier_wasted_calls_total: 'Llamadas que el proveedor terminó cuando quien llamó ya se había rendido (tiempo límite agotado): trabajo desperdiciado.',
+      quote_lab_carrier_wasted_seconds_total: 'Tiempo del proveedor, en segundos, gastado en llamadas cuyo llamador ya se había rendido.',
     },
   },
   en: {
@@ -77,7 +102,7 @@ const TEXT = {
       time: 'Time', mode: 'Mode', scenario: 'Scenario', status: 'Status', attempts: 'Attempts', retries: 'Retries',
       timeouts: 'Timeouts', fallback: 'Fallback', short: 'Short-circuited', elapsed: 'Elapsed', request_id: 'request_id',
       requests: 'Requests', successes: 'Completed', degraded: 'Degraded', failures: 'Failed', fallbacks: 'Fallbacks',
-      circuit_opens: 'Opens', short_circuits: 'Short-circuits', p50: 'p50', p95: 'p95', p99: 'p99', max: 'max',
+      circuit_opens: 'Opens', short_circuits: 'Short-circuits', attempts: 'Carrier calls', p50: 'p50', p95: 'p95', p99: 'p99', max: 'max',
       field: 'Field', value: 'Value', labels: 'Labels', sum: 'Sum', mean: 'Mean', bucket: '≤ (s)', countCol: 'Count',
       policy: 'Policy',
     },
@@ -99,13 +124,18 @@ const TEXT = {
       jitter: 'Jitter', jitter_min_ms: 'Jitter min', jitter_max_ms: 'Jitter max', circuit_breaker: 'Circuit breaker',
       fallback: 'Fallback', failure_threshold: 'Failures that open it', open_duration_s: 'Open for',
       calls_total: 'Calls received', in_flight: 'In flight', peak_in_flight: 'Peak in flight', wasted_calls: 'Wasted calls',
-      wasted_seconds: 'Wasted time', mode: 'Mode',
+      wasted_seconds: 'Wasted time', mode: 'Mode', refused_calls: 'Refused calls', overloaded_calls: 'Calls that found it overloaded',
+      bookings: 'Bookings', duplicate_bookings: 'Duplicate bookings', idempotent_replays: 'Idempotent replays', deadline_dropped: 'Dropped past the deadline',
+      retry_budget_ratio: 'Retry budget ratio', retry_budget_min_per_s: 'Minimum retries per second', deadline_ms: 'Total deadline', idempotency_key: 'Idempotency key',
+      state_backend: 'State backend',
     },
+    values: {},
+    help: {},
   },
 };
 
 const state = {
-  lang: (localStorage.getItem('quote-lab-lang') || navigator.language || 'en').toLowerCase().startsWith('es') ? 'es' : 'en',
+  lang: pickLanguage(location.search, localStorage.getItem('quote-lab-lang'), navigator.language),
   data: null,
   timer: null,
 };
@@ -142,8 +172,11 @@ function fieldValue(key, v) {
   if ((key.endsWith('_s') || key === 'wasted_seconds') && typeof v === 'number') return seconds(v);
   if (/(_at|_until)$/.test(key)) return dateTime(v);
   if (typeof v === 'number') return number(v, Number.isInteger(v) ? 0 : 2);
-  return String(v);
+  // Names the lab gives things (the breaker's, a quote's id, a file) are code, not words.
+  if (CODE_FIELDS.includes(key) || key.startsWith('state_file')) return el('code', { text: String(v) });
+  return t().values[v] || String(v);
 }
+const CODE_FIELDS = ['name', 'quote_id', 'currency', 'idempotency_key', 'mode'];
 
 function table(headers, rows, className = '') {
   return el('table', { class: className }, [
@@ -213,11 +246,13 @@ function renderDiagnostics(d) {
   return out;
 }
 
-const labelText = labels => Object.entries(labels).map(([k, v]) => `${k}="${v}"`).join(', ') || t().none;
+// Prometheus labels are code (names and values as the lab exports them).
+const labelText = labels => Object.keys(labels).length
+  ? el('code', { text: Object.entries(labels).map(([k, v]) => `${k}="${v}"`).join(', ') }) : t().none;
 
 function renderFamily(f) {
   const c = t().col;
-  const head = el('p', { class: 'muted' }, [el('code', { text: f.name }), ` · ${t().types[f.type] || f.type} · ${f.help}`]);
+  const head = el('p', { class: 'muted' }, [el('code', { text: f.name }), ` · ${t().types[f.type] || f.type} · ${t().help[f.name] || f.help}`]);
   if (f.type !== 'histogram')
     return section(f.name, head, table([c.labels, c.value], f.samples.map(s => [labelText(s.labels), fieldValue('', s.value)]), 'metric'));
   const rows = f.samples.map(s => {
@@ -230,7 +265,7 @@ function renderFamily(f) {
 
 function renderMetrics(d) {
   const raw = el('p', {}, [el('a', { href: withLab(PREFIX + '/metrics-prometheus'), text: t().prometheusText }),
-    ' (/metrics-prometheus)']);
+    ' (', el('code', { text: '/metrics-prometheus' }), ')']);
   const out = [raw, section(t().breakerPolicy, breakerLine(d.dependency))];
   if (d.carrier) out.push(section(t().carrier, fieldsTable(d.carrier, ['calls_by_scenario']),
     table([t().col.scenario, t().fields.calls_total], Object.entries(d.carrier.calls_by_scenario || {}).map(([k, v]) => [k, number(v)]))));
@@ -279,6 +314,8 @@ async function load() {
     const res = await fetch(PREFIX + VIEW + location.search,
       { headers: { Accept: 'application/json', 'Accept-Language': state.lang }, cache: 'no-store' });
     const body = await res.json();
+    // The answer that creates a student's lab carries its key, once: kept for the dashboard.
+    if (typeof body.lab_key === 'string') keepLabKey(body.lab_key);
     if (!res.ok) {
       state.data = null;
       showError(`HTTP ${res.status} · ${body.error}: ${body.message}` + (body.allowed ? ` (${body.allowed.join(', ')})` : ''));

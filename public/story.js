@@ -34,6 +34,7 @@ export class Story {
     this.bands = [];                            // {from, to (null: still), state}
     this.breakerState = null;
     this.prev = null;                           // {at, counters}
+    this.since = null;                          // when the counters were first read (the baseline)
     // Counters read too soon for a point, or a read that failed: the next second must read
     // the lab again, not draw a flat one, or a storm's last answers would never be counted.
     this.owed = false;
@@ -59,6 +60,7 @@ export class Story {
     for (const m of MODES) c[m] = Object.fromEntries(COUNTERS.map(k => [k, Number(modes?.[m]?.[k] ?? 0)]));
     if (!this.prev || MODES.some(m => COUNTERS.some(k => c[m][k] < this.prev.counters[m][k]))) {
       this.prev = { at: nowMs, counters: c };
+      this.since = nowMs;
       return false;
     }
     const dtMs = nowMs - this.prev.at;
@@ -79,6 +81,31 @@ export class Story {
     this.owed = false;
     this.trim(nowMs);
     return true;
+  }
+
+  /// Whether an answer the lab finished at `atMs` came before the counters' baseline: the
+  /// counters never count it, so it belongs at its own time (past()), not in the next second.
+  isPast(atMs) { return this.since === null || (Number.isFinite(atMs) && atMs < this.since); }
+
+  /// One answer from before the baseline (an incident read when the page opens), drawn at
+  /// its own second: latency only; rates stay unknown there (null), as the counters did not
+  /// see it. Incidents from minutes ago are not news of the current second.
+  past(mode, ms, atMs) {
+    if (!this.points[mode] || !Number.isFinite(ms) || !Number.isFinite(atMs)) return;
+    const x = Math.floor(atMs / 1000) * 1000;
+    const pts = this.points[mode];
+    let p = pts.find(q => q.past && q.x === x);
+    if (!p) {
+      p = { x, past: [], requests: 0, rate: null, calls: null, errors: null, p50: null, p95: null, p99: null };
+      let i = pts.length;
+      while (i > 0 && pts[i - 1].x > x) i--;
+      pts.splice(i, 0, p);
+    }
+    p.past.push(ms);
+    p.past.sort((a, b) => a - b);
+    p.requests = p.past.length;
+    for (const q of [50, 95, 99]) p[`p${q}`] = percentile(p.past, q);
+    this.trim(Math.max(atMs, this.prev?.at ?? atMs));
   }
 
   /// No answer since the last point: the same counters again (a flat second), no request.

@@ -19,9 +19,16 @@ export const figure = (key, value, caption) =>
   el('div', { class: 'figure', 'data-key': key }, el('b', { class: 'key-number', text: value }), el('span', { text: caption }));
 
 /// The breaker `b` (/dependency/state) as read at `readAt` (performance.now()): the
-/// cooldown counts down from there.
+/// cooldown counts down from there. Before the first read (`b` null) it says so: a green
+/// "closed" there would tell a room something nobody measured.
 export function renderBreakerView(b, readAt, w, f) {
   const badge = $('#breaker-state');
+  if (!b) {
+    badge.className = 'state key-number connecting';
+    badge.dataset.state = 'connecting';
+    badge.textContent = w.connecting;
+    return;
+  }
   badge.className = `state key-number ${b.circuit_status}`;
   badge.dataset.state = b.circuit_status;
   badge.textContent = w.state[b.circuit_status] || b.circuit_status;
@@ -46,6 +53,16 @@ function stormExtras(r, w, f) {
   return out.map(x => ` · ${x}`).join('');
 }
 
+/// A storm's requests by what their client got, in % (null without requests): `noQuote`,
+/// no quote at all (a 503, a refusal, no answer), and `fallback`, a fallback quote (degraded,
+/// a 200). Two outcomes a room must tell apart; one "degraded or failed" share hid which.
+export function stormOutcomes(r) {
+  const n = r?.requests || 0;
+  const fallback = r?.status_counts?.degraded || 0;
+  const noQuote = Math.max(0, n - (r?.status_counts?.completed || 0) - fallback);
+  return n ? { noQuote: (100 * noQuote) / n, fallback: (100 * fallback) / n } : { noQuote: null, fallback: null };
+}
+
 /// The last storm result of each policy (`storms[mode]`, POST /experiments/storm's
 /// last_result): legacy and resilient side by side always, then a card for each other
 /// policy stormed since the reset; `runningMode` is the policy of a storm under way, if any.
@@ -64,7 +81,8 @@ export function renderStormCardsView(storms, runningMode, w, f) {
     card.dataset.requests = r ? String(r.requests) : '';
     if (!r) { card.replaceChildren(head, el('p', { class: 'note', text: w.stormNone })); continue; }
     const k = w.stormKeys;
-    const bad = (r.status_counts.degraded || 0) + (r.status_counts.failed || 0) + (r.status_counts.error || 0);
+    const shares = stormOutcomes(r);
+    const pct = v => `${f.num(v, 0)}\u00a0%`;
     const headline = figure('amplification', f.ratio(r.amplification), k.amplification);
     headline.classList.add('headline');
     card.replaceChildren(head, el('p', { class: 'note', text: w.stormOf(r, f) + stormExtras(r, w, f) }),
@@ -73,7 +91,7 @@ export function renderStormCardsView(storms, runningMode, w, f) {
         figure('p50', f.ms(r.latency_ms.p50), k.p50), figure('p99', f.ms(r.latency_ms.p99), k.p99),
         figure('health', f.ms(r.health_latency_ms.p99), k.health),
         figure('wasted', f.num(r.wasted_carrier_calls), k.wasted),
-        figure('errors', `${f.num(r.requests ? (100 * bad) / r.requests : null, 0)}\u00a0%`, k.errors)));
+        figure('no-quote', pct(shares.noQuote), k.noQuote), figure('fallback', pct(shares.fallback), k.fallback)));
     if (r.metastable) {
       card.append(el('p', { class: 'note metastable', 'data-recovered': String(r.metastable.recovered_after_trigger_s),
         text: w.metastable(r.metastable, f) }));

@@ -8,7 +8,8 @@
 /// `clientMs`: the time the browser measured (null for answers another client asked for).
 export function waterfallRows(answer, clientMs = null) {
   const rows = [];
-  const queue = Number.isFinite(answer.queue_ms) ? answer.queue_ms : null;
+  // A wait under a millisecond is no wait worth a row (the lab reports 0 when none).
+  const queue = Number.isFinite(answer.queue_ms) && answer.queue_ms >= 1 ? answer.queue_ms : null;
   let t = queue ?? 0;
   if (queue != null) rows.push({ kind: 'queue', start: 0, ms: queue });
   for (const e of answer.events || []) {

@@ -185,7 +185,7 @@ test('a class: three students in their own labs, the teacher projecting storms, 
     // The lab restarts (killed, then started on the same port and state file).
     await lab.stop({ keep: true, signal: 'SIGKILL' });
     await tp.locator('#live[data-state=unreachable]').waitFor({ timeout: 15000 });
-    assert.equal(await tp.locator('#live').textContent(), 'lab no disponible: reconectando…');
+    assert.equal(await tp.locator('#live').textContent(), 'laboratorio no disponible: reconectando…');
     lab = await startLab([], { port: lab.port, dir: lab.dir });
     await tp.locator('#live[data-state=live]').waitFor({ timeout: 20000 });
     await curlQuoteSeen(lab, tp, 'resilient');  // the live stream is back

@@ -17,8 +17,8 @@ test('the class sequence on the dashboard: breaker opens, a legacy waterfall, ch
   const { browser, page, problems } = await openPage(lab);
   try {
     await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
-    assert.equal(await page.locator('h1').textContent(), 'Laboratorio de cotizaciones: legacy vs. resiliente');
-    assert.equal(await page.locator('#breaker-state').getAttribute('data-state'), 'closed');
+    assert.equal(await page.locator('h1').textContent(), 'Laboratorio de cotizaciones: legacy frente a resilient');
+    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: UI_MS });
     // Both panels list every scenario, the course's five first (then the seven fault
     // scenarios), with their descriptions; Run follows the carrier mode at first.
     assert.equal(await page.locator('#resilient-scenario option').count(), 13);  // twelve + "carrier mode"
@@ -57,7 +57,7 @@ test('the class sequence on the dashboard: breaker opens, a legacy waterfall, ch
     assert.match(await page.locator('#mode-legacy [data-key=server] b').textContent(), /^\d,\d\d s$/);  // 1,44 s; more on a busy machine
     assert.equal(await page.locator('#mode-legacy [data-key=attempts]').textContent(), '4intentos');
     assert.match(await page.locator('#mode-legacy [data-key=client] b').textContent(), /^\d,\d\d s$/);
-    assert.match(await page.locator('#mode-legacy .waterfall li[data-kind=attempt_failed]').first().textContent(), /^intento 1: falló \(tiempo agotado\) · \d{3}\sms$/);
+    assert.match(await page.locator('#mode-legacy .waterfall li[data-kind=attempt_failed]').first().textContent(), /^intento 1: falló \(tiempo límite agotado\) · \d{3}\sms$/);
     const axis = page.locator('.waterfall .wf-axis .wf-tick:last-child');
     assert.equal(await axis.first().textContent(), await axis.last().textContent());  // same axis in both panels
 
@@ -98,6 +98,12 @@ test('a request made by curl appears on an open page within a second', async () 
     const answered = Date.now();
     await page.locator(`#incidents-body tr[data-request-id="${body.request_id}"]`).waitFor({ timeout: 1000 });
     assert.ok(Date.now() - answered <= 1000);
+    // The waterfall is the lab's latest answer, whoever asked: this curl, step by step, said
+    // to be someone else's (no "seen by the browser": the page did not ask for it).
+    await page.locator(`#mode-resilient .answer-origin[data-request-id="${body.request_id}"][data-own=false]`).waitFor({ timeout: 1000 });
+    assert.equal(await page.locator('#mode-resilient .waterfall li[data-kind=attempt_success]').count(), 1);
+    assert.equal(await page.locator('#mode-resilient [data-key=client]').count(), 0);
+    assert.match(await page.locator('#mode-resilient .answer-origin').textContent(), /^Another request \(curl/);
     await waitCharted(page, 'resilient', 1);
     assert.deepEqual(problems, []);
   } finally {
@@ -135,15 +141,29 @@ test('projected at 1920x1080: a legacy then a resilient storm, side by side in l
     assert.equal(Math.round(boxes[0].y), Math.round(boxes[1].y));
     assert.ok(boxes[0].x + boxes[0].width <= boxes[1].x);
     assert.match(await page.locator('#storm-legacy [data-key=amplification] b').textContent(), /^[34](\.\d+)?$/);
+    // No quote (503) and a fallback quote are told apart: legacy has no fallback, resilient
+    // serves one to everyone once its breaker is open.
+    const share = (mode, key) => page.locator(`#storm-${mode} [data-key=${key}] b`).textContent();
+    assert.deepEqual([await share('legacy', 'no-quote'), await share('legacy', 'fallback')], ['100\u00a0%', '0\u00a0%']);
+    assert.deepEqual([await share('resilient', 'no-quote'), await share('resilient', 'fallback')], ['0\u00a0%', '100\u00a0%']);
+    assert.equal(await page.locator('#storm-resilient [data-key=no-quote] span').textContent(), 'no quote (503)');
     assert.match(await page.locator('#storm-legacy .note').textContent(), /^provider_down · 8 clients · \d(\.\d)? s$/);
     // Every request of both storms is in the charts (counted from the lab's counters, per second).
     // The charts add the lab's counters once a second; busy sanitizer cores get 15 s.
     await waitCharted(page, 'legacy', legacy, 15000);
     await waitCharted(page, 'resilient', resilient, 15000);
 
+    // The teacher's curl (the slowest answer: four timeouts) is the legacy waterfall.
+    const { body: curl } = await lab.get('/quote-legacy?scenario=provider_down');
+    await page.locator(`#mode-legacy .answer-origin[data-request-id="${curl.request_id}"]`).waitFor({ timeout: UI_MS });
     await page.locator('#projector').click();
     assert.match(page.url(), /projector=1/);
     assert.deepEqual(await visibleFormControls(page), []);
+    // Both waterfalls within the first screen at 1920x1080, storm results above them.
+    for (const mode of ['legacy', 'resilient']) {
+      const box = await page.locator(`#mode-${mode} .waterfall`).boundingBox();
+      assert.ok(box && box.height > 0 && box.y >= 0 && box.y + box.height <= 1080, `${mode} waterfall at ${JSON.stringify(box)}`);
+    }
     const keyPx = await minFontPx(page, '.key-number');
     const textPx = await minFontPx(page, TEXT_NODES);
     assert.ok(keyPx >= 48, `key numbers at ${keyPx} px`);

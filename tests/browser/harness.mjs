@@ -57,7 +57,10 @@ let shared = null;
 const chromiumOnce = () => (shared ??= chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }));
 after(async () => { if (shared) await (await shared).close(); });
 
-export async function openPage(lab, { locale = 'es-AR', answers = [], viewport = { width: 1280, height: 720 }, query = '' } = {}) {
+// `path`: the page to open ("/" the dashboard); `before(page)`: runs before it loads (routes
+// that hold a request, storage a browser already had).
+export async function openPage(lab, { locale = 'es-AR', answers = [], viewport = { width: 1280, height: 720 }, query = '', path = '/',
+  before = null } = {}) {
   const context = await (await chromiumOnce()).newContext({ viewport, locale });
   const browser = context;  // closing it closes the page's context, not the shared Chromium
   const page = await context.newPage();
@@ -104,7 +107,8 @@ export async function openPage(lab, { locale = 'es-AR', answers = [], viewport =
     await page.reload({ waitUntil: 'domcontentloaded' });
     reloading = false;
   };
-  await page.goto(lab.url + '/' + query, { waitUntil: 'domcontentloaded' });
+  if (before) await before(page);
+  await page.goto(lab.url + path + query, { waitUntil: 'domcontentloaded' });
   return { browser, page, problems, dialogs, reload };
 }
 

@@ -1,12 +1,18 @@
-// The dashboard's pure parts, without a browser: number format, the story's per-second
-// points, the waterfall's rows and the live stream's backoff. Fast and exact.
+// The pages' pure parts, without a browser: number format and language, the story's
+// per-second points (and the incidents drawn at their own time), the waterfall's rows and
+// which answer it shows, the storm cards' outcomes, the class ranking, lab keys, the live
+// stream's backoff and the Spanish-page check. Fast and exact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeFormat, localeFor } from '../../public/i18n.js';
+import { makeFormat, localeFor, pickLanguage, TEXT } from '../../public/i18n.js';
 import { Story, MAX_SAMPLES, WINDOW_MS } from '../../public/story.js';
 import { waterfallRows, waterfallEndMs, axisTicks } from '../../public/waterfall.js';
-import { streamRetryDelayMs, withLab } from '../../public/net.js';
+import { streamRetryDelayMs, withLab, labOwner, labKey, keepLabKey, labKeyHeaders, holdsAnyLabKey, refusedForKey, mayAct } from '../../public/net.js';
 import { timeStepMs } from '../../public/charts.js';
+import { LatestAnswers, OWN_HOLD_MS, OTHERS_EVERY_MS } from '../../public/latest.js';
+import { stormOutcomes } from '../../public/views.js';
+import { rankLabs, MIN_REQUESTS } from '../../public/ranking.js';
+import { foreignWords } from './spanish.mjs';
 
 test('one number format: seconds from 1,000 ms, the reader\'s locale, correct plurals', () => {
   const es = makeFormat('es', 'es-AR');
@@ -113,8 +119,12 @@ test('the waterfall: queue first, then attempts and backoffs end to end, the lab
     ['queue', 0, 3912.5], ['attempt_failed', 3912.5, 360.2], ['backoff', 4272.7, 95], ['circuit_opened', 4367.7, null],
     ['short_circuit', 4367.7, null], ['fallback_used', 4367.7, null], ['total', 0, 5356.4], ['client', 0, 5400]]);
   assert.equal(waterfallEndMs(rows), 5400);
-  // no queue_ms (a lab before that field): attempts start at 0
+  // no queue_ms (a lab before that field), or no wait (0): attempts start at 0, no queue row
   assert.equal(waterfallRows({ elapsed_ms: 10, events: [{ event: 'attempt_success', attempt: 1, elapsed_ms: 9 }] })[0].start, 0);
+  assert.deepEqual(waterfallRows({ elapsed_ms: 10, queue_ms: 0, events: [{ event: 'attempt_success', attempt: 1, elapsed_ms: 9 }] })
+    .map(r => r.kind), ['attempt_success', 'total']);
+  // an incident (no steps): the lab's total only
+  assert.deepEqual(waterfallRows({ elapsed_ms: 1443, queue_ms: 12 }).map(r => [r.kind, r.ms]), [['queue', 12], ['total', 1455]]);
   assert.deepEqual(axisTicks(1443), [0, 500, 1000]);
   assert.deepEqual(axisTicks(400), [0, 100, 200, 300, 400]);
 });
@@ -139,4 +149,133 @@ test('withLab: a lab name appended to any path, none for the teacher\'s lab', ()
   assert.equal(withLab('/class', ''), '/class?lab=');  // the lab answers an empty name with a 400
   assert.equal(withLab('/', 'a b&c'), '/?lab=a%20b%26c');
   assert.equal(withLab('/incidents'), '/incidents');  // node has no page: the teacher's lab
+});
+
+const answer = (id, at, extra = {}) => ({ request_id: id, mode: 'legacy', timestamp_utc: new Date(at).toISOString(), events: [], elapsed_ms: 1, ...extra });
+
+test('the waterfall shows the lab\'s latest answer, whoever asked: a curl at once, a storm once a second, the page\'s own Run held', () => {
+  const latest = new LatestAnswers();
+  // a curl on an idle page: drawn at once
+  assert.deepEqual(latest.offer(answer('curl', 1000), 0), ['legacy']);
+  assert.equal(latest.shown.legacy.answer.request_id, 'curl');
+  assert.equal(latest.shown.legacy.own, false);
+  // a storm's answers: the newest waits until a second has passed, then replaces it
+  assert.deepEqual(latest.offer(answer('s1', 1100), 100), []);
+  assert.deepEqual(latest.offer(answer('s2', 1200), 200), []);
+  assert.deepEqual(latest.offer(answer('old', 900), 300), []);      // older than what is shown: never
+  assert.deepEqual(latest.due(OTHERS_EVERY_MS - 1), []);
+  assert.deepEqual(latest.due(OTHERS_EVERY_MS), ['legacy']);
+  assert.equal(latest.shown.legacy.answer.request_id, 's2');
+  // the page's own Run: at once, with what the browser measured, and held
+  assert.deepEqual(latest.offer(answer('mine', 2000), 1500, { own: true, clientMs: 12 }), ['legacy']);
+  assert.equal(latest.shown.legacy.clientMs, 12);
+  assert.deepEqual(latest.offer(answer('mine', 2000), 1600), []);   // its echo on the live stream
+  latest.offer(answer('s3', 2100), 1700);
+  assert.deepEqual(latest.due(1500 + OWN_HOLD_MS - 1), []);
+  assert.deepEqual(latest.due(1500 + OWN_HOLD_MS), ['legacy']);
+  // an incident (no steps) gives way to the same answer in full
+  const summary = answer('inc', 5000);
+  delete summary.events;
+  latest.clear();
+  assert.deepEqual(latest.offer(summary, 0), ['legacy']);
+  assert.deepEqual(latest.offer(answer('inc', 5000), 10), ['legacy']);
+  assert.ok(latest.shown.legacy.answer.events);
+  assert.deepEqual(latest.offer({ mode: 'resilient', request_id: 'r', timestamp_utc: 'x' }, 0), ['resilient']);
+});
+
+test('incidents from before the page counted are drawn at their own second, not in the current one', () => {
+  const story = new Story();
+  assert.equal(story.isPast(50000), true);                          // nothing counted yet
+  story.past('legacy', 1440, 41234);
+  story.past('legacy', 1460, 41900);
+  story.past('legacy', 120, 10500);
+  story.counters(modes({ requests: 3 }), 60000);                    // the baseline
+  assert.equal(story.isPast(59000), true);
+  assert.equal(story.isPast(60500), false);
+  story.sample('legacy', 7);
+  story.counters(modes({ requests: 4 }), 61000);
+  const pts = story.points.legacy;
+  assert.deepEqual(pts.map(p => [p.x, p.requests, p.p50, p.rate]), [[10000, 1, 120, null], [41000, 2, 1440, null], [61000, 1, 7, 1]]);
+  assert.equal(pts[1].p99, 1460);
+  assert.equal(story.totals.legacy, 1);                             // the counters' own count
+  assert.equal(story.span(61000).min, 10000);
+});
+
+test('storm cards: no quote (503) and fallback quote are two outcomes, not one', () => {
+  assert.deepEqual(stormOutcomes({ requests: 200, status_counts: { failed: 200 } }), { noQuote: 100, fallback: 0 });
+  assert.deepEqual(stormOutcomes({ requests: 200, status_counts: { degraded: 150, completed: 50 } }), { noQuote: 0, fallback: 75 });
+  assert.deepEqual(stormOutcomes({ requests: 10, status_counts: { completed: 5, degraded: 2, error: 1, http_4xx: 2 } }), { noQuote: 30, fallback: 20 });
+  assert.deepEqual(stormOutcomes({ requests: 0, status_counts: {} }), { noQuote: null, fallback: null });
+  assert.equal(TEXT.es.stormKeys.noQuote, 'sin cotización (503)');
+  assert.equal(TEXT.es.stormKeys.fallback, 'cotización de respaldo');
+});
+
+test('the class ranking: carrier calls per request among labs with enough requests; the rest last, without a place', () => {
+  const lab = (name, requests, carrier_calls, p99_ms = 100) => ({ name, requests, carrier_calls, p99_ms });
+  const ranked = rankLabs([
+    lab('lucky', 1, 0, 0),                // one request the breaker refused: no place
+    lab('legacy-storm', 400, 1600, 1440),
+    lab('ana', 12, 14),
+    lab('ben', 8, 8),
+    lab('idle', 0, 0, null),
+    lab('eva', MIN_REQUESTS, 5),
+  ]);
+  assert.deepEqual(ranked.map(l => [l.name, l.place]), [['ben', 1], ['eva', 2], ['ana', 3], ['legacy-storm', 4], ['lucky', null], ['idle', null]]);
+  assert.equal(ranked[2].calls_per_request, 14 / 12);
+  assert.equal(ranked[5].calls_per_request, null);
+  // a breaker that spared nearly every call ranks by its true ratio, not the rounded 0
+  const r = rankLabs([lab('zero', 10, 0), lab('shorts', 90000, 36)]);
+  assert.deepEqual(r.map(l => l.name), ['zero', 'shorts']);
+});
+
+test('lab keys: one per owner (the name up to the first "-"), sent on changes, a 403 for want of it recognised', () => {
+  const store = new Map();
+  const fake = { getItem: k => store.get(k) ?? null, setItem: (k, v) => store.set(k, v), get length() { return store.size; }, key: i => [...store.keys()][i] };
+  assert.equal(labOwner('Ana-paso3'), 'ana');
+  assert.equal(labOwner('ana-tail-2'), 'ana');
+  assert.equal(labOwner(null), null);
+  assert.equal(labOwner(''), null);
+  assert.equal(holdsAnyLabKey(fake), false);
+  assert.equal(keepLabKey('  K3Y  ', 'ana', fake), true);
+  assert.equal(labKey('ana-paso3', fake), 'K3Y');
+  assert.deepEqual(labKeyHeaders('ANA-tail-2', fake), { 'X-Lab-Key': 'K3Y' });
+  assert.deepEqual(labKeyHeaders('ben', fake), {});
+  assert.deepEqual(labKeyHeaders(null, fake), {});                   // the teacher's lab has no key
+  assert.equal(keepLabKey('x', null, fake), false);
+  assert.equal(holdsAnyLabKey(fake), true);
+  assert.equal(refusedForKey(403, { error: 'wrong_lab_key' }), true);
+  assert.equal(refusedForKey(403, { error: 'lab_key_required' }), true);
+  assert.equal(refusedForKey(403, { error: 'cross_site_request' }), false);
+  assert.equal(refusedForKey(401, { error: 'lab_key_required' }), false);
+});
+
+test('the class-wide actions show only to the teacher', () => {
+  assert.equal(mayAct('accepted', false), true);
+  assert.equal(mayAct('accepted', true), true);
+  assert.equal(mayAct('required', false), false);
+  assert.equal(mayAct(null, false), true);     // no token set: the teacher's own laptop
+  assert.equal(mayAct(null, true), false);     // no token set, a student's browser
+  assert.equal(mayAct(undefined, false), false);
+});
+
+test('the pages speak Spanish unless English is asked for', () => {
+  assert.equal(pickLanguage('', null, 'es-AR'), 'es');
+  assert.equal(pickLanguage('', null, 'fr-FR'), 'es');
+  assert.equal(pickLanguage('', null, 'en-US'), 'en');
+  assert.equal(pickLanguage('?lang=en', 'es', 'es-AR'), 'en');
+  assert.equal(pickLanguage('?lab=ana&lang=es', 'en', 'en-US'), 'es');
+  assert.equal(pickLanguage('', 'en', 'es-AR'), 'en');              // the reader's button
+});
+
+test('the Spanish-page check: English words and retired terms are caught, names the lab gives things are not', () => {
+  assert.deepEqual(foreignWords('Requests · Breaker · none / additive'), ['Requests', 'Breaker', 'none', 'additive']);
+  assert.deepEqual(foreignWords('Circuit breaker del proveedor (solo resiliente)'), ['Circuit', 'breaker', 'resiliente']);
+  assert.deepEqual(foreignWords('Reiniciar el lab · cortocircuito'), ['Reiniciar', 'lab', 'cortocircuito']);
+  assert.deepEqual(foreignWords('legacy: 4 intentos, provider_down, /health p99, request_id, resilient, 1,44 s'), []);
+  assert.deepEqual(foreignWords('Disyuntor: cerrado, abierto, semiabierto; sin cotización (503)'), []);
+  assert.deepEqual(foreignWords('half-open'), ['half', 'open', 'half-open']);
+  // every Spanish word of the dashboard itself passes
+  const words = JSON.stringify(TEXT.es, (k, v) => (typeof v === 'function' ? String(v) : v));
+  const strings = [...words.matchAll(/'([^'`]*)'|`([^`]*)`/g)].map(m => (m[1] ?? m[2]).replace(/\$\{[^}]*\}/g, ' '));
+  assert.deepEqual(strings.flatMap(foreignWords), []);
 });
