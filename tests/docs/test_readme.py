@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Keeps the README a newcomer's page and the teacher's kit whole and in one Spanish.
+
+- README.md's first 60 lines (one screen and a bit) hold the way from nothing to the lesson's
+  step 1: `bash .ci/up`, the container one-liner, the page's address and a link to the
+  lesson's step 1 whose anchor is a real heading of docs/lesson.md.
+- Every scenario in scenarios/ is named in the README; the test command `bash .ci/test` is
+  stated; docs/development.md holds the maintainers' material and is linked.
+- Every relative link of README.md, docs/development.md and docs/clase/ points at a file that
+  exists (and, for a Markdown file with an anchor, at a heading it has).
+- Every package .ci/install-deps installs is in the dependency table (house rule: say why
+  each dependency is there).
+- docs/clase/ holds plan.md, hoja.md, respuestas.md and problemas.md, in Spanish: no line of
+  prose that reads as English, none of the words the glossary forbids, one results heading.
+Usage: test_readme.py <source dir>"""
+import json
+import pathlib
+import re
+import sys
+import unicodedata
+
+ROOT = pathlib.Path(sys.argv[1])
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def slug(heading):
+    """GitHub's anchor for a Markdown heading: lower case, punctuation dropped (letters,
+    digits, `-`, `_` and spaces kept), each space a `-`."""
+    text = re.sub(r"`|\*|\[|\]\([^)]*\)", "", heading.strip().lower())
+    kept = "".join(c for c in text if c in " -_" or unicodedata.category(c)[0] in "LN")
+    return kept.replace(" ", "-")
+
+
+def headings(path):
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"^[ \t]*```.*?^[ \t]*```", "", text, flags=re.S | re.M)
+    return [m.group(2) for m in re.finditer(r"^(#{1,6})\s+(.*)$", text, re.M)]
+
+
+def links(text):
+    """(target, anchor) of every Markdown link that is not a web address."""
+    text = re.sub(r"^[ \t]*```.*?^[ \t]*```", "", text, flags=re.S | re.M)
+    out = []
+    for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+        target = m.group(1)
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        out.append((path, anchor))
+    return out
+
+
+def check_links(doc):
+    base = doc.parent
+    for path, anchor in links(doc.read_text(encoding="utf-8")):
+        target = (base / path) if path else doc
+        rel = f"{doc.relative_to(ROOT)} → {path or ''}{'#' + anchor if anchor else ''}"
+        if not target.exists():
+            check(False, f"link points at a file that exists: {rel}")
+            continue
+        if anchor and target.suffix == ".md":
+            check(anchor in {slug(h) for h in headings(target)}, f"link's anchor is a heading: {rel}")
+
+
+def prose_lines(text):
+    """The lines a reader reads as sentences: fenced code, inline code, link targets, HTML
+    comments and table rules removed."""
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"^[ \t]*```.*?^[ \t]*```", "", text, flags=re.S | re.M)
+    for line in text.splitlines():
+        line = re.sub(r"`[^`]*`", " ", line)
+        line = re.sub(r"\]\([^)]*\)", "]", line)
+        line = re.sub(r"https?://\S+", " ", line)
+        if line.strip() and not re.fullmatch(r"[\s|:-]*", line):
+            yield line
+
+
+# Words that only English uses among the documents' words: two of them in one line of prose
+# make an English sentence (Spanish lines share none of them).
+ENGLISH = {"the", "and", "is", "are", "of", "with", "when", "what", "you", "your", "this", "that",
+           "it", "to", "for", "from", "will", "be", "not", "does", "which", "then", "there", "an"}
+# The glossary's one Spanish: the breaker is "disyuntor", a short circuit is "rechazo", the
+# policy names stay in code font.
+FORBIDDEN = ["circuito", "cortocircuito", "cortacircuitos", "breaker", "resiliente", "observa:",
+             "observarás:", "saturado"]
+
+
+def main():
+    readme_path = ROOT / "README.md"
+    readme = readme_path.read_text(encoding="utf-8")
+    head = "\n".join(readme.splitlines()[:60])
+
+    # --- the newcomer's first screen
+    check(re.search(r"^bash \.ci/up\s*$", head, re.M) is not None,
+          "README's first 60 lines: the start command `bash .ci/up` on a line of its own")
+    check("http://127.0.0.1:8080" in head, "README's first 60 lines: the page's address http://127.0.0.1:8080")
+    check(re.search(r"^podman build -t (\S+) \. && podman run --rm -p 127\.0\.0\.1:8080:8080 \1\s*$", head, re.M)
+          is not None, "README's first 60 lines: the one-line container run (build and run the same image, "
+          "published on 127.0.0.1:8080)")
+    lesson = ROOT / "docs" / "lesson.md"
+    step1 = [h for h in headings(lesson) if re.match(r"paso 1\b", h, re.I)]
+    step1_slugs = {slug(h) for h in step1}
+    linked = {anchor for path, anchor in links(head) if path == "docs/lesson.md"}
+    check(bool(step1), f"docs/lesson.md has a heading for step 1 ({step1})")
+    check(bool(linked & step1_slugs),
+          f"README's first 60 lines link to the lesson's step 1 (links: {sorted(linked)}, step 1: {sorted(step1_slugs)})")
+    check(re.search(r"\$LAB/\S*lab=\$YO-paso1", head) is not None,
+          "README's first 60 lines: a lesson line with $LAB and lab=$YO-paso1, as the lesson writes it")
+
+    # --- scenarios, the test command, the maintainers' page
+    names = sorted(json.loads(f.read_text(encoding="utf-8"))["name"] for f in (ROOT / "scenarios").glob("*.json"))
+    check(len(names) == 12, f"scenarios/ holds 12 scenarios ({len(names)})")
+    missing = [n for n in names if f"`{n}`" not in readme]
+    check(not missing, f"README names every scenario (missing: {missing})")
+    check(f"The {len(names)} scenarios" in readme, f"README's scenario heading says {len(names)}")
+    check(re.search(r"(?<!first )\bfive scenarios\b", readme) is None, "README never says the lab plays five scenarios")
+    check("`bash .ci/test`" in readme, "README states the test command `bash .ci/test`")
+    dev = ROOT / "docs" / "development.md"
+    check(dev.exists() and "docs/development.md" in readme, "README links docs/development.md")
+    devtext = dev.read_text(encoding="utf-8") if dev.exists() else ""
+    for fact in ("bash .ci/test", "ctest -L fast", ".ci/run", "check-contract", "fresh-machine"):
+        check(fact in devtext, f"docs/development.md covers `{fact}`")
+
+    # --- the dependency table names every package .ci/install-deps installs
+    deps = (ROOT / ".ci" / "install-deps").read_text(encoding="utf-8")
+    code = "\n".join(line.split("#", 1)[0] for line in deps.splitlines())  # comments say why, in parentheses too
+    packages = {p for block in re.findall(r"packages\+?=\((.*?)\)", code, re.S) for p in block.split()}
+    table = devtext.split("## Dependencies", 1)[-1]
+    untold = sorted(p for p in packages if f"`{p}`" not in table)
+    check(not untold, f"docs/development.md's dependency table says why each package is there (missing: {untold})")
+
+    # --- links
+    for doc in [readme_path, dev] + sorted((ROOT / "docs" / "clase").glob("*.md")):
+        if doc.exists():
+            check_links(doc)
+
+    # --- the teacher's kit
+    clase = ROOT / "docs" / "clase"
+    for name in ("plan.md", "hoja.md", "respuestas.md", "problemas.md"):
+        doc = clase / name
+        check(doc.exists(), f"docs/clase/{name} exists")
+        if not doc.exists():
+            continue
+        text = doc.read_text(encoding="utf-8")
+        lines = list(prose_lines(text))
+        english = [l.strip() for l in lines
+                   if len({w for w in re.findall(r"[a-z']+", l.lower())} & ENGLISH) >= 2]
+        check(not english, f"docs/clase/{name}: no English sentence ({english[:3]})")
+        # The glossary gives the English term once, in parentheses, beside the Spanish one.
+        prose = re.sub(r"\((?:en inglés, )?circuit breaker\)", "", "\n".join(lines).lower())
+        bad = [w for w in FORBIDDEN if re.search(rf"(?<!\w){re.escape(w)}", prose)]
+        check(not bad, f"docs/clase/{name}: none of the glossary's forbidden words ({bad})")
+    plan = (clase / "plan.md").read_text(encoding="utf-8") if (clase / "plan.md").exists() else ""
+    check("90" in plan and "/class" in plan and "Grafana" in plan,
+          "plan.md: 90 minutes, and when to open /class and Grafana")
+    hoja = (clase / "hoja.md").read_text(encoding="utf-8") if (clase / "hoja.md").exists() else ""
+    check(all(v in hoja for v in ("LAB=", "YO=", "CLAVE=")), "hoja.md: the three variables LAB, YO, CLAVE")
+    check("Práctica" in hoja and "Demostración del profesor" in hoja, "hoja.md: steps marked Práctica / Demostración del profesor")
+    check("Lo que verás" not in hoja and "____" in hoja, "hoja.md: blanks for predictions, no answers")
+    respuestas = (clase / "respuestas.md").read_text(encoding="utf-8") if (clase / "respuestas.md").exists() else ""
+    check("Lo que verás:" in respuestas, "respuestas.md: the results heading «Lo que verás:»")
+    problemas = (clase / "problemas.md").read_text(encoding="utf-8") if (clase / "problemas.md").exists() else ""
+    for must in ("--host 0.0.0.0", "--allowed-hosts", "curl.exe", "podman run", "CLAVE", "HAProxy"):
+        check(must in problemas, f"problemas.md covers {must}")
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(1 if failures else 0)
