@@ -41,9 +41,10 @@ setLanguage(state.lang);
 // lab needs it only on routes that change it for everyone.
 const TOKEN_KEY = 'quote-lab-admin-token';
 const authHeaders = () => { const tok = sessionStorage.getItem(TOKEN_KEY); return tok ? { Authorization: `Bearer ${tok}` } : {}; };
-// A changing request (anything but a read) of a student's lab also carries its key.
+// A changing request (anything but a read) of a student's lab also carries its key. The
+// lab's messages (a refusal's) come in the page's language, not only the browser's.
 const call = (path, options = {}) => api(path, { ...options,
-  headers: { ...authHeaders(), ...(options.method && options.method !== 'GET' ? labKeyHeaders() : {}) } });
+  headers: { 'Accept-Language': state.lang, ...authHeaders(), ...(options.method && options.method !== 'GET' ? labKeyHeaders() : {}) } });
 
 // A change (reset, carrier mode, storm). When the student's lab refuses it for want of its
 // key, the page shows the lab's message and a field for the key, and repeats the change
@@ -119,6 +120,7 @@ function buildPanels() {
   modeSelect.addEventListener('change', async () => {
     const { status } = await change(`/carrier/mode?mode=${encodeURIComponent(modeSelect.value)}`, { method: 'PUT' }).catch(() => ({}));
     if (status === 200) setCarrierMode(modeSelect.value, performance.now());
+    else modeSelect.value = state.carrierMode;  // refused: the select shows the lab's mode again
   });
   // Every policy of the lab can be stormed: the course's two first (in the page), then the
   // named ones in the policies file's order ("breaker" is the course breaker, not a policy).
