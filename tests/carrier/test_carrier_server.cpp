@@ -190,5 +190,8 @@ TEST_CASE("the shipped ok scenario answers 200 after 115-150 ms") {
   CHECK(r->status == 200);
   CHECK(c.json(r)["scenario"] == "ok");
   CHECK(took >= 115ms);
-  CHECK(took < 150ms + 60ms);  // plus loopback and a busy 2-core machine
+  // The draw's exact range is tested on its own (test_scenario.cpp); here the server must
+  // not add a wait of its own. 250 ms of room: under ASan beside other tests on two cores
+  // one call took 265 ms, and a carrier that slept a second or twice the draw still fails.
+  CHECK(took < 150ms + 250ms);
 }
