@@ -192,6 +192,6 @@ TEST_CASE("the shipped ok scenario answers 200 after 115-150 ms") {
   CHECK(took >= 115ms);
   // The draw's exact range is tested on its own (test_scenario.cpp); here the server must
   // not add a wait of its own. 250 ms of room: under ASan beside other tests on two cores
-  // one call took 265 ms, and a carrier that slept a second or twice the draw still fails.
+  // one call took 265 ms; a carrier that waits a timeout or a second longer still fails.
   CHECK(took < 150ms + 250ms);
 }
