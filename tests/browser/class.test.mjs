@@ -60,13 +60,12 @@ test('a class: three students in their own labs, the teacher projecting storms, 
     }
 
     // The teacher opens the breaker of the projected lab: its badge, charts and table fill.
-    let clicks = 0;
+    // One request opens it (two failed attempts, SPEC's threshold).
+    const clicks = 1;
     await tp.selectOption('#resilient-scenario', 'provider_down');
-    for (; clicks < 4 && (await breaker(tp)) !== 'open'; clicks++) {
-      await tp.locator('#mode-resilient button[type=submit]').click();
-      await tp.locator('#mode-resilient .badge').waitFor();
-      await tp.locator('#breaker-state[data-state=open]').waitFor({ timeout: 2000 }).catch(() => {});
-    }
+    await tp.locator('#mode-resilient button[type=submit]').click();
+    await tp.locator('#mode-resilient .badge').waitFor();
+    await tp.locator('#breaker-state[data-state=open]').waitFor({ timeout: 10000 });
     assert.equal(await breaker(tp), 'open');
     await waitCharted(tp, 'resilient', clicks, 10000);
     const rowsBefore = await rowIds(tp);
