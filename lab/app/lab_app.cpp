@@ -71,7 +71,7 @@ LabApp::LabApp(LabDeps deps)
   }
   if (loaded.state) {
     restore(*loaded.state);
-    loaded_student_labs_ = loaded.state->labs;
+    loaded_students_ = static_cast<const PersistedStudents&>(*loaded.state);
     const auto snap = breaker_.snapshot();
     spdlog::info("resumed state from {}: breaker {}, cooldown left {} ms, {} cached quote(s), {} student lab(s)",
                  state_file_, to_string(snap.state), snap.cooldown_left_ms,
@@ -207,11 +207,11 @@ PersistedState LabApp::persisted_state() {
     // as read: a save in between must not drop them.
     std::lock_guard lock(loaded_mutex_);
     if (!loaded_taken_) {
-      s.labs = loaded_student_labs_;
+      static_cast<PersistedStudents&>(s) = loaded_students_;
       return s;
     }
   }
-  if (student_states_) s.labs = student_states_();
+  if (student_states_) static_cast<PersistedStudents&>(s) = student_states_();
   return s;
 }
 
@@ -220,10 +220,10 @@ void LabApp::restore(const PersistedLab& state) {
   cache_.restore(state.fallback_seeded_at, state.fallback_quotes);
 }
 
-std::vector<PersistedStudentLab> LabApp::take_loaded_student_labs() {
+PersistedStudents LabApp::take_loaded_students() {
   std::lock_guard lock(loaded_mutex_);
   loaded_taken_ = true;
-  return std::exchange(loaded_student_labs_, {});
+  return std::exchange(loaded_students_, {});
 }
 
 DependencyView LabApp::dependency_view() { return dependency_view(breaker_.snapshot()); }

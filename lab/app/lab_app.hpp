@@ -56,8 +56,9 @@ struct LabDeps {
   std::string lab_name;
   /// Student lab: told whenever what the file holds for it may have changed.
   std::function<void()> on_state_changed;
-  /// Teacher lab: the student labs written into its state file beside its own state.
-  std::function<std::vector<PersistedStudentLab>()> student_states;
+  /// Teacher lab: the student labs and their owners' keys, written into its state file
+  /// beside its own state.
+  std::function<PersistedStudents()> student_states;
   /// --state-backend redis://…: the breaker is shared through it (not owned); null = the
   /// state file alone, as before issue 13.
   RedisClient* shared_state = nullptr;
@@ -156,9 +157,9 @@ class LabApp {
   PersistedLab persisted_lab();
   /// Puts a persisted breaker and fallback back (a student lab found in the state file).
   void restore(const PersistedLab& state);
-  /// Teacher lab: the student labs its state file held at start-up, handed over once
-  /// (later calls return nothing).
-  std::vector<PersistedStudentLab> take_loaded_student_labs();
+  /// Teacher lab: the student labs and owners' keys its state file held at start-up, handed
+  /// over once, together (later calls return nothing).
+  PersistedStudents take_loaded_students();
   /// Per-lab totals over both modes, for the class view (GET /class).
   ClassTotals class_totals() const { return telemetry_.class_totals(); }
   /// The clock the lab measures with (queue waits are measured on it too).
@@ -198,9 +199,9 @@ class LabApp {
   const std::string name_;
   const bool student_;  // see LabDeps::lab_name
   std::function<void()> on_state_changed_;
-  std::function<std::vector<PersistedStudentLab>()> student_states_;
+  std::function<PersistedStudents()> student_states_;
   mutable std::mutex loaded_mutex_;  // guards the two below (the saver's thread reads them)
-  std::vector<PersistedStudentLab> loaded_student_labs_;  // until the registry takes them
+  PersistedStudents loaded_students_;  // until the registry takes them
   bool loaded_taken_ = false;  // the registry has them: student_states_ answers from now on
 
   RedisClient* shared_state_;

@@ -15,17 +15,21 @@ std::optional<double> ClassRow::calls_per_request() const {
   return static_cast<double>(totals.carrier_calls) / static_cast<double>(totals.requests);
 }
 
-LabRegistry::LabRegistry(LabDeps teacher, LabLimits limits) : deps_(teacher), limits_(limits) {
+LabRegistry::LabRegistry(LabDeps teacher, LabLimits limits, RandomSource* key_random)
+    : deps_(teacher),
+      limits_(limits),
+      keys_(key_random ? *key_random : teacher.random, teacher.clock, teacher.shared_state, limits.idle_expiry) {
   deps_.on_state_changed = nullptr;
   deps_.student_states = nullptr;
   teacher.lab_name.clear();
   teacher.student_states = [this] { return student_states(); };
   teacher_ = std::make_shared<Lab>(std::move(teacher));
   const WallTime now = deps_.clock.wall_now();
-  std::size_t dropped = 0;
+  std::size_t dropped = 0, keys_dropped = 0;
   {
     std::lock_guard lock(mutex_);
-    for (auto& saved : teacher_->app.take_loaded_student_labs()) {
+    PersistedStudents loaded = teacher_->app.take_loaded_students();
+    for (auto& saved : loaded.labs) {
       if (now - saved.last_active > limits_.idle_expiry || students_.size() >= limits_.max_labs) {
         ++dropped;
         continue;
@@ -34,11 +38,20 @@ LabRegistry::LabRegistry(LabDeps teacher, LabLimits limits) : deps_(teacher), li
       lab->app.restore(saved);
       students_[saved.name] = Entry{std::move(lab), saved.last_active};
     }
+    // The keys of owners with a lab left; a name whose labs were all forgotten is free again.
+    std::map<std::string, std::string> kept;
+    for (const auto& [owner, key] : loaded.lab_keys) {
+      const bool used = std::any_of(students_.begin(), students_.end(),
+                                    [&owner](const auto& e) { return lab_owner(e.first) == owner; });
+      if (used && well_formed_lab_key(key)) kept.emplace(owner, key);
+      else ++keys_dropped;
+    }
+    keys_.restore(kept);
   }
   if (!students_.empty() || dropped > 0)
     spdlog::info("resumed {} student lab(s) from the state file; {} idle or beyond --max-labs forgotten",
                  students_.size(), dropped);
-  if (dropped > 0) teacher_->app.mark_state_dirty();
+  if (dropped > 0 || keys_dropped > 0) teacher_->app.mark_state_dirty();
 }
 
 LabRegistry::~LabRegistry() {
@@ -92,6 +105,7 @@ LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
     }
   }
   if (created) spdlog::info("student lab {} created ({} of at most {})", *name, student_count(), limits_.max_labs);
+  keys_.touch(lab_owner(*name));
   if (created || !expired.empty()) teacher_->app.mark_state_dirty();
   return {lab, std::nullopt};
 }
@@ -110,7 +124,28 @@ std::vector<std::shared_ptr<Lab>> LabRegistry::expire_idle_locked(WallTime now) 
       ++it;
     }
   }
+  forget_unused_keys_locked(expired);
   return expired;
+}
+
+void LabRegistry::forget_unused_keys_locked(const std::vector<std::shared_ptr<Lab>>& expired) {
+  // An owner whose last lab is forgotten gives its name back: next class's "ana" gets a key.
+  for (const auto& lab : expired) {
+    const std::string owner = lab_owner(lab->app.name());
+    const bool used = std::any_of(students_.begin(), students_.end(),
+                                  [&owner](const auto& e) { return lab_owner(e.first) == owner; });
+    if (!used) keys_.forget(owner);
+  }
+}
+
+std::optional<std::string> LabRegistry::claim_key(const std::string& name) {
+  auto key = keys_.claim(lab_owner(name));
+  if (key) {
+    spdlog::info("lab owner {} claimed (first answer for lab {} carries its lab_key)", lab_owner(name), name);
+    teacher_->app.mark_state_dirty();
+    teacher_->app.flush_state();  // on disk before the student reads it
+  }
+  return key;
 }
 
 std::size_t LabRegistry::expire_idle() {
@@ -154,13 +189,15 @@ std::vector<ClassRow> LabRegistry::class_rows() {
   return rows;
 }
 
-std::vector<PersistedStudentLab> LabRegistry::student_states() {
+PersistedStudents LabRegistry::student_states() {
   std::vector<std::pair<std::shared_ptr<Lab>, WallTime>> labs;
+  PersistedStudents students;
   {
     std::lock_guard lock(mutex_);
     for (const auto& [name, e] : students_) labs.emplace_back(e.lab, e.last_active);
   }
-  std::vector<PersistedStudentLab> out;
+  students.lab_keys = keys_.all();
+  auto& out = students.labs;
   out.reserve(labs.size());
   for (const auto& [lab, last_active] : labs) {
     PersistedStudentLab s;
@@ -173,7 +210,7 @@ std::vector<PersistedStudentLab> LabRegistry::student_states() {
     s.last_active = last_active;
     out.push_back(std::move(s));
   }
-  return out;
+  return students;
 }
 
 std::vector<std::shared_ptr<Lab>> LabRegistry::all_labs() const {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "lab/app/lab_app.hpp"
+#include "lab/app/lab_keys.hpp"
 #include "lab/app/options.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/params.hpp"
@@ -66,9 +67,12 @@ class LabRegistry {
  public:
   /// Creates the teacher's lab from `teacher` (which loads the state file) and the student
   /// labs that file holds, except those idle past `limits.idle_expiry` (by wall time: the
-  /// idle time goes on while the lab is down) and those beyond `limits.max_labs`.
+  /// idle time goes on while the lab is down) and those beyond `limits.max_labs`, with the
+  /// keys of the owners of the labs kept. Lab keys are drawn from `key_random` (null: the
+  /// lab's own random source; `serve` gives keys a source of their own, so that `--seed`
+  /// neither makes them predictable nor shifts the lab's seeded draws).
   /// Throws what LabApp's constructor throws.
-  LabRegistry(LabDeps teacher, LabLimits limits);
+  LabRegistry(LabDeps teacher, LabLimits limits, RandomSource* key_random = nullptr);
   /// Stops every storm, then writes the state file one last time.
   ~LabRegistry();
   LabRegistry(const LabRegistry&) = delete;
@@ -87,6 +91,13 @@ class LabRegistry {
   Found find(const std::string* raw_name);
   /// The teacher's lab.
   Lab& teacher() { return *teacher_; }
+
+  /// Every lab owner's key (lab_keys.hpp).
+  LabKeys& keys() { return keys_; }
+  /// Claims the owner of student lab `name` (normalised) when nobody has: returns the new
+  /// key, already written to the state file (a key handed out survives a crash), or
+  /// nullopt when the owner has one.
+  std::optional<std::string> claim_key(const std::string& name);
 
   /// Every student lab, in leaderboard order: labs that made requests first, fewest carrier
   /// calls per request first (then more requests, then name); labs without requests last.
@@ -122,7 +133,8 @@ class LabRegistry {
     WallTime last_active{};
   };
   std::shared_ptr<Lab> make_student_lab(const std::string& name);
-  std::vector<PersistedStudentLab> student_states();
+  PersistedStudents student_states();
+  void forget_unused_keys_locked(const std::vector<std::shared_ptr<Lab>>& expired);
   std::vector<std::shared_ptr<Lab>> expire_idle_locked(WallTime now);
   std::vector<std::shared_ptr<Lab>> all_labs() const;
   std::vector<std::pair<std::string, std::shared_ptr<Lab>>> student_labs() const;
@@ -132,6 +144,7 @@ class LabRegistry {
   mutable std::mutex mutex_;  // guards students_ and self_url_
   std::map<std::string, Entry> students_;
   std::string self_url_;
+  LabKeys keys_;  // before teacher_: its state file reads them until it is gone
   std::shared_ptr<Lab> teacher_;  // last: its state file reads students_ until it is gone
 };
 

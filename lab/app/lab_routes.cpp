@@ -7,12 +7,15 @@
 #include <unordered_map>
 
 #include "lab/app/lab_app.hpp"
+#include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_registry.hpp"
 #include "lab/app/rate_limiting.hpp"
 #include "lab/app/route_support.hpp"
 #include "lab/app/route_table.hpp"
 #include "lab/base/did_you_mean.hpp"
+#include "lab/base/lab_name.hpp"
 #include "lab/http/http_server.hpp"
+#include "lab/http/request_guard.hpp"
 #include "lab/http/static_files.hpp"
 #include "lab/http/worker_slots.hpp"
 
@@ -24,27 +27,62 @@ using httplib::Response;
 
 // What every request shares: the labs, the dashboard's files, the carrier's URL, the slots.
 struct Shared {
-  Shared(LabRegistry& l, StaticRoots d, std::string url, int workers, RateLimitGate gate)
-      : labs(l), dashboard(std::move(d)), carrier_url(std::move(url)), slots(workers), rate_limit(std::move(gate)) {}
+  Shared(LabRegistry& l, StaticRoots d, std::string url, int workers, RateLimitGate gate, std::string token)
+      : labs(l),
+        dashboard(std::move(d)),
+        carrier_url(std::move(url)),
+        slots(workers),
+        rate_limit(std::move(gate)),
+        admin_token(std::move(token)) {}
   LabRegistry& labs;
   StaticRoots dashboard;
   std::string carrier_url;
   WorkerSlots slots;
   RouteContext::RenderedHealth health;
   RateLimitGate rate_limit;
+  std::string admin_token;  // empty: no teacher token (--admin-token)
 };
 
-// Runs `route`'s handler on the lab `?lab=` selects (the teacher's without it), holding a
-// worker slot when the route takes one. Waiting for a slot ends with a 503 once shutdown
-// begins; the wait is measured (queue_ms) on the lab's clock.
-void serve(Shared& shared, const Route& route, const Request& req, const std::string& body, Response& res) {
-  if (route.class_wide && req.has_param(std::string(kLabParam)))
-    return send_api_error(req, res,
-                          api_error(400, "invalid_parameter", MessageId::class_route_takes_no_lab, {{"route", route.path}}));
-  if (req.get_param_value_count(std::string(kLabParam)) > 1)
-    return send_api_error(req, res, api_error(400, "invalid_parameter", MessageId::lab_given_twice, {}));
-  const auto found = shared.labs.find(query_param(req, kLabParam));
-  if (found.error) return send_api_error(req, res, *found.error);
+// A change to a student's lab (reset, carrier mode, storms) without its owner's key or the
+// teacher's token: the 403 that says how to send the key. Checked before the lab is found,
+// since finding creates it: a refused request changes nothing, not even the list of labs.
+std::optional<ApiError> refuse_without_key(Shared& shared, const Request& req, const std::string& raw_name) {
+  LabNameProblem problem = LabNameProblem::none;
+  const auto name = normalize_lab_name(raw_name, problem);
+  if (!name) return std::nullopt;  // find() answers the bad name
+  if (!shared.admin_token.empty() &&
+      constant_time_equal(req.get_header_value("Authorization"), "Bearer " + shared.admin_token))
+    return std::nullopt;
+  const std::string owner = lab_owner(*name);
+  switch (shared.labs.keys().check(owner, presented_lab_key(req))) {
+    case LabKeyVerdict::unclaimed:
+    case LabKeyVerdict::accepted:
+      return std::nullopt;
+    case LabKeyVerdict::missing:
+      return api_error(403, "lab_key_required", MessageId::lab_key_required, {{"lab", *name}, {"owner", owner}});
+    case LabKeyVerdict::wrong:
+      return api_error(403, "wrong_lab_key", MessageId::wrong_lab_key, {{"lab", *name}, {"owner", owner}});
+  }
+  return std::nullopt;
+}
+
+// The first JSON answer for a lab of an owner nobody has claimed claims it, and carries the
+// key as `lab_key` (only that answer: the dashboards' live events never see it). A HEAD,
+// a page or Prometheus text would lose the key, so they claim nothing.
+void offer_lab_key(Shared& shared, const Request& req, const std::string& lab_name, Response& res) {
+  if (req.method == "HEAD" || res.body.empty() || res.body.front() != '{' ||
+      res.get_header_value("Content-Type").rfind("application/json", 0) != 0)
+    return;
+  if (const auto key = shared.labs.claim_key(lab_name))
+    if (auto body = with_lab_key(res.body, *key)) res.body = std::move(*body);
+}
+
+// Runs `route`'s handler on the lab `?lab=` selects (the teacher's without it) once its key
+// (if it needs one) is checked, holding a worker slot when the route takes one. Waiting for
+// a slot ends with a 503 once shutdown begins; the wait is measured (queue_ms) on the lab's
+// clock.
+void serve_lab(Shared& shared, const Route& route, const Request& req, const std::string& body, Response& res,
+               const LabRegistry::Found& found) {
   Lab& lab = *found.lab;
   // Before the worker slot: a client over its limit must not hold one of --workers.
   if (route.rate_limited && shared.rate_limit.limiter) {
@@ -67,6 +105,21 @@ void serve(Shared& shared, const Route& route, const Request& req, const std::st
     ~Release() { s.release(); }
   } release{shared.slots};
   route.handler(ctx, req, body, res);
+}
+
+void serve(Shared& shared, const Route& route, const Request& req, const std::string& body, Response& res) {
+  if (route.class_wide && req.has_param(std::string(kLabParam)))
+    return send_api_error(req, res,
+                          api_error(400, "invalid_parameter", MessageId::class_route_takes_no_lab, {{"route", route.path}}));
+  if (req.get_param_value_count(std::string(kLabParam)) > 1)
+    return send_api_error(req, res, api_error(400, "invalid_parameter", MessageId::lab_given_twice, {}));
+  const std::string* lab_name = query_param(req, kLabParam);
+  if (lab_name != nullptr && needs_lab_key(route))
+    if (const auto refusal = refuse_without_key(shared, req, *lab_name)) return send_api_error(req, res, *refusal);
+  const auto found = shared.labs.find(lab_name);
+  if (found.error) return send_api_error(req, res, *found.error);
+  serve_lab(shared, route, req, body, res, found);
+  if (lab_name != nullptr) offer_lab_key(shared, req, found.lab->app.name(), res);
 }
 
 // A known route asked with a method it does not answer gets 405 and the methods it does;
@@ -104,13 +157,14 @@ std::string route_pattern(const std::string& path) {
 }
 
 void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoots& dashboard,
-                         const std::string& carrier_url, int workers, RateLimitGate rate_limit) {
+                         const std::string& carrier_url, int workers, RateLimitGate rate_limit,
+                         std::string admin_token) {
   auto& r = server.routes();
   // Quotes and /health hold one of `workers` while served: the server has a thread per
   // connection (idle keep-alive, event streams, the page's reads), and those must not lend
   // a legacy storm extra workers. Every lab shares them, as they share the carrier.
   const auto shared = std::make_shared<Shared>(labs, dashboard, carrier_url, std::clamp(workers, 1, kMaxWorkers),
-                                               std::move(rate_limit));
+                                               std::move(rate_limit), std::move(admin_token));
   for (const Route& route : lab_route_table()) {
     const std::string pattern = route_pattern(route.path);
     const auto has = [&route](const char* m) {

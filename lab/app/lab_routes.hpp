@@ -26,8 +26,13 @@ struct StaticRoots;
 /// `rate_limit`: the per-client limit on the routes the table marks `rate_limited` (off when
 /// its limiter is null); a refused request gets a 429 before it takes a worker, and counts in
 /// the teacher's quote_lab_rate_limited_total.
+/// Lab keys (lab_keys.hpp): a change to a student lab (needs_lab_key) whose owner has a key
+/// needs it (`X-Lab-Key` or `lab_key=`) or `Authorization: Bearer admin_token` (when
+/// `admin_token`, `serve --admin-token`, is set), else a 403 before the lab is touched; the
+/// first JSON answer for a lab of an unclaimed owner carries the new key as `lab_key`.
 void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoots& dashboard,
-                         const std::string& carrier_url, int workers, RateLimitGate rate_limit = {});
+                         const std::string& carrier_url, int workers, RateLimitGate rate_limit = {},
+                         std::string admin_token = {});
 
 /// The largest --workers the lab accepts.
 inline constexpr int kMaxWorkers = 1024;

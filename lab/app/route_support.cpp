@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "lab/app/lab_keys.hpp"
 #include "lab/base/did_you_mean.hpp"
 #include "lab/http/accept.hpp"
 #include "lab/http/http_server.hpp"
@@ -19,11 +20,13 @@ std::optional<ApiError> parse_domain_param(const httplib::Request& req, const In
 }
 
 std::optional<ApiError> check_known_params(const httplib::Request& req, const std::set<std::string>& known) {
-  // `lab` selects the lab on every route (lab_routes checks it before any handler runs).
-  // Most requests pass as they are: the set with `lab` (a copy) is built only for the rest.
+  // `lab` selects the lab on every route and `lab_key` opens it (lab_routes checks both
+  // before any handler runs). Most requests pass as they are: the set with them (a copy) is
+  // built only for the rest.
   if (!check_query(req.target, req.params, known)) return std::nullopt;
   std::set<std::string> with_lab = known;
   with_lab.insert(std::string(kLabParam));
+  with_lab.insert(std::string(kLabKeyParam));
   return check_query(req.target, req.params, with_lab);
 }
 

@@ -22,7 +22,7 @@ const std::string* query_param(const httplib::Request& req, std::string_view nam
 /// Reads integer parameter `p` with the range and default domain.hpp gives it.
 std::optional<ApiError> parse_domain_param(const httplib::Request& req, const IntParam& p, int& out);
 
-/// check_query() on the request's target and parameters; `lab` is always known.
+/// check_query() on the request's target and parameters; `lab` and `lab_key` are always known.
 std::optional<ApiError> check_known_params(const httplib::Request& req, const std::set<std::string>& known);
 
 /// `typed` (shortened, control bytes shown as '?') names no policy of `policies`: the error

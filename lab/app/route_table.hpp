@@ -100,6 +100,11 @@ bool teacher_only(const std::string& method, const std::string& path);
 /// student lab at once.
 bool class_wide(const std::string& path);
 
+/// Whether `route`, on a student's lab (`?lab=NAME`), needs the owner's key or the teacher's
+/// token (lab_keys.hpp): the changes a student makes to their own lab (reset, carrier mode,
+/// storms). Quotes and reads never do; class-wide routes take no lab.
+inline bool needs_lab_key(const Route& route) { return route.teacher_only && !route.class_wide; }
+
 /// The teacher-only routes as "METHOD /path" lines, for the start-up warning and `GET /`.
 std::vector<std::string> teacher_only_routes();
 

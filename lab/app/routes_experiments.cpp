@@ -8,6 +8,7 @@
 #include <set>
 
 #include "lab/app/lab_app.hpp"
+#include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_registry.hpp"
 #include "lab/app/route_handlers.hpp"
 #include "lab/app/route_support.hpp"
@@ -38,7 +39,7 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   // Parameters from the query string or a JSON body ({"mode": "legacy", "clients": 20, ...}).
   std::map<std::string, std::string> given;
   for (const auto& [k, v] : req.params)
-    if (k != kLabParam) given.emplace(k, v);  // the lab is chosen by the query only
+    if (k != kLabParam && k != kLabKeyParam) given.emplace(k, v);  // the lab is chosen (and opened) by the query only
   if (!raw.empty()) {
     const auto body = nlohmann::ordered_json::parse(raw, nullptr, false);
     if (!body.is_object()) return send_api_error(req, res, api_error(400, "invalid_body", MessageId::body_not_object, {}));

@@ -93,6 +93,9 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   }
   SystemClock clock;
   RandomSource random(seed_of(common));
+  // Lab keys from a source of their own, never seeded by --seed: a seeded run must not
+  // hand out keys anyone can compute, nor shift the draws it reproduces by the keys it issued.
+  RandomSource key_random(std::random_device{}());
   // Reached once now: nothing listening at start-up is a mistake to report (exit 1); a Redis
   // that goes down later is survived (each replica decides alone until it is back).
   std::unique_ptr<RedisClient> shared_state;
@@ -119,7 +122,8 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
       LabDeps{catalog, policies, carrier_client, simulator.get(), state_file, clock, random,
               static_cast<std::size_t>(o.max_event_clients), /*lab_name=*/{}, /*on_state_changed=*/{},
               /*student_states=*/{}, shared_state.get()},
-      LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)});
+      LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)},
+      &key_random);
   HttpServer server;
   apply_classroom(server, o.host, o.classroom);
   // The limiter comes from the state backend: in this process by default; with Redis one
@@ -130,7 +134,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
       })
                    : in_process_rate_limiters(clock);
   register_lab_routes(server, *labs, StaticRoots{public_dir, o.chart_js}, carrier_url, o.workers,
-                      make_rate_limit_gate(o.rate_limit, rate_limiters));
+                      make_rate_limit_gate(o.rate_limit, rate_limiters), o.classroom.admin_token);
   // With connection limits set (apply_classroom), the server has a thread per connection up
   // to --max-connections, and `workers` bounds only the quote routes (WorkerSlots).
   const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);

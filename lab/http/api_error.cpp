@@ -78,6 +78,20 @@ constexpr std::array kMessages{
                 "page or curl",
                 "esta ruta cambia el lab para todos: se rechaza desde la página de otro sitio; usa la página del "
                 "propio lab o curl"},
+    MessageText{MessageId::lab_key_required,
+                "the lab '{lab}' belongs to '{owner}': changing it (reset, carrier mode, storms) needs {owner}'s key. "
+                "Send it as the header 'X-Lab-Key: KEY' or the parameter lab_key=KEY; it came as lab_key in the first "
+                "answer for a lab of {owner}",
+                "el laboratorio '{lab}' es de '{owner}': para cambiarlo (restablecerlo, cambiar el modo del proveedor, "
+                "tormentas) hace falta la clave de {owner}. Envíala en la cabecera 'X-Lab-Key: CLAVE' o en el "
+                "parámetro lab_key=CLAVE; llegó como lab_key en la primera respuesta de un laboratorio de {owner}"},
+    MessageText{MessageId::wrong_lab_key,
+                "the key sent does not open the lab '{lab}', which belongs to '{owner}': send {owner}'s key (the "
+                "lab_key of the first answer for a lab of {owner}) as the header 'X-Lab-Key: KEY' or the parameter "
+                "lab_key=KEY",
+                "la clave enviada no abre el laboratorio '{lab}', que es de '{owner}': envía la clave de {owner} (el "
+                "lab_key de la primera respuesta de un laboratorio de {owner}) en la cabecera 'X-Lab-Key: CLAVE' o en "
+                "el parámetro lab_key=CLAVE"},
     MessageText{MessageId::class_route_takes_no_lab,
                 "{route} acts on every student lab at once: leave out ?lab= (for one lab, add ?lab=NAME to /reset-lab "
                 "or /carrier/mode)",

@@ -53,6 +53,8 @@ enum class MessageId {
   missing_carrier_mode,            ///< —
   admin_token_required,            ///< —
   cross_site_request,              ///< —
+  lab_key_required,                ///< {lab} {owner}
+  wrong_lab_key,                   ///< {lab} {owner}
   class_route_takes_no_lab,        ///< {route}
   unknown_policy,                  ///< {got}
   unknown_policy_did_you_mean,     ///< {got} {suggestion}

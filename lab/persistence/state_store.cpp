@@ -136,6 +136,7 @@ nlohmann::ordered_json to_json(const PersistedState& s) {
     }
     j["labs"] = std::move(labs);
   }
+  if (!s.lab_keys.empty()) j["lab_keys"] = s.lab_keys;
   return j;
 }
 
@@ -209,6 +210,33 @@ bool lab_from_json(const nlohmann::ordered_json& j, PersistedLab& s, std::string
   return true;
 }
 
+// "lab_keys": owner → key, each owner a lab name and each key of the shape the lab hands out
+// (the file is read back into a check that compares keys).
+bool lab_keys_from_json(const nlohmann::ordered_json& j, std::map<std::string, std::string>& keys,
+                        std::string& problem) {
+  const auto found = j.find("lab_keys");
+  if (found == j.end()) return true;
+  if (!found->is_object()) {
+    problem = "lab_keys must be an object of keys by owner";
+    return false;
+  }
+  for (const auto& [raw_owner, key] : found->items()) {
+    LabNameProblem name_problem = LabNameProblem::none;
+    const auto owner = normalize_lab_name(raw_owner, name_problem);
+    const std::string text = key.is_string() ? key.get<std::string>() : std::string();
+    const bool key_ok = !text.empty() && text.size() <= kMaxPersistedLabKeyLength &&
+                        std::all_of(text.begin(), text.end(),
+                                    [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); });
+    if (!owner || *owner != raw_owner || !key_ok) {
+      problem = "lab_keys['" + raw_owner.substr(0, 40) + "'] needs an owner (a-z, 0-9, '-') and a key of 1-" +
+                std::to_string(kMaxPersistedLabKeyLength) + " letters a-z and digits";
+      return false;
+    }
+    keys.emplace(*owner, text);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, std::string& problem) {
@@ -222,6 +250,7 @@ std::optional<PersistedState> state_from_json(const nlohmann::ordered_json& j, s
   }
   PersistedState s;
   if (!lab_from_json(j, s, problem)) return std::nullopt;
+  if (!lab_keys_from_json(j, s.lab_keys, problem)) return std::nullopt;
   const auto labs = j.find("labs");
   if (labs == j.end()) return s;
   if (!labs->is_object()) {

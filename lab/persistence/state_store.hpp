@@ -23,14 +23,17 @@
 //   {"version": 1,
 //    "breaker": {"state", "consecutive_failures", "opened_until": ISO|null, "open_events"},
 //    "fallback": {"seeded_at": ISO, "quotes": [{"customer_id","items","quote","cached_at"}]},
-//    "labs": {"ana": {"breaker": {...}, "fallback": {...}, "last_active": ISO}, ...}}
-// "labs" (the student labs, `?lab=NAME`) is optional: files written before it load as
-// they are. A student lab keeps at most kMaxStudentPersistedQuotes cached quotes in the
+//    "labs": {"ana": {"breaker": {...}, "fallback": {...}, "last_active": ISO}, ...},
+//    "lab_keys": {"ana": KEY, ...}}
+// "labs" (the student labs, `?lab=NAME`) and "lab_keys" (each owner's key, lab_keys.hpp in
+// app/) are optional: files written before them load as they are. The keys are written
+// with the labs, atomically like the rest, so a restart never locks a student out. A student lab keeps at most kMaxStudentPersistedQuotes cached quotes in the
 // file, so that 60 labs stay a file of tens of KiB, rewritten at most 4 times a second.
 
 #include <condition_variable>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -63,10 +66,17 @@ struct PersistedStudentLab : PersistedLab {
   WallTime last_active{};
 };
 
-/// The whole file: the teacher's lab (the unnamed one) and every student lab.
-struct PersistedState : PersistedLab {
+/// The longest lab key the file may hold (the lab hands out shorter ones; lab_keys.hpp).
+inline constexpr std::size_t kMaxPersistedLabKeyLength = 64;
+
+/// The students' part of the file: every student lab, and the key of each lab owner.
+struct PersistedStudents {
   std::vector<PersistedStudentLab> labs;
+  std::map<std::string, std::string> lab_keys;  ///< owner (a lab name's part before '-') → key
 };
+
+/// The whole file: the teacher's lab (the unnamed one), every student lab and the owners' keys.
+struct PersistedState : PersistedLab, PersistedStudents {};
 
 nlohmann::ordered_json to_json(const PersistedState& s);
 /// Parses a state file's JSON; nullopt and `problem` set when a field is missing or wrong.

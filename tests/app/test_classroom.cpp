@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -253,14 +254,22 @@ TEST_CASE("keep-alive as clients expect: one connection serves many requests, bo
 TEST_CASE("student labs: at most 4 student storms run at once, class-wide, the teacher's is never refused") {
   LabProcess lab;
   const std::string storm = "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=";
-  for (const char* name : {"s1", "s2", "s3", "s4"}) CHECK(lab.request("POST", storm + name).status == 202);
+  // Each student's first answer carries their lab key; their later changes send it.
+  std::map<std::string, httplib::Headers> key;
+  for (const char* name : {"s1", "s2", "s3", "s4"}) {
+    const auto started = lab.request("POST", storm + name);
+    CHECK(started.status == 202);
+    key[name] = {{"X-Lab-Key", started.json.value("lab_key", "")}};
+  }
   const auto fifth = lab.request("POST", storm + "s5");
   CHECK(fifth.status == 429);
   CHECK(fifth.json["error"] == "class_storms_busy");
-  CHECK(lab.request("POST", storm + "s1").status == 409);  // one's own second storm: busy, as before
+  key["s5"] = {{"X-Lab-Key", fifth.json.value("lab_key", "")}};
+  CHECK(lab.request("POST", storm + "s1", key["s1"]).status == 409);  // one's own second storm: busy, as before
   CHECK(lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30").status == 202);
-  CHECK(lab.request("DELETE", "/experiments/storm?lab=s2").status == 200);
-  CHECK(eventually([&] { return lab.request("POST", storm + "s5").status == 202; }, 10s));
-  for (const char* name : {"s1", "s3", "s4", "s5"}) lab.request("DELETE", std::string("/experiments/storm?lab=") + name);
+  CHECK(lab.request("DELETE", "/experiments/storm?lab=s2", key["s2"]).status == 200);
+  CHECK(eventually([&] { return lab.request("POST", storm + "s5", key["s5"]).status == 202; }, 10s));
+  for (const char* name : {"s1", "s3", "s4", "s5"})
+    lab.request("DELETE", std::string("/experiments/storm?lab=") + name, key[name]);
   lab.request("DELETE", "/experiments/storm");
 }

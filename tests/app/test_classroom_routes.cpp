@@ -168,16 +168,19 @@ TEST_CASE("student labs: a student resets and breaks their own lab without the t
   InProcessLab lab(with_token("s3cret"));
   const httplib::Headers teacher{{"Authorization", "Bearer s3cret"}};
   REQUIRE(lab.get("/quote-resilient?scenario=ok").status == 200);  // the teacher's lab: one incident
-  // The student's own carrier mode, quote and reset need no token ...
-  CHECK(lab.request("PUT", "/carrier/mode?mode=provider_down&lab=ana").status == 200);
+  // The student's own carrier mode, quote and reset need no token (her key, which her first
+  // answer carries: test_lab_keys.cpp) ...
+  const auto first = lab.request("PUT", "/carrier/mode?mode=provider_down&lab=ana");
+  CHECK(first.status == 200);
+  const httplib::Headers ana{{"X-Lab-Key", first.json.value("lab_key", "")}};
   const auto down = lab.get("/quote-resilient?lab=ana");
   CHECK(down.json["scenario"] == "provider_down");
   CHECK(down.json["dependency"]["circuit_status"] == "open");
   CHECK(lab.get("/dependency/state?lab=ana").json["circuit_status"] == "open");
   CHECK(lab.get("/incidents?lab=Ana").json["incidents"].size() == 1);  // names fold to lower case
-  CHECK(lab.request("POST", "/reset-lab?lab=ana").status == 200);
+  CHECK(lab.request("POST", "/reset-lab?lab=ana", ana).status == 200);
   CHECK(lab.get("/incidents?lab=ana").json["incidents"].empty());
-  CHECK(lab.request("POST", "/experiments/storm?lab=ana&mode=resilient&scenario=ok&clients=1&requests=1").status == 202);
+  CHECK(lab.request("POST", "/experiments/storm?lab=ana&mode=resilient&scenario=ok&clients=1&requests=1", ana).status == 202);
   // ... while the teacher's still does.
   CHECK(lab.request("POST", "/reset-lab").status == 401);
   CHECK(lab.request("PUT", "/carrier/mode?mode=slow").status == 401);

@@ -453,6 +453,11 @@ TEST_CASE("legacy answers say plainly that legacy has no breaker and no fallback
 
 TEST_CASE("errors outside the quote routes come in the reader's language too, codes and fields never change") {
   InProcessLab lab;
+  // The lab the rows change is its owner's: they send its key (test_lab_keys.cpp).
+  const std::string key = lab.get("/carrier?lab=i18n").json.value("lab_key", "");
+  REQUIRE_FALSE(key.empty());
+  const httplib::Headers owner{{"X-Lab-Key", key}};
+  const httplib::Headers owner_es{{"X-Lab-Key", key}, {"Accept-Language", "es"}};
   struct Row {
     const char* method;
     const char* path;
@@ -498,8 +503,8 @@ TEST_CASE("errors outside the quote routes come in the reader's language too, co
        }) {
     CAPTURE(r.method);
     CAPTURE(r.path);
-    const Reply en = lab.request(r.method, r.path);
-    const Reply es = lab.request(r.method, r.path, kSpanish);
+    const Reply en = lab.request(r.method, r.path, owner);
+    const Reply es = lab.request(r.method, r.path, owner_es);
     CHECK(en.status == r.status);
     CHECK(es.status == r.status);
     CHECK(en.json["error"] == r.error);
@@ -510,13 +515,13 @@ TEST_CASE("errors outside the quote routes come in the reader's language too, co
     if (en.json.contains("allowed")) CHECK(en.json["allowed"] == es.json["allowed"]);
   }
   // A storm already running, and a body that is not a JSON object.
-  REQUIRE(lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=i18n").status ==
-          202);
-  const Reply busy = lab.request("POST", "/experiments/storm?lab=i18n", kSpanish);
+  REQUIRE(lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=i18n", owner)
+              .status == 202);
+  const Reply busy = lab.request("POST", "/experiments/storm?lab=i18n", owner_es);
   CHECK(busy.status == 409);
   CHECK(busy.json["error"] == "storm_running");
   CHECK(busy.json["message"] == "ya hay una tormenta en curso; GET /experiments/storm muestra su avance");
-  CHECK(lab.request("DELETE", "/experiments/storm?lab=i18n").status == 200);
+  CHECK(lab.request("DELETE", "/experiments/storm?lab=i18n", owner).status == 200);
 }
 
 TEST_CASE("GET /quote/adr0005 answers like /quote-resilient, under ADR-0005's numbers and its own breaker") {

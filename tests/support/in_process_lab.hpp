@@ -37,6 +37,9 @@ struct InProcessOptions {
   std::size_t max_event_clients = 32;
   /// Every random draw (carrier latency, backoff jitter) at this point of its range.
   double draw = 0.5;
+  /// The state file; empty: one in a temporary folder of the lab's own. A second lab on the
+  /// first one's file is that lab restarted.
+  std::filesystem::path state_file{};
 };
 
 class InProcessLab {
@@ -45,12 +48,13 @@ class InProcessLab {
       : random_(o.draw),
         carrier_(scenarios(), random_, clock_),
         labs_(std::make_unique<LabRegistry>(
-            LabDeps{scenarios(), default_policies(), carrier_, &carrier_.simulator(), dir_ / "state.json", clock_,
-                    random_, o.max_event_clients},
+            LabDeps{scenarios(), default_policies(), carrier_, &carrier_.simulator(),
+                    o.state_file.empty() ? dir_ / "state.json" : o.state_file, clock_, random_, o.max_event_clients},
             LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)})) {
     apply_classroom(server_, "127.0.0.1", o.classroom);
     register_lab_routes(server_, *labs_, StaticRoots{std::filesystem::path(source_dir()) / "public"}, kCarrierUrl,
-                        o.workers, make_rate_limit_gate(o.rate_limit, in_process_rate_limiters(clock_)));
+                        o.workers, make_rate_limit_gate(o.rate_limit, in_process_rate_limiters(clock_)),
+                        o.classroom.admin_token);
     port_ = server_.start("127.0.0.1", 0, o.workers + static_cast<int>(o.max_event_clients));
     labs_->set_self_url("http://127.0.0.1:" + std::to_string(port_));
     // Ready means answering. Under ThreadSanitizer on two loaded cores the first answer was
