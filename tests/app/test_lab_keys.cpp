@@ -10,6 +10,7 @@
 #include "lab/app/lab_keys.hpp"
 #include "lab/persistence/state_store.hpp"
 #include "support/in_process_lab.hpp"
+#include "support/poll.hpp"
 
 using namespace quote_lab;
 using quote_lab::testing::FakeClock;
@@ -179,7 +180,10 @@ TEST_CASE("another student's reset, carrier mode or storm without the key is a 4
     const Reply header = lab.request(call.method, call.path, with_key(ana));
     CHECK(header.status >= 200);
     CHECK(header.status < 300);
-    lab.request("DELETE", "/experiments/storm?lab=ana", with_key(ana));  // a second storm would be a 409
+    // A second storm while the first is still stopping would be a 409.
+    lab.request("DELETE", "/experiments/storm?lab=ana", with_key(ana));
+    REQUIRE(quote_lab::testing::eventually(
+        [&] { return lab.get("/experiments/storm?lab=ana").json["running"] == false; }, std::chrono::seconds(10)));
     const Reply param = lab.request(call.method, std::string(call.path) + "&lab_key=" + ana);
     CHECK(param.status >= 200);
     CHECK(param.status < 300);
