@@ -8,6 +8,7 @@
 #include <rapidjson/writer.h>
 #include <string_view>
 
+#include "lab/app/quote_sentences.hpp"
 #include "lab/base/time_format.hpp"
 #include "lab/formats/policy_json.hpp"
 #include "lab/formats/quote_json.hpp"
@@ -155,38 +156,6 @@ void write_dependency(W& w, const DependencyView& d) {
   w.EndObject();
 }
 
-struct Explanation {
-  std::string es, en;
-};
-
-// One plain sentence per outcome, in both of the course's languages.
-Explanation explanation(const QuoteTrace& t) {
-  const int n = t.attempts();
-  const std::string times_es = n == 1 ? "1 vez" : std::to_string(n) + " veces";
-  const std::string times_en = n == 1 ? "once" : std::to_string(n) + " times";
-  const bool short_circuited = t.short_circuited();
-  const bool probed = t.probed();
-  if (t.status == QuoteStatus::completed && probed)
-    return {"El circuito estaba semiabierto: esta llamada fue la sonda, el proveedor respondió y el circuito se cerró.",
-            "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed."};
-  if (t.status == QuoteStatus::completed && n == 1)
-    return {"Cotización en vivo al primer intento.", "Live quote on the first attempt."};
-  if (t.status == QuoteStatus::completed)
-    return {"Cotización en vivo tras " + std::to_string(n) + " intentos: el reintento sirvió.",
-            "Live quote after " + std::to_string(n) + " attempts: the retry helped."};
-  if (t.status == QuoteStatus::degraded && short_circuited)
-    return {"Circuito abierto: no se llamó al proveedor; se respondió con la cotización de respaldo.",
-            "Circuit open: the carrier was not called; the fallback quote was served."};
-  if (t.status == QuoteStatus::degraded && probed)
-    return {"La sonda del circuito semiabierto falló: el circuito se reabrió y se respondió con la cotización de respaldo.",
-            "The half-open probe failed: the breaker reopened and the fallback quote was served."};
-  if (t.status == QuoteStatus::degraded)
-    return {"El proveedor falló " + times_es + "; se respondió con la cotización de respaldo.",
-            "The carrier failed " + times_en + "; the fallback quote was served."};
-  return {"El proveedor falló " + times_es + " y no hay respaldo: 503.",
-          "The carrier failed " + times_en + " and there is no fallback: 503."};
-}
-
 // A value rendered earlier (PolicyView) as the value of the key just written.
 template <class W>
 void raw(W& w, const std::string& json, rapidjson::Type type) {
@@ -196,7 +165,7 @@ void raw(W& w, const std::string& json, rapidjson::Type type) {
 template <class W>
 void write_quote_response(W& w, const QuoteTrace& t, const PolicyView& policy, const std::string& policy_object,
                           const DependencyView& dependency, const std::vector<std::string>& overrides,
-                          double queue_ms) {
+                          double queue_ms, Language language) {
   w.StartObject();
   key(w, "mode"), text(w, t.request.mode);
   key(w, "scenario"), text(w, t.request.scenario);
@@ -226,7 +195,7 @@ void write_quote_response(W& w, const QuoteTrace& t, const PolicyView& policy, c
   w.StartArray();
   for (const auto& e : t.events) write_event(w, e);
   w.EndArray();
-  key(w, "policy_note"), raw(w, policy.note_json, rapidjson::kStringType);
+  key(w, "policy_note"), raw(w, policy.note_json(language), rapidjson::kStringType);
   key(w, "dependency"), write_dependency(w, dependency);
   key(w, "elapsed_ms"), number(w, round2(t.elapsed_ms));
   key(w, "queue_ms"), number(w, round2(queue_ms));
@@ -266,8 +235,10 @@ std::string written(JsonLayout layout, const Write& write) {
 
 PolicyView policy_view(const RetryPolicy& p, const nlohmann::ordered_json& rendered) {
   PolicyView v;
-  v.note = policy_note(p);
-  v.note_json = written(JsonLayout::one_line, [&](auto& w) { text(w, v.note); });
+  v.note = policy_note(p, Language::en);
+  v.note_es = policy_note(p, Language::es);
+  v.note_json_en = written(JsonLayout::one_line, [&](auto& w) { text(w, v.note); });
+  v.note_json_es = written(JsonLayout::one_line, [&](auto& w) { text(w, v.note_es); });
   v.one_line = written(JsonLayout::one_line, [&](auto& w) { value(w, rendered); });
   // Written as the value of a key in an object, so that its lines carry that depth's
   // indent; the text between the key and the object's closing line is the fragment.
@@ -283,10 +254,11 @@ PolicyView policy_view(const RetryPolicy& p, const nlohmann::ordered_json& rende
 }
 
 std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const PolicyView& policy,
-                                const std::vector<std::string>& overrides, double queue_ms, JsonLayout layout) {
+                                const std::vector<std::string>& overrides, double queue_ms, JsonLayout layout,
+                                Language language) {
   const std::string& policy_object = layout == JsonLayout::pretty ? policy.pretty : policy.one_line;
   return written(layout, [&](auto& w) {
-    write_quote_response(w, t, policy, policy_object, dependency, overrides, queue_ms);
+    write_quote_response(w, t, policy, policy_object, dependency, overrides, queue_ms, language);
   });
 }
 
@@ -297,19 +269,6 @@ std::string dependency_text(const DependencyView& d, JsonLayout layout) {
 nlohmann::ordered_json dependency_json(const DependencyView& d) {
   // One writer for the fields; routes that embed the dependency in a document read it back.
   return nlohmann::ordered_json::parse(dependency_text(d, JsonLayout::one_line));
-}
-
-std::string policy_note(const RetryPolicy& p) {
-  // `dependency` is always the carrier's one breaker; say whether this request used it.
-  const std::string untouched = "`dependency` shows the carrier's circuit breaker that resilient requests share; "
-                                "this request neither asked it nor changed it";
-  const std::string asks = "asks the carrier's circuit breaker (`dependency`) before every attempt";
-  const std::string falls_back = "serves the last good quote when every attempt fails";
-  if (!p.circuit_breaker && !p.fallback)
-    return p.mode + " has no circuit breaker and no fallback: " + untouched;
-  if (!p.circuit_breaker) return p.mode + " has no circuit breaker but " + falls_back + "; " + untouched;
-  if (!p.fallback) return p.mode + " " + asks + " and has no fallback: when every attempt fails the answer is a 503";
-  return p.mode + " " + asks + " and " + falls_back;
 }
 
 nlohmann::ordered_json incident_json(const Incident& i) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lab/app/lab_views.hpp"
+#include "lab/app/quote_sentences.hpp"
 #include "lab/carrier/carrier_simulator.hpp"
 #include "lab/observability/telemetry.hpp"
 #include "lab/resilience/circuit_breaker.hpp"
@@ -17,12 +18,6 @@
 #include "lab/resilience/quote_trace.hpp"
 
 namespace quote_lab {
-
-/// One plain English sentence saying which protections `p` has (issue 12: students read the
-/// `dependency` embedded in a legacy answer, once "open", as legacy's own breaker). SPEC
-/// keeps `dependency` in both modes; this says whether the request asked that breaker and
-/// whether it may fall back, e.g. "legacy has no circuit breaker and no fallback: ...".
-std::string policy_note(const RetryPolicy& p);
 
 /// One /incidents entry.
 nlohmann::ordered_json incident_json(const Incident& i);
@@ -33,25 +28,34 @@ enum class JsonLayout { pretty, one_line };
 
 /// A policy as every quote answer shows it, rendered once when the lab starts (or once per
 /// request for per-request overrides): the `policy` object as text at the depth it has in an
-/// answer, in both layouts, and its policy_note(). Writing the policy's fields anew for every
-/// answer was a tenth of a short circuit's work (issue 11, bench/changes.md).
+/// answer, in both layouts, and its policy_note() in both languages. Writing the policy's
+/// fields anew for every answer was a tenth of a short circuit's work (issue 11,
+/// bench/changes.md).
 struct PolicyView {
-  std::string note;      ///< policy_note() of the policy
-  std::string note_json; ///< the note as a JSON string (quoted, escaped)
-  std::string pretty;    ///< the object, indented as the value of a top-level key (no final newline)
-  std::string one_line;  ///< the object on one line
+  std::string note;          ///< policy_note() of the policy, in English
+  std::string note_es;       ///< the same in Spanish
+  std::string note_json_en;  ///< `note` as a JSON string (quoted, escaped)
+  std::string note_json_es;  ///< `note_es` as a JSON string
+  std::string pretty;        ///< the object, indented as the value of a top-level key (no final newline)
+  std::string one_line;      ///< the object on one line
+
+  /// The note as a JSON string in `language`.
+  const std::string& note_json(Language language) const {
+    return language == Language::es ? note_json_es : note_json_en;
+  }
 };
 /// Renders `rendered` (the policy as formats/policy_json writes it) for `p`.
 PolicyView policy_view(const RetryPolicy& p, const nlohmann::ordered_json& rendered);
 
 /// One quote response as the client and every open dashboard get it (SPEC fields, with
-/// `policy_note` (policy.note) just before `dependency`, `queue_ms` after `elapsed_ms` (how
+/// `policy_note` (policy.note, in `language`) just before `dependency`, `queue_ms` after `elapsed_ms` (how
 /// long the request waited for a worker), then `explanation` {es, en}, `policy`: the policy
 /// the request ran under, and `policy_overrides`: the names of the per-request overrides,
 /// possibly none). Written straight from the values, without a JSON document (issue 11: the
 /// short circuit's cost).
 std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const PolicyView& policy,
-                                const std::vector<std::string>& overrides, double queue_ms, JsonLayout layout);
+                                const std::vector<std::string>& overrides, double queue_ms, JsonLayout layout,
+                                Language language = Language::en);
 
 /// /dependency/state: the breaker (name, circuit_status, consecutive_failures, opened_until
 /// as ISO 8601 UTC or null, cooldown_left_ms, open_events, short_circuit_count,

@@ -157,13 +157,14 @@ void LabApp::build_runtimes() {
 
 LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int customer_id, int items,
                                   const RetryPolicy* override_policy,
-                                  const std::vector<std::string>& overrides, double queue_ms) {
-  return quote(std::string(to_string(mode)), scenario, customer_id, items, override_policy, overrides, queue_ms);
+                                  const std::vector<std::string>& overrides, double queue_ms, Language language) {
+  return quote(std::string(to_string(mode)), scenario, customer_id, items, override_policy, overrides, queue_ms,
+               language);
 }
 
 LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::string& scenario, int customer_id,
                                   int items, const RetryPolicy* override_policy,
-                                  const std::vector<std::string>& overrides, double queue_ms) {
+                                  const std::vector<std::string>& overrides, double queue_ms, Language language) {
   const PolicyRuntime& runtime = runtimes_.at(policy_name);  // the route checked the name
   QuoteRequest request{policy_name, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
                        new_id(16), new_id(32), name_};
@@ -183,7 +184,7 @@ LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::str
   events_.publish_rendered("quote", [&] {
     return quote_response_text(trace, dependency, shown, overrides, queue_ms, JsonLayout::one_line);
   });
-  std::string body = quote_response_text(trace, dependency, shown, overrides, queue_ms, JsonLayout::pretty);
+  std::string body = quote_response_text(trace, dependency, shown, overrides, queue_ms, JsonLayout::pretty, language);
   return {std::move(trace), std::move(body)};
 }
 

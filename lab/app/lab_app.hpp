@@ -88,17 +88,18 @@ class LabApp {
   /// `policy` replaces the mode's policy for this request only (per-request overrides;
   /// `overrides` names what was changed, shown in the answer).
   /// `queue_ms`: how long the request waited for a worker slot before it ran (the answer's
-  /// `queue_ms`, and the incident's; 0.01 ms precision).
+  /// `queue_ms`, and the incident's; 0.01 ms precision). `language`: the answer's
+  /// `policy_note` (open dashboards get it in English, as one rendering serves them all).
   QuoteResult quote(Mode mode, const std::string& scenario, int customer_id, int items,
                     const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {},
-                    double queue_ms = 0);
+                    double queue_ms = 0, Language language = Language::en);
   /// The same under the policy called `policy_name` (legacy, resilient or a named policy,
   /// GET /quote/{policy}); it must be one of policies().names(). A named policy with its
   /// own breaker runs against that breaker (the answer's `dependency` is it); any other
   /// shares the course breaker. Every policy has its own retry budget in this lab.
   QuoteResult quote(const std::string& policy_name, const std::string& scenario, int customer_id, int items,
                     const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {},
-                    double queue_ms = 0);
+                    double queue_ms = 0, Language language = Language::en);
 
   /// The configured policy of `mode`.
   const RetryPolicy& policy(Mode mode) const;

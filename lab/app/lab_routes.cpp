@@ -98,7 +98,7 @@ void serve_lab(Shared& shared, const Route& route, const Request& req, const std
   Clock& clock = lab.app.clock();
   const SteadyTime asked = clock.now();
   if (!shared.slots.acquire(lab.app.shutdown_token()))
-    return send_error(res, 503, "shutting_down", "the lab is shutting down; try again once it is back");
+    return send_api_error(req, res, api_error(503, "shutting_down", MessageId::shutting_down, {}));
   ctx.queue_ms = elapsed_ms(asked, clock.now());
   struct Release {
     WorkerSlots& s;
@@ -219,7 +219,8 @@ void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoot
                      api_error(404, "not_found", meant ? MessageId::route_not_found_did_you_mean : MessageId::route_not_found,
                                args));
     } else {
-      send_error(res, res.status, "http_error", "the request could not be served (HTTP " + std::to_string(res.status) + ")");
+      send_api_error(req, res,
+                     api_error(res.status, "http_error", MessageId::http_error, {{"status", std::to_string(res.status)}}));
     }
   });
   r.set_exception_handler([](const Request& req, Response& res, std::exception_ptr ep) {
@@ -231,7 +232,7 @@ void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoot
     } catch (...) {
     }
     spdlog::error("{} {} failed: {}", req.method, req.path, what);
-    send_error(res, 500, "internal_error", "the lab hit an unexpected error; see its log");
+    send_api_error(req, res, api_error(500, "internal_error", MessageId::internal_error, {}));
   });
   // Counted in the teacher's metrics: the route label is bounded, and Prometheus scrapes the
   // teacher's lab (a label per student would multiply every series by the class size).

@@ -41,11 +41,11 @@ ApiError unknown_policy_error(const Policies& policies, const std::string& typed
   return api_error(status, error, MessageId::unknown_policy, {{"got", shown}}, std::move(names));
 }
 
-void send_api_error(const httplib::Request& req, httplib::Response& res, const ApiError& e) {
-  send_error(res, e.status, e.error, e.message_in(preferred_language(req.get_header_value("Accept-Language"))),
-             e.allowed);
-  res.set_header("Vary", "Accept-Language");
+Language request_language(const httplib::Request& req) {
+  return preferred_language(req.get_header_value("Accept-Language"));
 }
+
+void send_api_error(const httplib::Request& req, httplib::Response& res, const ApiError& e) { send_error(req, res, e); }
 
 std::string carrier_mode_asked(const httplib::Request& req, const std::string& body) {
   std::string wanted = req.get_param_value("mode");

@@ -30,6 +30,9 @@ std::optional<ApiError> check_known_params(const httplib::Request& req, const st
 /// for a parameter), a near miss suggested, `allowed` listing every name.
 ApiError unknown_policy_error(const Policies& policies, const std::string& typed, int status, const std::string& error);
 
+/// The language the request's Accept-Language prefers: English unless it asks for Spanish.
+Language request_language(const httplib::Request& req);
+
 /// Answers `e` as the lab's error JSON {"error", "message", "allowed"?} with its status,
 /// the message in the language the request's Accept-Language prefers (English unless it
 /// asks for Spanish; api_error.hpp).

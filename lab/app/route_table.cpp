@@ -21,55 +21,100 @@ const std::vector<Route>& lab_route_table() {
     const std::string quote_example = "?scenario=" + std::string(kDefaultScenario) + "&" +
                                       std::string(kCustomerId.name) + "=" + std::to_string(kCustomerId.fallback) + "&" +
                                       std::string(kItems.name) + "=" + std::to_string(kItems.fallback);
+    const std::string storm_limits_es = "`clients` 1-" + std::to_string(kExperimentMaxClients) + ", `duration_s` 1-" +
+                                        std::to_string(static_cast<int>(kExperimentMaxDurationS));
     const std::string page = "; a browser (Accept: text/html) gets it as a page";
+    const std::string page_es = "; un navegador (Accept: text/html) la recibe como página";
     // Listed in the order of the course material; routes added later come after.
     return std::vector<Route>{
-        {{"GET"}, "/health", "", false, true, "liveness", health},
+        {{"GET"}, "/health", "", false, true, {"liveness", "comprobación de vida: el laboratorio responde"}, health},
         {{"GET"}, "/quote-legacy", quote_example, true, true,
-         "one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback", quote_legacy,
-         false, true},
+         {"one quote with the legacy policy: long timeout, immediate retries, no breaker, no fallback",
+          "una cotización con la política `legacy`: tiempo límite largo, reintentos inmediatos, sin disyuntor, sin "
+          "respaldo"},
+         quote_legacy, false, true},
         {{"GET"}, "/quote-resilient", quote_example, true, true,
-         "one quote with the resilient policy: short timeout, backoff with jitter, circuit breaker, fallback",
+         {"one quote with the resilient policy: short timeout, backoff with jitter, circuit breaker, fallback",
+          "una cotización con la política `resilient`: tiempo límite corto, espera entre reintentos con variación "
+          "aleatoria, disyuntor, respaldo"},
          quote_resilient, false, true},
-        {{"GET"}, "/dependency/state", "", false, false, "the carrier's circuit breaker and the fallback quote" + page,
+        {{"GET"}, "/dependency/state", "", false, false,
+         {"the carrier's circuit breaker and the fallback quote" + page,
+          "el disyuntor del proveedor y la cotización de respaldo" + page_es},
          dependency_state},
         {{"GET"}, "/incidents", "?limit=" + std::to_string(kIncidentsLimit.fallback), false, false,
-         "the last quote flows, newest first (limit " + limits + ")" + page, incidents},
-        {{"GET"}, "/diagnostics/summary", "", false, false, "per mode and scenario counters and latency percentiles" + page,
+         {"the last quote flows, newest first (limit " + limits + ")" + page,
+          "las últimas solicitudes de cotización, de la más reciente a la más antigua (`limit` " + limits + ")" +
+              page_es},
+         incidents},
+        {{"GET"}, "/diagnostics/summary", "", false, false,
+         {"per mode and scenario counters and latency percentiles" + page,
+          "contadores y percentiles de latencia por modo y por escenario" + page_es},
          diagnostics_summary},
-        {{"GET"}, "/metrics", "", false, false, "telemetry as JSON, or Prometheus text when Accept asks for it" + page, metrics},
-        {{"GET"}, "/metrics-prometheus", "", false, false, "Prometheus text exposition format 0.0.4", metrics_prometheus},
+        {{"GET"}, "/metrics", "", false, false,
+         {"telemetry as JSON, or Prometheus text when Accept asks for it" + page,
+          "la telemetría en JSON, o en texto de Prometheus cuando Accept lo pide" + page_es},
+         metrics},
+        {{"GET"}, "/metrics-prometheus", "", false, false,
+         {"Prometheus text exposition format 0.0.4", "texto de Prometheus, formato de exposición 0.0.4"},
+         metrics_prometheus},
         {{"GET", "POST"}, "/reset-lab", "", true, false,
-         "telemetry, breaker, fallback cache and carrier mode back to their seeds; cancels a running storm", reset_lab,
-         true},
-        {{"GET"}, "/carrier", "", false, false, "the carrier's mode and the calls it received", carrier},
+         {"telemetry, breaker, fallback cache and carrier mode back to their seeds; cancels a running storm",
+          "restablece el laboratorio: la telemetría, el disyuntor, la caché de respaldo y el modo del proveedor "
+          "vuelven a sus valores iniciales; cancela una tormenta en curso"},
+         reset_lab, true},
+        {{"GET"}, "/carrier", "", false, false,
+         {"the carrier's mode and the calls it received", "el modo del proveedor y las llamadas que recibió"}, carrier},
         {{"PUT", "POST"}, "/carrier/mode", "?mode=provider_down", true, false,
-         "the scenario for every request that names none (an outage for all clients)", carrier_mode, true},
-        {{"GET"}, "/", "", false, false, "this index as JSON; a browser (Accept: text/html) gets the dashboard", index},
-        {{"GET"}, "/ui", "", false, false, "redirects to /ui/", ui_redirect},
-        {{"GET"}, "/ui/{file}", "", false, false, "the dashboard's files: index.html, app.js, vendor/chart.min.js, ...",
+         {"the scenario for every request that names none (an outage for all clients)",
+          "el escenario de toda solicitud que no indica ninguno (una caída para todos los clientes)"},
+         carrier_mode, true},
+        {{"GET"}, "/", "", false, false,
+         {"this index as JSON; a browser (Accept: text/html) gets the dashboard",
+          "este índice en JSON; un navegador (Accept: text/html) recibe el panel"},
+         index},
+        {{"GET"}, "/ui", "", false, false, {"redirects to /ui/", "redirige a /ui/"}, ui_redirect},
+        {{"GET"}, "/ui/{file}", "", false, false,
+         {"the dashboard's files: index.html, app.js, vendor/chart.min.js, ...",
+          "los archivos del panel: index.html, app.js, vendor/chart.min.js, ..."},
          ui_file},
         // Only quotes and /health hold a worker slot (--workers): /health waits behind a legacy
         // storm (the exhaustion lesson); the page's reads, scrapes, controls and event streams
         // answer meanwhile, each connection on a thread of its own (--max-connections).
         {{"GET"}, "/events", "", false, false,
-         "live updates for dashboards (Server-Sent Events): quote, breaker, reset, carrier_mode", events},
-        {{"GET"}, "/experiments/storm", "", false, false, "the storm the lab runs against itself: its progress or last result",
+         {"live updates for dashboards (Server-Sent Events): quote, breaker, reset, carrier_mode",
+          "actualizaciones en vivo para los paneles (Server-Sent Events): `quote`, `breaker`, `reset`, `carrier_mode`"},
+         events},
+        {{"GET"}, "/experiments/storm", "", false, false,
+         {"the storm the lab runs against itself: its progress or last result",
+          "la tormenta que el laboratorio lanza contra sí mismo: su avance o su último resultado"},
          storm_status},
         {{"POST"}, "/experiments/storm", "?mode=legacy&scenario=provider_down&clients=10&duration_s=10", true, false,
-         "starts a storm against this lab (one at a time; " + storm_limits + " or requests)", storm_start, true},
-        {{"DELETE"}, "/experiments/storm", "", true, false, "cancels the running storm", storm_cancel, true},
+         {"starts a storm against this lab (one at a time; " + storm_limits + " or requests)",
+          "lanza una tormenta contra este laboratorio (una a la vez; " + storm_limits_es + " o `requests`)"},
+         storm_start, true},
+        {{"DELETE"}, "/experiments/storm", "", true, false, {"cancels the running storm", "cancela la tormenta en curso"},
+         storm_cancel, true},
         {{"GET"}, "/class", "", false, false,
-         "every student lab (?lab=NAME): breaker, requests, carrier calls per request, p99; a page for browsers",
+         {"every student lab (?lab=NAME): breaker, requests, carrier calls per request, p99; a page for browsers",
+          "todos los laboratorios de estudiantes (?lab=NOMBRE): disyuntor, solicitudes, llamadas al proveedor por "
+          "solicitud, p99; una página para navegadores"},
          class_view},
         {{"POST"}, "/class/reset", "", true, false,
-         "resets every student lab (not the teacher's) as /reset-lab does; teacher only", class_reset, true, false, true},
+         {"resets every student lab (not the teacher's) as /reset-lab does; teacher only",
+          "restablece todos los laboratorios de estudiantes (no el del docente) como /reset-lab; solo el docente"},
+         class_reset, true, false, true},
         {{"PUT", "POST"}, "/class/carrier-mode", "?mode=provider_down", true, false,
-         "sets every student lab's carrier mode (not the teacher's); teacher only", class_carrier_mode, true, false, true},
+         {"sets every student lab's carrier mode (not the teacher's); teacher only",
+          "fija el modo del proveedor de todos los laboratorios de estudiantes (no el del docente); solo el docente"},
+         class_carrier_mode, true, false, true},
         // No example query: a path with {policy} cannot be pasted; the description names one.
         {{"GET"}, "/quote/{policy}", "", true, true,
-         "one quote with any policy of the policies file (GET / lists them under `policies`), e.g. "
-         "/quote/adr0005" + quote_example + "; same parameters and answer as /quote-resilient",
+         {"one quote with any policy of the policies file (GET / lists them under `policies`), e.g. "
+          "/quote/adr0005" + quote_example + "; same parameters and answer as /quote-resilient",
+          "una cotización con cualquier política del archivo de políticas (GET / las lista en `policies`), por "
+          "ejemplo /quote/adr0005" + quote_example + "; los mismos parámetros y la misma respuesta que "
+          "/quote-resilient"},
          quote_named, false, true},
     };
   }();

@@ -58,7 +58,11 @@ struct Route {
   bool mutating = false;             ///< changes the lab (a quote flow, a reset, a mode): no HEAD
   bool worker_slot = true;           ///< holds one of --workers while served: quotes and /health
                                      ///< only (the exhaustion lesson); the rest answer meanwhile
-  std::string description;           ///< one line in English, shown by `GET /`
+  /// One line for `GET /`, in English and in Spanish (the glossary's terms): the index
+  /// speaks the language the request's Accept-Language prefers.
+  struct Description {
+    std::string en, es;
+  } description;
   RouteHandler handler = nullptr;
   bool teacher_only = false;         ///< changes the lab for everyone (reset, carrier mode, storms):
                                      ///< needs the teacher token when one is set, and a same-site caller

@@ -65,13 +65,13 @@ void class_view(RouteContext& ctx, const httplib::Request& req, const std::strin
 }
 
 
-void class_reset(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+void class_reset(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
   const auto names = ctx.labs.reset_students();
   send_json(res, 200, {{"status", "reset"},
                        {"labs", names},
                        {"count", names.size()},
-                       {"message", "every student lab's telemetry, breaker, fallback cache and carrier mode are back to "
-                                   "their seeds; the teacher's lab is unchanged"}});
+                       {"message", message_text(MessageId::class_reset_done, request_language(req), {})}});
+  res.set_header("Vary", "Accept-Language");
 }
 
 void class_carrier_mode(RouteContext& ctx, const httplib::Request& req, const std::string& body,

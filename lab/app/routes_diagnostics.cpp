@@ -10,6 +10,7 @@
 #include "lab/app/route_support.hpp"
 #include "lab/http/accept.hpp"
 #include "lab/http/http_server.hpp"
+#include "lab/observability/metric_help_es.hpp"
 
 namespace quote_lab::handlers {
 namespace {
@@ -35,7 +36,13 @@ void metrics(RouteContext& ctx, const httplib::Request& req, const std::string&,
   }
   if (serve_page_to_browser(req, res, ctx.dashboard.public_dir / kViewPage)) return;
   const auto stats = app.carrier_stats();
-  send_json(res, 200, {{"metrics", Metrics::to_json(app.metric_families())},
+  auto families = Metrics::to_json(app.metric_families());
+  // The page reads this JSON in Spanish; Prometheus's text above keeps its English HELP.
+  if (request_language(req) == Language::es)
+    for (auto& family : families)
+      if (const auto help = metric_help_es(family["name"].get<std::string>())) family["help"] = std::string(*help);
+  res.set_header("Vary", "Accept-Language");
+  send_json(res, 200, {{"metrics", families},
                        {"dependency", dependency_json(app.dependency_view())},
                        {"carrier", stats ? to_json(*stats) : nlohmann::ordered_json(nullptr)}});
 }

@@ -16,18 +16,23 @@ void ui_redirect(RouteContext&, const httplib::Request& req, const std::string&,
 }
 
 void ui_file(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
-  const StaticFile f = resolve_static(ctx.dashboard, req.matches[1].str());
-  if (f.status != 200) return send_error(res, f.status, f.status == 400 ? "invalid_path" : "not_found", f.error);
-  if (!serve_file(res, f.file, f.content_type.c_str())) return send_error(res, 404, "not_found", "the file could not be read");
+  const std::string asked = req.matches[1].str();
+  const StaticFile f = resolve_static(ctx.dashboard, asked);
+  // The student's words, not the resolver's reason (f.error, English): the path as asked,
+  // shortened, said in the language the request prefers.
+  const MessageArgs file{{"file", asked.substr(0, 80)}};
+  if (f.status == 400)
+    return send_api_error(req, res, api_error(400, "invalid_path", MessageId::dashboard_path_invalid, file));
+  if (f.status != 200 || !serve_file(res, f.file, f.content_type.c_str()))
+    return send_api_error(req, res, api_error(404, "not_found", MessageId::dashboard_file_not_found, file));
   res.set_header("Cache-Control", "no-cache");
 }
 
-void events(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+void events(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
   auto& hub = ctx.app.events();
   auto sub = hub.subscribe();
   if (!sub)
-    return send_error(res, 503, "too_many_event_clients",
-                      "too many open dashboards for live updates; the page falls back to polling");
+    return send_api_error(req, res, api_error(503, "too_many_event_clients", MessageId::too_many_event_clients, {}));
   res.set_header("Cache-Control", "no-cache");
   // The content type must be exactly text/event-stream: with a charset cpp-httplib
   // compresses the stream for Chromium and nothing arrives.

@@ -1,5 +1,7 @@
 // GET /: the JSON index of the lab for curl (every route of the table, the parameters,
-// scenarios and policies), the dashboard for a browser.
+// scenarios and policies), the dashboard for a browser. Its sentences (route descriptions,
+// parameter ranges) speak the language the request's Accept-Language prefers; names, paths
+// and values are the contract's and stay as they are.
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
@@ -20,17 +22,30 @@ std::string join(const std::vector<std::string>& parts, const char* separator) {
   return out;
 }
 
-nlohmann::ordered_json routes_json() {
+nlohmann::ordered_json routes_json(Language language) {
   nlohmann::ordered_json routes = nlohmann::ordered_json::array();
   for (const Route& r : lab_route_table())
     routes.push_back({{"method", join(r.methods, "|")},
                       {"path", r.path + r.example_query},
-                      {"description", r.description},
+                      {"description", language == Language::es ? r.description.es : r.description.en},
                       {"mutating", r.mutating}});
   return routes;
 }
 
-nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& host) {
+// "integer 1-5000", and "entero 1-5000" in Spanish.
+std::string range_text(const IntParam& p, Language language) {
+  if (language == Language::en) return p.describe_range();
+  return "entero " + std::to_string(p.min) + "-" + std::to_string(p.max);
+}
+
+// "integer 1-5000, default 42", as the index describes a quote parameter.
+std::string param_text(const IntParam& p, Language language) {
+  if (language == Language::en) return p.describe();
+  return range_text(p, language) + ", " + std::to_string(p.fallback) + " si se omite";
+}
+
+nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& host, Language language) {
+  const bool es = language == Language::es;
   const LabApp& app = ctx.app;
   const std::string base = "http://" + (host.empty() ? std::string("127.0.0.1:8080") : host.substr(0, 100));
   const std::string example = "?scenario=provider_down&" + std::string(kCustomerId.name) + "=" +
@@ -38,23 +53,29 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
                               std::to_string(kItems.fallback);
   nlohmann::ordered_json scenarios = nlohmann::ordered_json::array();
   for (const auto& s : app.scenarios().all()) scenarios.push_back(to_json(s));
-  const auto override_text = [](const IntParam& p) { return "per-request override, " + p.describe_range(); };
+  const auto override_text = [&](const IntParam& p) {
+    return (es ? "cambia la política solo en esta solicitud, " : "per-request override, ") + range_text(p, language);
+  };
   return {{"service", "quote-lab"},
           {"description",
-           {{"es", "Laboratorio de resiliencia: la misma cotización con una política legacy (reintentos agresivos) y una resiliente (timeout corto, backoff con jitter, circuit breaker y fallback)."},
+           {{"es", "Laboratorio de resiliencia: la misma cotización con la política `legacy` (reintentos agresivos) y "
+                   "con `resilient` (tiempo límite corto, espera entre reintentos con variación aleatoria, disyuntor y "
+                   "cotización de respaldo)."},
             {"en", "Resilience lab: the same quote with a legacy policy (aggressive retries) and a resilient one (short timeout, backoff with jitter, circuit breaker and fallback)."}}},
-          {"routes", routes_json()},
+          {"routes", routes_json(language)},
           {"also_under_prefix", "/04"},
           {"parameters",
            {{"scenario", app.scenarios().accepted_names()},
-            {kCustomerId.name, kCustomerId.describe()},
-            {kItems.name, kItems.describe()},
+            {kCustomerId.name, param_text(kCustomerId, language)},
+            {kItems.name, param_text(kItems, language)},
             {kTimeoutMsOverride.name, override_text(kTimeoutMsOverride)},
             {kMaxAttemptsOverride.name, override_text(kMaxAttemptsOverride)},
             {kBackoffBaseMsOverride.name, override_text(kBackoffBaseMsOverride)},
             {"jitter", jitter_names()},
-            {"lab", "on every route: a student's own lab (1-32 of a-z, 0-9, '-'), e.g. /?lab=ana; none is the "
-                    "teacher's; GET /class lists them"}}},
+            {"lab", es ? "en toda ruta: el laboratorio propio de un estudiante (de 1 a 32 de a-z, 0-9, '-'), por "
+                         "ejemplo /?lab=ana; sin él, el del docente; GET /class los lista"
+                       : "on every route: a student's own lab (1-32 of a-z, 0-9, '-'), e.g. /?lab=ana; none is the "
+                         "teacher's; GET /class lists them"}}},
           {"scenarios", scenarios},
           {"carrier_mode", app.carrier_mode()},
           {"carrier_url", ctx.carrier_url},
@@ -69,7 +90,8 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
 
 void index(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
   if (serve_page_to_browser(req, res, ctx.dashboard.public_dir / "index.html")) return;
-  send_json(res, 200, index_json(ctx, req.get_header_value("Host")));
+  send_json(res, 200, index_json(ctx, req.get_header_value("Host"), request_language(req)));
+  res.set_header("Vary", "Accept-Language");
 }
 
 }  // namespace quote_lab::handlers

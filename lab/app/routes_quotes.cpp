@@ -35,8 +35,10 @@ void quote(const std::string& policy_name, RouteContext& ctx, const httplib::Req
   std::vector<std::string> overrides;
   if (auto e = apply_policy_overrides([&req](const char* name) { return query_param(req, name); }, policy, overrides))
     return send_api_error(req, res, *e);
-  auto result = app.quote(policy_name, scenario, customer_id, items, &policy, overrides, ctx.queue_ms);
+  auto result =
+      app.quote(policy_name, scenario, customer_id, items, &policy, overrides, ctx.queue_ms, request_language(req));
   send_rendered_json(res, quote_http_status(result.trace), std::move(result.body));
+  res.set_header("Vary", "Accept-Language");
 }
 
 }  // namespace

@@ -49,11 +49,12 @@ void incidents(RouteContext& ctx, const httplib::Request& req, const std::string
   send_json(res, 200, incidents_json(limit, ctx.app.incidents(static_cast<std::size_t>(limit))));
 }
 
-void reset_lab(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
+void reset_lab(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
   quote_lab::reset_lab(ctx.app, ctx.storm);
   send_json(res, 200, {{"status", "reset"},
-                       {"message", "telemetry, metrics, breaker, fallback cache and carrier mode are back to their seeds"},
+                       {"message", message_text(MessageId::lab_reset_done, request_language(req), {})},
                        {"dependency", dependency_json(ctx.app.dependency_view())}});
+  res.set_header("Vary", "Accept-Language");
 }
 
 void carrier(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {

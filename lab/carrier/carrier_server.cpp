@@ -30,8 +30,10 @@ std::optional<long long> header_ms(const httplib::Request& req, const char* name
   return std::stoll(text);
 }
 
-void send_api_error(httplib::Response& res, const ApiError& e) {
-  send_error(res, e.status, e.error, e.message, e.allowed);
+// The carrier's own refusals, from the lab's one table of messages: a student who reaches
+// this port reads them in the language asked for, as the lab's.
+ApiError carrier_error(int status, const char* error, MessageId id, const MessageArgs& args = {}) {
+  return api_error(status, error, id, args);
 }
 
 }  // namespace
@@ -62,7 +64,7 @@ CarrierServer::CarrierServer(CarrierSimulator& simulator, const Clock& clock)
       if (body.is_object() && body.contains("mode") && body["mode"].is_string())
         wanted = body["mode"].get<std::string>();
     }
-    if (!simulator_.set_mode(wanted)) return send_api_error(res, unknown_scenario_error(simulator_.catalog(), wanted));
+    if (!simulator_.set_mode(wanted)) return send_error(req, res, unknown_scenario_error(simulator_.catalog(), wanted));
     send_json(res, 200, mode_view());
   };
   on_post_or_put(r, "/mode", set_mode);
@@ -73,13 +75,10 @@ CarrierServer::CarrierServer(CarrierSimulator& simulator, const Clock& clock)
   r.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     // Students reach this port by mistake (8081 for 8080): say where they are and where the lab is.
-    send_error(res, res.status, res.status == 404 ? "not_found" : "http_error",
-               "this is the simulated carrier (the lab's dependency), not the quote lab: it has no route " +
-                   req.method.substr(0, 10) + " " + req.path.substr(0, 80) +
-                   " (its routes are in 'allowed'). The lab's own routes (/quote-legacy, /quote-resilient, "
-                   "/dependency/state, the dashboard) answer on the lab's port, another one: 8080 unless "
-                   "`quote-lab serve --port` says otherwise.",
-               {kCarrierRoutes.begin(), kCarrierRoutes.end()});
+    send_error(req, res,
+               api_error(res.status, res.status == 404 ? "not_found" : "http_error", MessageId::carrier_route_not_found,
+                         {{"method", req.method.substr(0, 10)}, {"path", req.path.substr(0, 80)}},
+                         {kCarrierRoutes.begin(), kCarrierRoutes.end()}));
   });
 }
 
@@ -101,8 +100,8 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   int customer_id = 0;
   int items = 0;
   // The same ranges and defaults as the lab's own quote routes (domain.hpp).
-  if (auto e = parse_int_param(kCustomerId, param(req, "customer_id"), customer_id)) return send_api_error(res, *e);
-  if (auto e = parse_int_param(kItems, param(req, "items"), items)) return send_api_error(res, *e);
+  if (auto e = parse_int_param(kCustomerId, param(req, "customer_id"), customer_id)) return send_error(req, res, *e);
+  if (auto e = parse_int_param(kItems, param(req, "items"), items)) return send_error(req, res, *e);
   const std::string trace_id = trace_id_of(req.get_header_value("traceparent"));
   const std::string key = req.get_header_value("Idempotency-Key");
   const std::string lab = req.get_header_value("X-Quote-Lab").substr(0, 64);  // a lab name is shorter
@@ -114,13 +113,13 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   const auto request_deadline_ms = header_ms(req, "X-Request-Deadline-Unix-Ms");
   if (request_deadline_ms && wall_ms() >= *request_deadline_ms) {
     if (!simulator_.catalog().find(req.get_param_value("scenario")) && !req.get_param_value("scenario").empty())
-      return send_api_error(res, unknown_scenario_error(simulator_.catalog(), req.get_param_value("scenario")));
+      return send_error(req, res, unknown_scenario_error(simulator_.catalog(), req.get_param_value("scenario")));
     simulator_.count_deadline_drop();
-    return send_error(res, 504, "deadline_exceeded", "the caller's deadline (X-Request-Deadline-Unix-Ms) had passed on arrival");
+    return send_error(req, res, carrier_error(504, "deadline_exceeded", MessageId::carrier_deadline_on_arrival));
   }
   const auto call = simulator_.plan(req.get_param_value("scenario"), ids, clock_.now());
   if (!call) {
-    return send_api_error(res, unknown_scenario_error(simulator_.catalog(), req.get_param_value("scenario")));
+    return send_error(req, res, unknown_scenario_error(simulator_.catalog(), req.get_param_value("scenario")));
   }
   // The caller's deadline for this attempt, when it sent one (the lab always does).
   const auto deadline_ms = header_ms(req, "X-Deadline-Unix-Ms");
@@ -149,13 +148,12 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
 
   res.set_header("X-Scenario", call->scenario->name);
   res.set_header("X-Attempt-Seen", std::to_string(call->attempt));
-  if (!completed) return send_error(res, 503, "carrier_stopping", "the carrier is shutting down");
+  if (!completed) return send_error(req, res, carrier_error(503, "carrier_stopping", MessageId::carrier_stopping));
   if (dropped) {
     simulator_.count_deadline_drop();
-    return send_error(res, 504, "deadline_exceeded", "the caller's deadline (X-Request-Deadline-Unix-Ms) passed during the work");
+    return send_error(req, res, carrier_error(504, "deadline_exceeded", MessageId::carrier_deadline_during_work));
   }
-  if (call->behaviour.kind == Kind::timeout)
-    return send_error(res, 504, "hung", "the carrier held the connection and never answered");
+  if (call->behaviour.kind == Kind::timeout) return send_error(req, res, carrier_error(504, "hung", MessageId::carrier_hung));
   if ((call->behaviour.kind == Kind::answer && call->behaviour.status != 200) || call->behaviour.kind == Kind::malformed)
     return send_fault(req, res, *call, {});
   const auto booking = simulator_.book(customer_id, items, ids, clock_.wall_now(), clock_.now());
@@ -181,7 +179,9 @@ void CarrierServer::send_fault(const httplib::Request& req, httplib::Response& r
         res.set_content(*b.body, json ? "application/json" : "text/plain; charset=utf-8");
         return;
       }
-      return send_error(res, b.status, "carrier_error", "the scenario answers HTTP " + std::to_string(b.status));
+      return send_error(req, res,
+                        carrier_error(b.status, "carrier_error", MessageId::carrier_scenario_status,
+                                      {{"status", std::to_string(b.status)}}));
     case Kind::malformed:
       // What a misconfigured proxy sends: an HTML page labelled as a 200 JSON answer.
       res.status = 200;
@@ -205,7 +205,7 @@ void CarrierServer::send_fault(const httplib::Request& req, httplib::Response& r
       return;
     }
     case Kind::timeout:  // handled by handle_quote; here for a complete switch
-      return send_error(res, 504, "hung", "the carrier held the connection and never answered");
+      return send_error(req, res, carrier_error(504, "hung", MessageId::carrier_hung));
     case Kind::reset_peer:
     case Kind::refused: {  // a refused attempt that reached us after all: the nearest thing is a reset
       // Headers and half a quote, then an RST: the caller's read fails mid-answer.

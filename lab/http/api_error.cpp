@@ -23,7 +23,7 @@ constexpr std::array kMessages{
     MessageText{MessageId::integer_out_of_range, "{name} must be an integer between {min} and {max} (got '{got}')",
                 "{name} debe ser un número entero entre {min} y {max} (se recibió '{got}')"},
     MessageText{MessageId::unknown_jitter, "jitter must be one of the allowed strategies",
-                "jitter debe ser una de las estrategias permitidas"},
+                "la variación aleatoria (jitter) debe ser una de las estrategias permitidas"},
     MessageText{MessageId::quote_too_long,
                 "with these overrides one quote could take {worst_ms} ms (timeout_ms x max_attempts + waits); the bound "
                 "is {bound_ms} ms: lower timeout_ms or max_attempts",
@@ -36,10 +36,10 @@ constexpr std::array kMessages{
     MessageText{MessageId::rate_limited,
                 "too many quote requests from this client: the limit is {limit} every {window_s} s; try again in "
                 "{retry_after_s} s",
-                "demasiadas solicitudes de cotización desde este cliente: el límite es {limit} cada {window_s} s; "
-                "vuelve a intentarlo en {retry_after_s} s"},
+                "demasiadas solicitudes de cotización desde este cliente: el límite de solicitudes es {limit} cada "
+                "{window_s} s; vuelve a intentarlo en {retry_after_s} s"},
     MessageText{MessageId::lab_given_twice, "lab is given more than once; name one lab",
-                "lab aparece más de una vez; indica un solo laboratorio"},
+                "el parámetro `lab` aparece más de una vez; indica un solo laboratorio"},
     MessageText{MessageId::lab_name_length, "a lab name has 1 to {max} characters (got {got})",
                 "un nombre de laboratorio tiene de 1 a {max} caracteres (se recibieron {got})"},
     MessageText{MessageId::lab_name_characters,
@@ -48,7 +48,7 @@ constexpr std::array kMessages{
     MessageText{MessageId::too_many_labs,
                 "the lab already holds {max} student labs (--max-labs); use one of them, or wait until an idle one "
                 "expires (--lab-idle-minutes {minutes})",
-                "el lab ya tiene {max} laboratorios de estudiantes (--max-labs); usa uno de ellos o espera a que "
+                "ya hay {max} laboratorios de estudiantes (--max-labs); usa uno de ellos o espera a que "
                 "expire uno inactivo (--lab-idle-minutes {minutes})"},
     MessageText{MessageId::route_not_found, "no route {method} {path}; GET / lists the routes",
                 "no existe la ruta {method} {path}; GET / lista las rutas"},
@@ -61,7 +61,8 @@ constexpr std::array kMessages{
     MessageText{MessageId::class_storms_busy,
                 "{max} student storms are running already (they share one carrier and the lab's workers); start "
                 "yours when one ends (GET /class shows the class)",
-                "ya hay {max} tormentas de estudiantes en curso (comparten un proveedor y los workers del lab); "
+                "ya hay {max} tormentas de estudiantes en curso (comparten un proveedor y los hilos de trabajo del "
+                "laboratorio); "
                 "lanza la tuya cuando termine una (GET /class muestra la clase)"},
     MessageText{MessageId::storm_running, "a storm is already running; GET /experiments/storm shows its progress",
                 "ya hay una tormenta en curso; GET /experiments/storm muestra su avance"},
@@ -71,13 +72,14 @@ constexpr std::array kMessages{
     MessageText{MessageId::admin_token_required,
                 "this route changes the lab for everyone: send the teacher token as 'Authorization: Bearer TOKEN' "
                 "(set with --admin-token or LAB_ADMIN_TOKEN)",
-                "esta ruta cambia el lab para todos: envía el token del docente como 'Authorization: Bearer TOKEN' "
+                "esta ruta cambia el laboratorio para todos: envía el token del docente como "
+                "'Authorization: Bearer TOKEN' "
                 "(se define con --admin-token o LAB_ADMIN_TOKEN)"},
     MessageText{MessageId::cross_site_request,
                 "this route changes the lab for everyone: it is refused from another site's page; use the lab's own "
                 "page or curl",
-                "esta ruta cambia el lab para todos: se rechaza desde la página de otro sitio; usa la página del "
-                "propio lab o curl"},
+                "esta ruta cambia el laboratorio para todos: se rechaza desde la página de otro sitio; usa la página "
+                "del propio laboratorio o curl"},
     MessageText{MessageId::lab_key_required,
                 "the lab '{lab}' belongs to '{owner}': changing it (reset, carrier mode, storms) needs {owner}'s key. "
                 "Send it as the header 'X-Lab-Key: KEY' or the parameter lab_key=KEY; it came as lab_key in the first "
@@ -105,6 +107,77 @@ constexpr std::array kMessages{
                 "{name} debe ser uno de los valores permitidos (se recibió '{got}')"},
     MessageText{MessageId::number_out_of_range, "{name} must be a number between {min} and {max} (got '{got}')",
                 "{name} debe ser un número entre {min} y {max} (se recibió '{got}')"},
+    MessageText{MessageId::lab_reset_done,
+                "telemetry, metrics, breaker, fallback cache and carrier mode are back to their seeds",
+                "laboratorio restablecido: la telemetría, las métricas, el disyuntor, la caché de respaldo y el modo "
+                "del proveedor volvieron a sus valores iniciales"},
+    MessageText{MessageId::class_reset_done,
+                "every student lab's telemetry, breaker, fallback cache and carrier mode are back to their seeds; the "
+                "teacher's lab is unchanged",
+                "laboratorios de estudiantes restablecidos: la telemetría, el disyuntor, la caché de respaldo y el modo "
+                "del proveedor de cada uno volvieron a sus valores iniciales; el laboratorio del docente no cambió"},
+    MessageText{MessageId::shutting_down, "the lab is shutting down; try again once it is back",
+                "el laboratorio se está deteniendo; vuelve a intentarlo cuando esté en marcha de nuevo"},
+    MessageText{MessageId::http_error, "the request could not be served (HTTP {status})",
+                "no se pudo atender la solicitud (HTTP {status})"},
+    MessageText{MessageId::internal_error, "the lab hit an unexpected error; see its log",
+                "el laboratorio tuvo un error inesperado; consulta su registro"},
+    MessageText{MessageId::dashboard_file_not_found, "the dashboard has no file '{file}'",
+                "el panel no tiene el archivo '{file}'"},
+    MessageText{MessageId::dashboard_path_invalid,
+                "'{file}' is not a dashboard path: only letters, digits, '.', '-', '_' and '/', inside the dashboard "
+                "folder",
+                "'{file}' no es una ruta del panel: solo letras, dígitos, '.', '-', '_' y '/', dentro de la carpeta "
+                "del panel"},
+    MessageText{MessageId::too_many_event_clients,
+                "too many open dashboards for live updates; the page falls back to polling",
+                "hay demasiados paneles abiertos con actualizaciones en vivo; la página pasa a consultar cada pocos "
+                "segundos"},
+    MessageText{MessageId::body_too_large, "the request body is larger than 64 KiB",
+                "el cuerpo de la solicitud supera los 64 KiB"},
+    MessageText{MessageId::incomplete_body, "the request body ended early or its chunked framing is broken",
+                "el cuerpo de la solicitud terminó antes de tiempo o su codificación por fragmentos (chunked) está "
+                "rota"},
+    MessageText{MessageId::invalid_content_length,
+                "Content-Length must be a non-negative decimal number of bytes (got '{got}')",
+                "Content-Length debe ser un número decimal de bytes, cero o más (se recibió '{got}')"},
+    MessageText{MessageId::conflicting_content_length, "the request has two different Content-Length values",
+                "la solicitud trae dos valores distintos de Content-Length"},
+    MessageText{MessageId::unsupported_transfer_encoding, "the only Transfer-Encoding the lab reads is 'chunked'",
+                "el único Transfer-Encoding que el laboratorio lee es 'chunked'"},
+    MessageText{MessageId::conflicting_framing, "a request may not carry both Content-Length and Transfer-Encoding",
+                "una solicitud no puede traer a la vez Content-Length y Transfer-Encoding"},
+    MessageText{MessageId::transfer_encoding_needs_http11, "Transfer-Encoding needs HTTP/1.1",
+                "Transfer-Encoding requiere HTTP/1.1"},
+    MessageText{MessageId::missing_host, "an HTTP/1.1 request must carry a Host header",
+                "una solicitud HTTP/1.1 debe traer la cabecera Host"},
+    MessageText{MessageId::invalid_host, "the request has more than one Host header",
+                "la solicitud trae más de una cabecera Host"},
+    MessageText{MessageId::host_not_allowed,
+                "the lab answers only to IP addresses, localhost and the names given with --allowed-hosts "
+                "(ALLOWED_HOSTS); got Host '{host}'",
+                "el laboratorio solo responde a direcciones IP, a localhost y a los nombres dados con --allowed-hosts "
+                "(ALLOWED_HOSTS); se recibió Host '{host}'"},
+    MessageText{MessageId::carrier_route_not_found,
+                "this is the simulated carrier (the lab's dependency), not the quote lab: it has no route {method} "
+                "{path} (its routes are in 'allowed'). The lab's own routes (/quote-legacy, /quote-resilient, "
+                "/dependency/state, the dashboard) answer on the lab's port, another one: 8080 unless `quote-lab serve "
+                "--port` says otherwise.",
+                "este es el proveedor simulado (la dependencia del laboratorio), no el laboratorio de cotizaciones: no "
+                "tiene la ruta {method} {path} (sus rutas están en 'allowed'). Las rutas del laboratorio "
+                "(/quote-legacy, /quote-resilient, /dependency/state, el panel) responden en el puerto del laboratorio, "
+                "que es otro: 8080, salvo que `quote-lab serve --port` diga otro."},
+    MessageText{MessageId::carrier_deadline_on_arrival,
+                "the caller's deadline (X-Request-Deadline-Unix-Ms) had passed on arrival",
+                "el plazo total de quien llama (X-Request-Deadline-Unix-Ms) ya había vencido al llegar la solicitud"},
+    MessageText{MessageId::carrier_deadline_during_work,
+                "the caller's deadline (X-Request-Deadline-Unix-Ms) passed during the work",
+                "el plazo total de quien llama (X-Request-Deadline-Unix-Ms) venció durante el trabajo"},
+    MessageText{MessageId::carrier_hung, "the carrier held the connection and never answered",
+                "el proveedor retuvo la conexión y nunca respondió"},
+    MessageText{MessageId::carrier_stopping, "the carrier is shutting down", "el proveedor se está deteniendo"},
+    MessageText{MessageId::carrier_scenario_status, "the scenario answers HTTP {status}",
+                "el escenario responde HTTP {status}"},
 };
 static_assert(kMessages.size() == static_cast<std::size_t>(MessageId::count_), "one text per MessageId");
 

@@ -3,7 +3,9 @@
 // the ONE table of the student-facing messages, in English and Spanish (issue 12: errors
 // in the reader's language, chosen by Accept-Language; English for curl), on every route:
 // quotes, unknown routes and methods, lab names, storms, the carrier mode, the teacher
-// token. The `error` codes are the contract and never translated; only `message` is.
+// token, resets, the server's own refusals and the carrier's. The `error` codes are the
+// contract and never translated; only `message` is. The Spanish uses the course glossary's
+// one term per concept (disyuntor, respaldo, restablecer...; tests/support/spanish_text.hpp).
 
 #include <string>
 #include <string_view>
@@ -60,6 +62,30 @@ enum class MessageId {
   unknown_policy_did_you_mean,     ///< {got} {suggestion}
   unknown_choice,                  ///< {name} {got}
   number_out_of_range,             ///< {name} {min} {max} {got}
+  lab_reset_done,                  ///< —
+  class_reset_done,                ///< —
+  shutting_down,                   ///< —
+  http_error,                      ///< {status}
+  internal_error,                  ///< —
+  dashboard_file_not_found,        ///< {file}
+  dashboard_path_invalid,          ///< {file}
+  too_many_event_clients,          ///< —
+  body_too_large,                  ///< —
+  incomplete_body,                 ///< —
+  invalid_content_length,          ///< {got}
+  conflicting_content_length,      ///< —
+  unsupported_transfer_encoding,   ///< —
+  conflicting_framing,             ///< —
+  transfer_encoding_needs_http11,  ///< —
+  missing_host,                    ///< —
+  invalid_host,                    ///< —
+  host_not_allowed,                ///< {host}
+  carrier_route_not_found,         ///< {method} {path}
+  carrier_deadline_on_arrival,     ///< —
+  carrier_deadline_during_work,    ///< —
+  carrier_hung,                    ///< —
+  carrier_stopping,                ///< —
+  carrier_scenario_status,         ///< {status}
   count_                           ///< not a message: the number of ids (the table has one text each)
 };
 

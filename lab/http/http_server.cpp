@@ -50,7 +50,7 @@ HttpServer::Server::Server() {
       // The body (if any) is left unread: the connection closes after this answer, so
       // its bytes can never be taken for a next request.
       current.close_after_answer = true;
-      send_error(res, error->status, error->error, error->message);
+      send_error(req, res, ApiError{error->status, error->error, error->message, {}, error->message_es});
       return HandlerResponse::Handled;
     }
     if (access) {
@@ -69,9 +69,7 @@ HttpServer::Server::Server() {
         res.set_header("X-Admin-Token", status);
       if (const auto refusal = check_access(facts, *access)) {
         if (refusal->status == 401) res.set_header("WWW-Authenticate", "Bearer");
-        const bool es = !refusal->message_es.empty() &&
-                        preferred_language(req.get_header_value("Accept-Language")) == Language::es;
-        send_error(res, refusal->status, refusal->error, es ? refusal->message_es : refusal->message);
+        send_error(req, res, ApiError{refusal->status, refusal->error, refusal->message, {}, refusal->message_es});
         return HandlerResponse::Handled;
       }
     }
@@ -185,11 +183,11 @@ void on_post_or_put(httplib::Server& server, const std::string& pattern, BodyHan
         return !too_big;
       });
       if (too_big)
-        return send_error(res, 413, "body_too_large", "the request body is larger than 64 KiB");
+        return send_error(req, res, api_error(413, "body_too_large", MessageId::body_too_large, {}));
       // A body shorter than its Content-Length, or broken chunking: the handler must not
       // act on half a request.
       if (!complete)
-        return send_error(res, 400, "incomplete_body", "the request body ended early or its chunked framing is broken");
+        return send_error(req, res, api_error(400, "incomplete_body", MessageId::incomplete_body, {}));
     }
     handler(req, body, res);
   };
@@ -219,6 +217,12 @@ void send_error(httplib::Response& res, int status, const std::string& error,
   nlohmann::ordered_json body = {{"error", error}, {"message", message}};
   if (!allowed.empty()) body["allowed"] = allowed;
   send_json(res, status, body);
+}
+
+void send_error(const httplib::Request& req, httplib::Response& res, const ApiError& e) {
+  send_error(res, e.status, e.error, e.message_in(preferred_language(req.get_header_value("Accept-Language"))),
+             e.allowed);
+  res.set_header("Vary", "Accept-Language");
 }
 
 }  // namespace quote_lab

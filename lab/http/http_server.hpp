@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "lab/http/api_error.hpp"
 #include "lab/http/connection_limits.hpp"
 #include "lab/http/request_guard.hpp"
 
@@ -115,5 +116,10 @@ void send_rendered_json(httplib::Response& res, int status, std::string rendered
 void send_error(httplib::Response& res, int status, const std::string& error,
                 const std::string& message,
                 const std::vector<std::string>& allowed = {});
+
+/// Writes `e` in the lab's error shape with its message in the language `req`'s
+/// Accept-Language prefers (English unless it asks for Spanish), and says the answer varies
+/// by that header.
+void send_error(const httplib::Request& req, httplib::Response& res, const ApiError& e);
 
 }  // namespace quote_lab

@@ -27,7 +27,14 @@ bool is_decimal(const std::string& s) {
   return !s.empty() && s.size() <= 18 && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
-GuardError bad(std::string error, std::string message) { return {400, std::move(error), std::move(message), {}}; }
+// A refusal whose message comes from the one table (api_error.hpp), in both languages.
+GuardError refusal(int status, std::string error, MessageId id, const MessageArgs& args = {}) {
+  return {status, std::move(error), message_text(id, Language::en, args), message_text(id, Language::es, args)};
+}
+
+GuardError bad(std::string error, MessageId id, const MessageArgs& args = {}) {
+  return refusal(400, std::move(error), id, args);
+}
 
 }  // namespace
 
@@ -41,10 +48,9 @@ std::optional<GuardError> check_framing(const RequestFacts& request) {
       const auto comma = rest.find(',');
       const std::string value = trimmed(rest.substr(0, comma));
       if (!is_decimal(value))
-        return bad("invalid_content_length",
-                   "Content-Length must be a non-negative decimal number of bytes (got '" + value.substr(0, 20) + "')");
+        return bad("invalid_content_length", MessageId::invalid_content_length, {{"got", value.substr(0, 20)}});
       if (length && *length != value)
-        return bad("conflicting_content_length", "the request has two different Content-Length values");
+        return bad("conflicting_content_length", MessageId::conflicting_content_length);
       length = value;
       if (comma == std::string::npos) break;
       rest = rest.substr(comma + 1);
@@ -53,16 +59,16 @@ std::optional<GuardError> check_framing(const RequestFacts& request) {
   const auto te_count = request.headers.count("transfer-encoding");
   if (te_count > 0) {
     if (te_count > 1 || lower(trimmed(request.headers.find("transfer-encoding")->second)) != "chunked")
-      return bad("unsupported_transfer_encoding", "the only Transfer-Encoding the lab reads is 'chunked'");
+      return bad("unsupported_transfer_encoding", MessageId::unsupported_transfer_encoding);
     if (length)
-      return bad("conflicting_framing", "a request may not carry both Content-Length and Transfer-Encoding");
+      return bad("conflicting_framing", MessageId::conflicting_framing);
     if (request.version != "HTTP/1.1")
-      return bad("unsupported_transfer_encoding", "Transfer-Encoding needs HTTP/1.1");
+      return bad("unsupported_transfer_encoding", MessageId::transfer_encoding_needs_http11);
   }
   if (request.version == "HTTP/1.1") {
     const auto hosts = request.headers.count("host");
-    if (hosts == 0) return bad("missing_host", "an HTTP/1.1 request must carry a Host header");
-    if (hosts > 1) return bad("invalid_host", "the request has more than one Host header");
+    if (hosts == 0) return bad("missing_host", MessageId::missing_host);
+    if (hosts > 1) return bad("invalid_host", MessageId::invalid_host);
   }
   return std::nullopt;
 }
@@ -99,21 +105,17 @@ bool host_allowed(const std::string& host_header, const std::vector<std::string>
 
 std::optional<GuardError> check_access(const AccessFacts& request, const AccessPolicy& policy) {
   if (!host_allowed(request.host, policy.allowed_hosts))
-    return GuardError{403, "host_not_allowed",
-                      "the lab answers only to IP addresses, localhost and the names given with --allowed-hosts "
-                      "(ALLOWED_HOSTS); got Host '" + request.host.substr(0, 60) + "'", {}};
+    return refusal(403, "host_not_allowed", MessageId::host_not_allowed, {{"host", request.host.substr(0, 60)}});
   if (!request.changes_lab) return std::nullopt;
   const std::string site = lower(trimmed(request.sec_fetch_site));
   const std::string origin = lower(trimmed(request.origin));
   const std::string host = lower(trimmed(request.host));
   if (site == "cross-site" ||
       (!origin.empty() && origin != "http://" + host && origin != "https://" + host))
-    return GuardError{403, "cross_site_request", message_text(MessageId::cross_site_request, Language::en, {}),
-                      message_text(MessageId::cross_site_request, Language::es, {})};
+    return refusal(403, "cross_site_request", MessageId::cross_site_request);
   if (!policy.admin_token.empty() && !request.student_lab &&
       !constant_time_equal(request.authorization, "Bearer " + policy.admin_token))
-    return GuardError{401, "admin_token_required", message_text(MessageId::admin_token_required, Language::en, {}),
-                      message_text(MessageId::admin_token_required, Language::es, {})};
+    return refusal(401, "admin_token_required", MessageId::admin_token_required);
   return std::nullopt;
 }
 

@@ -19,7 +19,7 @@ struct GuardError {
   int status = 400;
   std::string error;
   std::string message;     ///< in English
-  std::string message_es;  ///< the same in Spanish (the access refusals); empty: English only
+  std::string message_es;  ///< the same in Spanish
 };
 
 /// What the framing check needs to know: the protocol version as sent ("HTTP/1.1") and

@@ -83,7 +83,8 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
         trace.status = QuoteStatus::completed;
       } else {
         steps.push_back({.step = Step::attempt_failed, .attempt = attempt, .elapsed_ms = outcome.elapsed_ms,
-                         .reason = failure_reason(outcome.error)});
+                         .reason = failure_reason(outcome.error),
+                         .request_rejected = outcome.error == CallError::http_4xx});
         if (opened_now) steps.push_back({.step = Step::circuit_opened, .attempt = attempt});
       }
     }

@@ -38,6 +38,10 @@ struct TraceEvent {
   /// counts, whether it shows as short_circuit (first slot) or retry_skipped (later ones).
   /// A retry skipped because this flow's own failure opened the breaker is not one.
   bool refused = false;
+  /// The carrier rejected the request as wrong (a 4xx other than 429): the request's fault,
+  /// not the carrier's. Its `reason` still shows bad_response (SPEC's reasons have no 4xx);
+  /// this lets the explanation say which it was.
+  bool request_rejected = false;
 };
 
 /// What a client asked for, validated, with the ids the lab assigned.

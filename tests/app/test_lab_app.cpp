@@ -178,6 +178,8 @@ TEST_CASE("the class sequence, exact: ok, legacy storm, resilient opens the brea
     CHECK(shorted["dependency"]["short_circuit_count"] == i);
     CHECK(shorted["dependency"]["cooldown_left_ms"] == 25000);  // short circuits do not extend it
     CHECK(shorted["explanation"]["en"] == "Circuit open: the carrier was not called; the fallback quote was served.");
+    CHECK(shorted["explanation"]["es"] ==
+          "Disyuntor abierto: rechaza la solicitud sin llamar al proveedor; se respondió con la cotización de respaldo.");
   }
   CHECK(lab.carrier_calls() == 7);
 
@@ -229,6 +231,9 @@ TEST_CASE("half-open after exactly 30 s, without traffic, one probe reaches the 
                                       {"event": "attempt_success", "attempt": 1, "elapsed_ms": 140}])"));
   CHECK(probe["explanation"]["en"] ==
         "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed.");
+  CHECK(probe["explanation"]["es"] ==
+        "El disyuntor estaba semiabierto: esta solicitud hizo la llamada de prueba, el proveedor respondió y el "
+        "disyuntor se cerró.");
   CHECK(lab.carrier_calls() == calls_before + 1);  // exactly one probe
   const json closed = lab.app.dependency_state();
   CHECK(closed["circuit_status"] == "closed");
@@ -249,9 +254,12 @@ TEST_CASE("a failed half-open probe reopens the breaker for a fresh 30 s and ser
       {"event": "circuit_opened", "attempt": 1},
       {"event": "retry_skipped", "attempt": 2, "reason": "circuit_open"},
       {"event": "fallback_used", "attempt": 1, "reason": "seed_quote"}])"));  // the skip used no slot
-  CHECK(probe["explanation"]["en"] == "The half-open probe failed: the breaker reopened and the fallback quote was served.");
+  CHECK(probe["explanation"]["en"] ==
+        "The half-open probe failed: the breaker reopened and the seed fallback quote was served (`seed: true`): no "
+        "live quote has been cached yet.");
   CHECK(probe["explanation"]["es"] ==
-        "La sonda del circuito semiabierto falló: el circuito se reabrió y se respondió con la cotización de respaldo.");
+        "La llamada de prueba del disyuntor semiabierto falló: el disyuntor se volvió a abrir y se respondió con la "
+        "cotización de respaldo inicial (`seed: true`): aún no se guardó ninguna cotización en vivo.");
   CHECK(probe["dependency"]["circuit_status"] == "open");
   CHECK(probe["dependency"]["cooldown_left_ms"] == 30000);
   CHECK(probe["dependency"]["open_events"] == 2);

@@ -165,14 +165,51 @@ TEST_CASE("curl -X POST and -X PUT without a body answer at once, as curl sends 
 TEST_CASE("every answer explains itself in plain Spanish and English") {
   InProcessLab lab;
   const Reply down = lab.get("/quote-resilient?scenario=down");
-  CHECK(down.json["explanation"]["en"] == "The carrier failed 2 times; the fallback quote was served.");
-  CHECK(down.json["explanation"]["es"] == "El proveedor falló 2 veces; se respondió con la cotización de respaldo.");
+  // A new lab has cached no live quote: the fallback is the seed quote, and it says so.
+  CHECK(down.json["explanation"]["en"] ==
+        "The carrier failed 2 times; the seed fallback quote was served (`seed: true`): no live quote has been "
+        "cached yet.");
+  CHECK(down.json["explanation"]["es"] ==
+        "El proveedor falló 2 veces; se respondió con la cotización de respaldo inicial (`seed: true`): aún no se "
+        "guardó ninguna cotización en vivo.");
   const Reply index = lab.get("/");
   const auto& scenarios = index.json["scenarios"];
   const auto down_scenario = std::find_if(scenarios.begin(), scenarios.end(), [](const auto& s) { return s["name"] == "provider_down"; });
   REQUIRE(down_scenario != scenarios.end());
   CHECK((*down_scenario)["then"]["response"] == "hang");
   CHECK((*down_scenario)["then"]["hang_ms"] == 5000);
+}
+
+TEST_CASE("a request the carrier rejects (a 4xx) is explained as the request's fault, not the carrier's") {
+  InProcessLab lab;
+  const Reply legacy = lab.get("/quote-legacy?scenario=bad_request");
+  CHECK(legacy.status == 503);
+  CHECK(legacy.json["explanation"]["es"] ==
+        "El proveedor rechazó la solicitud (un 4xx): el error está en la solicitud, no en el proveedor, así que no se "
+        "reintenta y el disyuntor no lo cuenta como fallo, y no hay respaldo: 503.");
+  CHECK(legacy.json["explanation"]["en"] ==
+        "The carrier rejected the request (a 4xx): the request is wrong, not the carrier, so it is not retried and the "
+        "breaker does not count it as a failure, and there is no fallback: 503.");
+  const Reply resilient = lab.get("/quote-resilient?scenario=bad_request");
+  CHECK(resilient.status == 200);
+  CHECK(resilient.json["explanation"]["es"] ==
+        "El proveedor rechazó la solicitud (un 4xx): el error está en la solicitud, no en el proveedor, así que no se "
+        "reintenta y el disyuntor no lo cuenta como fallo; se respondió con la cotización de respaldo inicial "
+        "(`seed: true`): aún no se guardó ninguna cotización en vivo.");
+  // As the sentence says: the breaker did not count it (SPEC: a 4xx is not a carrier failure).
+  CHECK(lab.get("/dependency/state").json["consecutive_failures"] == 0);
+}
+
+TEST_CASE("policy_note speaks the language asked for, and English without Accept-Language as for curl") {
+  InProcessLab lab;
+  CHECK(lab.get("/quote-legacy?scenario=ok").json["policy_note"].get<std::string>().find(
+            "legacy has no circuit breaker and no fallback") == 0);
+  CHECK(lab.get("/quote-legacy?scenario=ok", {{"Accept-Language", "es"}}).json["policy_note"] ==
+        "`legacy` no tiene disyuntor ni respaldo: `dependency` muestra el disyuntor del proveedor que comparten las "
+        "solicitudes `resilient`; esta solicitud no lo consultó ni lo cambió");
+  CHECK(lab.get("/quote-resilient?scenario=ok", {{"Accept-Language", "es-AR,es;q=0.9"}}).json["policy_note"] ==
+        "`resilient` consulta el disyuntor del proveedor (`dependency`) antes de cada intento y responde con la última "
+        "cotización buena (respaldo) cuando fallan todos los intentos");
 }
 
 TEST_CASE("the dashboard is served at / for browsers and under /ui/, and nothing outside public/") {
@@ -420,7 +457,7 @@ TEST_CASE("quote errors come in the reader's language (Accept-Language), English
                "scenario 'provder_down' does not exist; did you mean 'provider_down'?",
                "el escenario 'provder_down' no existe; ¿quisiste decir 'provider_down'?"},
            Row{"/quote-legacy?jitter=lots", "invalid_parameter", "jitter must be one of the allowed strategies",
-               "jitter debe ser una de las estrategias permitidas"},
+               "la variación aleatoria (jitter) debe ser una de las estrategias permitidas"},
            Row{"/quote-legacy?items=1&items=2", "invalid_parameter", "items is given more than once",
                "items aparece más de una vez"},
            Row{"/incidents?limit=0", "invalid_parameter", "limit must be an integer between 1 and 200 (got '0')",
@@ -489,7 +526,7 @@ TEST_CASE("errors outside the quote routes come in the reader's language too, co
            Row{"GET", "/carrier?lab=", 400, "invalid_lab_name", "a lab name has 1 to 32 characters (got 0)",
                "un nombre de laboratorio tiene de 1 a 32 caracteres (se recibieron 0)"},
            Row{"GET", "/carrier?lab=ana&lab=bruno", 400, "invalid_parameter", "lab is given more than once; name one lab",
-               "lab aparece más de una vez; indica un solo laboratorio"},
+               "el parámetro `lab` aparece más de una vez; indica un solo laboratorio"},
            Row{"PUT", "/carrier/mode?lab=i18n", 400, "unknown_scenario",
                "name the carrier mode: ?mode=NAME, or a JSON body with a \"mode\" field",
                "indica el modo del proveedor: ?mode=NOMBRE, o un cuerpo JSON con el campo \"mode\""},

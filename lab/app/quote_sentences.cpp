@@ -1,0 +1,106 @@
+#include "lab/app/quote_sentences.hpp"
+
+#include <algorithm>
+
+namespace quote_lab {
+namespace {
+
+bool failed_with(const TraceEvent& e, Reason r) { return e.step == Step::attempt_failed && e.reason == r; }
+
+// Every call that reached the carrier was refused with a 429: the carrier asked to wait,
+// which the course never calls a failure of the carrier ("el proveedor pide esperar").
+bool only_asked_to_wait(const QuoteTrace& t) {
+  const auto failed = [](const TraceEvent& e) { return e.step == Step::attempt_failed; };
+  return std::any_of(t.events.begin(), t.events.end(), failed) &&
+         std::all_of(t.events.begin(), t.events.end(),
+                     [&](const TraceEvent& e) { return !failed(e) || failed_with(e, Reason::http_429); });
+}
+
+bool rejected_as_wrong(const QuoteTrace& t) {
+  return std::any_of(t.events.begin(), t.events.end(), [](const TraceEvent& e) { return e.request_rejected; });
+}
+
+// The quote a fallback served, as the sentence names it: the seed quote is the starter one
+// the lab ships with (`seed: true`), not a quote the carrier gave earlier.
+Explanation served(const QuoteTrace& t) {
+  if (t.answer && t.answer->seed)
+    return {"se respondió con la cotización de respaldo inicial (`seed: true`): aún no se guardó ninguna cotización "
+            "en vivo",
+            "the seed fallback quote was served (`seed: true`): no live quote has been cached yet"};
+  return {"se respondió con la cotización de respaldo", "the fallback quote was served"};
+}
+
+}  // namespace
+
+Explanation explanation(const QuoteTrace& t) {
+  const int n = t.attempts();
+  const std::string times_es = n == 1 ? "1 vez" : std::to_string(n) + " veces";
+  const std::string times_en = n == 1 ? "once" : std::to_string(n) + " times";
+  const bool short_circuited = t.short_circuited();
+  const bool probed = t.probed();
+  const Explanation fallback = served(t);
+  if (t.status == QuoteStatus::completed && probed)
+    return {"El disyuntor estaba semiabierto: esta solicitud hizo la llamada de prueba, el proveedor respondió y el "
+            "disyuntor se cerró.",
+            "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed."};
+  if (t.status == QuoteStatus::completed && n == 1)
+    return {"Cotización en vivo al primer intento.", "Live quote on the first attempt."};
+  if (t.status == QuoteStatus::completed)
+    return {"Cotización en vivo tras " + std::to_string(n) + " intentos: el reintento sirvió.",
+            "Live quote after " + std::to_string(n) + " attempts: the retry helped."};
+  // A 4xx: the request was wrong; retrying it fails the same way, and the breaker does not
+  // count it (SPEC: not a carrier failure).
+  if (rejected_as_wrong(t)) {
+    const Explanation head{"El proveedor rechazó la solicitud (un 4xx): el error está en la solicitud, no en el "
+                           "proveedor, así que no se reintenta y el disyuntor no lo cuenta como fallo",
+                           "The carrier rejected the request (a 4xx): the request is wrong, not the carrier, so it is "
+                           "not retried and the breaker does not count it as a failure"};
+    if (t.status == QuoteStatus::degraded) return {head.es + "; " + fallback.es + ".", head.en + "; " + fallback.en + "."};
+    return {head.es + ", y no hay respaldo: 503.", head.en + ", and there is no fallback: 503."};
+  }
+  if (short_circuited && t.status == QuoteStatus::degraded)
+    return {"Disyuntor abierto: rechaza la solicitud sin llamar al proveedor; " + fallback.es + ".",
+            "Circuit open: the carrier was not called; " + fallback.en + "."};
+  if (short_circuited)
+    return {"Disyuntor abierto: rechaza la solicitud sin llamar al proveedor, y no hay respaldo: 503.",
+            "Circuit open: the carrier was not called, and there is no fallback: 503."};
+  if (t.status == QuoteStatus::degraded && probed)
+    return {"La llamada de prueba del disyuntor semiabierto falló: el disyuntor se volvió a abrir y " + fallback.es + ".",
+            "The half-open probe failed: the breaker reopened and " + fallback.en + "."};
+  if (only_asked_to_wait(t)) {
+    const Explanation head{"El proveedor pidió esperar (429) " + times_es, "The carrier asked to wait (429) " + times_en};
+    if (t.status == QuoteStatus::degraded) return {head.es + "; " + fallback.es + ".", head.en + "; " + fallback.en + "."};
+    return {head.es + " y no hay respaldo: 503.", head.en + " and there is no fallback: 503."};
+  }
+  if (t.status == QuoteStatus::degraded)
+    return {"El proveedor falló " + times_es + "; " + fallback.es + ".",
+            "The carrier failed " + times_en + "; " + fallback.en + "."};
+  return {"El proveedor falló " + times_es + " y no hay respaldo: 503.",
+          "The carrier failed " + times_en + " and there is no fallback: 503."};
+}
+
+std::string policy_note(const RetryPolicy& p, Language language) {
+  if (language == Language::es) {
+    const std::string name = "`" + p.mode + "`";
+    // `dependency` is always the carrier's one breaker; say whether this request used it.
+    const std::string untouched = "`dependency` muestra el disyuntor del proveedor que comparten las solicitudes "
+                                  "`resilient`; esta solicitud no lo consultó ni lo cambió";
+    const std::string asks = "consulta el disyuntor del proveedor (`dependency`) antes de cada intento";
+    const std::string falls_back = "responde con la última cotización buena (respaldo) cuando fallan todos los intentos";
+    if (!p.circuit_breaker && !p.fallback) return name + " no tiene disyuntor ni respaldo: " + untouched;
+    if (!p.circuit_breaker) return name + " no tiene disyuntor, pero " + falls_back + "; " + untouched;
+    if (!p.fallback)
+      return name + " " + asks + " y no tiene respaldo: cuando fallan todos los intentos la respuesta es un 503";
+    return name + " " + asks + " y " + falls_back;
+  }
+  const std::string untouched = "`dependency` shows the carrier's circuit breaker that resilient requests share; "
+                                "this request neither asked it nor changed it";
+  const std::string asks = "asks the carrier's circuit breaker (`dependency`) before every attempt";
+  const std::string falls_back = "serves the last good quote when every attempt fails";
+  if (!p.circuit_breaker && !p.fallback) return p.mode + " has no circuit breaker and no fallback: " + untouched;
+  if (!p.circuit_breaker) return p.mode + " has no circuit breaker but " + falls_back + "; " + untouched;
+  if (!p.fallback) return p.mode + " " + asks + " and has no fallback: when every attempt fails the answer is a 503";
+  return p.mode + " " + asks + " and " + falls_back;
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,54 @@
+#include "lab/observability/metric_help_es.hpp"
+
+#include <array>
+#include <utility>
+
+namespace quote_lab {
+
+std::optional<std::string_view> metric_help_es(std::string_view name) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kHelp{{
+      {"quote_lab_quote_requests_total",
+       "Solicitudes de cotización que respondió el laboratorio, por modo, escenario y estado final (`completed` = "
+       "cotización en vivo, `degraded` = cotización de respaldo, `failed` = 503)."},
+      {"quote_lab_quote_duration_seconds",
+       "Tiempo que tardó el laboratorio en responder una solicitud de cotización, con reintentos y esperas entre "
+       "reintentos incluidos, en segundos."},
+      {"quote_lab_carrier_attempts_total",
+       "Intentos de llamar al proveedor, por modo y resultado; short_circuit = el disyuntor rechazó la llamada, "
+       "que nunca salió del laboratorio."},
+      {"quote_lab_retries_total", "Llamadas al proveedor que fueron reintentos de un intento fallido anterior."},
+      {"quote_lab_fallbacks_total", "Solicitudes de cotización respondidas con la cotización de respaldo guardada."},
+      {"quote_lab_breaker_transitions_total", "Cambios de estado del disyuntor, de un estado a otro."},
+      {"quote_lab_breaker_state",
+       "Estado del disyuntor de cada dependencia: 1 para el estado actual, 0 para los demás."},
+      {"quote_lab_http_requests_total",
+       "Solicitudes HTTP que respondió el laboratorio, por plantilla de ruta y código de estado."},
+      {"quote_lab_rate_limited_total",
+       "Solicitudes de cotización rechazadas con un 429 por el límite de solicitudes por cliente (--rate-limit), "
+       "por plantilla de ruta."},
+      {"quote_lab_retries_skipped_total",
+       "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, deadline, "
+       "not_retryable, circuit_open, ...)."},
+      {"quote_lab_carrier_calls_total",
+       "Llamadas que recibió el proveedor simulado, por escenario (con los reintentos: compáralas con las "
+       "solicitudes de cotización para ver la amplificación)."},
+      {"quote_lab_carrier_in_flight", "Llamadas que el proveedor simulado está atendiendo ahora."},
+      {"quote_lab_carrier_peak_in_flight",
+       "Máximo de llamadas que el proveedor simulado atendió a la vez desde el arranque o el último "
+       "restablecimiento."},
+      {"quote_lab_carrier_wasted_calls_total",
+       "Llamadas que el proveedor terminó cuando quien llamaba ya se había rendido (venció su tiempo límite): "
+       "trabajo perdido."},
+      {"quote_lab_carrier_wasted_seconds_total",
+       "Tiempo del proveedor, en segundos, gastado en llamadas cuyo llamador ya se había rendido."},
+      {"quote_lab_state_backend_up",
+       "1 mientras el almacén de estado compartido (Redis) responde; 0 mientras cada réplica decide sola."},
+      {"quote_lab_state_backend_errors_total",
+       "Viajes de ida y vuelta fallidos y reconexiones al almacén de estado compartido."},
+  }};
+  for (const auto& [family, help] : kHelp)
+    if (family == name) return help;
+  return std::nullopt;
+}
+
+}  // namespace quote_lab
