@@ -24,10 +24,15 @@ std::string attempt_key(CallerIds ids) {
 }
 }  // namespace
 
+CarrierSimulator::Seen* CarrierSimulator::seen_locked(CallerIds ids) {
+  const auto it = attempts_.find(attempt_key(ids));
+  return it == attempts_.end() ? nullptr : &it->second;
+}
+
 int CarrierSimulator::count_attempt_locked(CallerIds ids) {
   const std::string key = attempt_key(ids);
   if (key.empty()) return 1;
-  auto [it, inserted] = attempts_.try_emplace(key, 0);
+  auto [it, inserted] = attempts_.try_emplace(key);
   if (inserted) {
     attempt_order_.push_back(it->first);
     if (attempt_order_.size() > kMaxTrackedRequests) {
@@ -35,13 +40,34 @@ int CarrierSimulator::count_attempt_locked(CallerIds ids) {
       attempt_order_.pop_front();
     }
   }
-  return ++it->second;
+  return ++it->second.attempts;
 }
 
 int CarrierSimulator::peek_attempt_locked(CallerIds ids) const {
   const auto it = attempts_.find(attempt_key(ids));
-  return it == attempts_.end() ? 1 : it->second + 1;
+  return it == attempts_.end() ? 1 : it->second.attempts + 1;
 }
+
+namespace {
+// The seconds a 429 asks the caller to wait; nullopt for no 429, or an HTTP-date (a
+// scenario's fixed date says nothing about this call).
+std::optional<Millis> retry_after_of_429(const AttemptBehaviour& b) {
+  if (b.kind != AttemptBehaviour::Kind::answer || b.status != 429 || b.retry_after.empty() ||
+      b.retry_after.find_first_not_of("0123456789") != std::string::npos || b.retry_after.size() > 6)
+    return std::nullopt;
+  return Millis(std::stol(b.retry_after) * 1000);
+}
+
+// The 429's call served instead: a quote, after the same latency.
+AttemptBehaviour served_instead(const AttemptBehaviour& limited) {
+  AttemptBehaviour b = limited;
+  b.response = "ok";
+  b.status = 200;
+  b.body.reset();
+  b.retry_after.clear();
+  return b;
+}
+}  // namespace
 
 const Scenario* CarrierSimulator::find_locked(std::string_view scenario) const {
   return catalog_.find(scenario.empty() ? std::string_view(mode_) : scenario);
@@ -68,6 +94,19 @@ std::optional<CarrierCall> CarrierSimulator::plan(std::string_view scenario, Cal
   call.delay = call.behaviour.kind == AttemptBehaviour::Kind::timeout
                    ? Millis(s->hang_ms)
                    : Millis(draw_latency_ms(call.behaviour, u));
+  // A limiter that says "come back in 1 s" and refuses the caller who did would teach that
+  // honouring Retry-After is useless. The promise is timed from when the 429 is sent (after
+  // its latency), so a caller that waits the asked time from receiving it always keeps it.
+  if (const auto wait = retry_after_of_429(call.behaviour); wait && !s->metastable) {
+    if (Seen* seen = seen_locked(ids)) {
+      if (seen->come_back_at && now >= *seen->come_back_at) {
+        call.behaviour = served_instead(call.behaviour);
+        seen->come_back_at.reset();
+      } else {
+        seen->come_back_at = now + call.delay + *wait;
+      }
+    }
+  }
   ++calls_by_scenario_[s->name];
   ++calls_total_;
   return call;

@@ -77,7 +77,10 @@ class CarrierSimulator {
   /// without ids every call is attempt 1. A behaviour with "faults" draws one of them; a
   /// metastable scenario plays the calling lab's episode (metastable_episode.hpp): "down"
   /// for down_ms after the lab's first call since its episode (re)started, then "overload"
-  /// for a call beyond capacity. nullopt for an unknown scenario.
+  /// for a call beyond capacity. A 429 with a Retry-After in seconds keeps its word: the
+  /// same logical quote calling again that long after the 429 was sent is served (a 200
+  /// after the 429's own latency); sooner, it gets another 429. nullopt for an unknown
+  /// scenario.
   std::optional<CarrierCall> plan(std::string_view scenario, CallerIds ids, SteadyTime now = {});
   /// The same with only an Idempotency-Key (no trace id).
   std::optional<CarrierCall> plan(std::string_view scenario, std::string_view idempotency_key) {
@@ -143,7 +146,14 @@ class CarrierSimulator {
 
   mutable std::mutex mutex_;  // guards everything below
   std::string mode_;
-  std::unordered_map<std::string, int> attempts_;
+  // What the carrier remembers of one logical quote: its calls, and when a 429 it got said
+  // to come back (kept with the count so both are forgotten together).
+  struct Seen {
+    int attempts = 0;
+    std::optional<SteadyTime> come_back_at;
+  };
+  Seen* seen_locked(CallerIds ids);
+  std::unordered_map<std::string, Seen> attempts_;
   std::deque<std::string> attempt_order_;  // FIFO eviction of attempts_
   std::map<std::string, std::uint64_t> calls_by_scenario_;
   std::uint64_t calls_total_ = 0;

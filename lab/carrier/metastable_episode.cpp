@@ -85,6 +85,22 @@ void MetastableEpisodes::restart(std::string_view lab) {
   }
 }
 
+MetastableView::Recovery MetastableView::recovery() const {
+  if (!trigger_over) return Recovery::trigger_running;
+  if (recovered_after_trigger_s) return Recovery::recovered;
+  return calls_after_trigger == 0 ? Recovery::no_calls_after_trigger : Recovery::not_recovered;
+}
+
+const char* to_string(MetastableView::Recovery r) {
+  switch (r) {
+    case MetastableView::Recovery::trigger_running: return "trigger_running";
+    case MetastableView::Recovery::no_calls_after_trigger: return "no_calls_after_trigger";
+    case MetastableView::Recovery::not_recovered: return "not_recovered";
+    case MetastableView::Recovery::recovered: return "recovered";
+  }
+  return "not_recovered";
+}
+
 nlohmann::ordered_json to_json(const MetastableView& v) {
   const auto ms3 = [](double s) { return std::round(s * 1000) / 1000; };
   return {{"scenario", v.scenario},
@@ -96,7 +112,8 @@ nlohmann::ordered_json to_json(const MetastableView& v) {
           {"calls_after_trigger", v.calls_after_trigger},
           {"overloaded_calls", v.overloaded_calls},
           {"recovered_after_trigger_s",
-           v.recovered_after_trigger_s ? nlohmann::ordered_json(ms3(*v.recovered_after_trigger_s)) : nullptr}};
+           v.recovered_after_trigger_s ? nlohmann::ordered_json(ms3(*v.recovered_after_trigger_s)) : nullptr},
+          {"recovery", to_string(v.recovery())}};
 }
 
 }  // namespace quote_lab

@@ -37,9 +37,18 @@ struct MetastableView {
   std::uint64_t calls_after_trigger = 0;
   std::uint64_t overloaded_calls = 0;  ///< calls after the trigger that found the capacity full
   /// Seconds from the trigger's end to the first call of the first run of kRecoveryRun
-  /// healthy calls; nullopt: not recovered (yet).
+  /// healthy calls; nullopt: not recovered (yet), or nothing to judge (see `recovery`).
   std::optional<double> recovered_after_trigger_s;
+
+  /// Whether the episode shows a recovery. A null recovered_after_trigger_s means two
+  /// different things: calls kept finding the carrier full, or no call came after the
+  /// trigger (a breaker kept them away), and a class must not read the second as "never".
+  enum class Recovery { trigger_running, no_calls_after_trigger, not_recovered, recovered };
+  Recovery recovery() const;
 };
+
+/// "trigger_running", "no_calls_after_trigger", "not_recovered" or "recovered".
+const char* to_string(MetastableView::Recovery r);
 
 /// Every lab's episode, by lab name ("" is the teacher's lab, or a caller that sent no
 /// X-Quote-Lab header).
@@ -88,7 +97,8 @@ class MetastableEpisodes {
 };
 
 /// {"scenario", "trigger_over", "since_trigger_start_s", "down_ms", "capacity", "in_flight",
-/// "calls_after_trigger", "overloaded_calls", "recovered_after_trigger_s" (null: not yet)}
+/// "calls_after_trigger", "overloaded_calls", "recovered_after_trigger_s" (null: not yet, or
+/// no call to judge), "recovery" (MetastableView::recovery(): which of the two a null is)}
 nlohmann::ordered_json to_json(const MetastableView& v);
 
 }  // namespace quote_lab

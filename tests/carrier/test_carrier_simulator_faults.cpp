@@ -126,6 +126,60 @@ TEST_CASE("a refused attempt is taken before connecting and counted, the next at
   CHECK_FALSE(carrier.take_refusal("nope", CallerIds{}));
 }
 
+TEST_CASE("a 429 keeps its Retry-After: the same quote calling after the asked time is served, sooner it is refused again") {
+  const auto limited = scenario("limited", "[]", R"({"latency_ms": [30, 30], "response": 429, "retry_after": 1})");
+  const ScenarioCatalog c({limited});
+  FakeClock clock;
+  RandomSource random(3);
+  CarrierSimulator carrier(c, random);
+  const CallerIds quote{"trace-1", "key-1"};
+  CHECK(carrier.plan("limited", quote, clock.now())->behaviour.status == 429);  // sent at +30 ms
+  clock.advance(30ms + 999ms);
+  // Too soon (1 ms short of the second asked for, counted from the 429's answer): a new 429.
+  CHECK(carrier.plan("limited", quote, clock.now())->behaviour.status == 429);  // sent at +1059 ms
+  clock.advance(30ms + 1000ms);
+  const auto served = carrier.plan("limited", quote, clock.now());
+  CHECK(served->behaviour.status == 200);
+  CHECK(served->behaviour.kind == Kind::answer);
+  CHECK(served->behaviour.retry_after.empty());
+  CHECK(served->delay == 30ms);  // the 429's own latency
+  // Another quote has its own promise: its first call is refused.
+  CHECK(carrier.plan("limited", CallerIds{"trace-2", "key-2"}, clock.now())->behaviour.status == 429);
+  // A caller the carrier cannot tell apart (no ids) is never promised anything.
+  CHECK(carrier.plan("limited", CallerIds{}, clock.now())->behaviour.status == 429);
+  clock.advance(5000ms);
+  CHECK(carrier.plan("limited", CallerIds{}, clock.now())->behaviour.status == 429);
+  // The carrier's reset forgets the promises.
+  CHECK(carrier.plan("limited", CallerIds{"trace-3", ""}, clock.now())->behaviour.status == 429);
+  carrier.reset();
+  clock.advance(2000ms);
+  CHECK(carrier.plan("limited", CallerIds{"trace-3", ""}, clock.now())->behaviour.status == 429);
+}
+
+TEST_CASE("metastable: recovery tells a trigger still on, no call to judge, not recovered and recovered apart") {
+  const auto c = catalog();
+  FakeClock clock;
+  RandomSource random(3);
+  CarrierSimulator carrier(c, random);
+  using Recovery = MetastableView::Recovery;
+  carrier.plan("metastable", CallerIds{}, clock.now());
+  CHECK(carrier.episode("", clock.now())->recovery() == Recovery::trigger_running);
+  clock.advance(1000ms);
+  // Over, and nothing called since (a breaker kept the calls away): nothing to judge, not "never".
+  const auto idle = carrier.episode("", clock.now());
+  CHECK(idle->recovery() == Recovery::no_calls_after_trigger);
+  CHECK_FALSE(idle->recovered_after_trigger_s);
+  CHECK(to_json(*idle)["recovery"] == "no_calls_after_trigger");
+  CHECK(to_json(*idle)["recovered_after_trigger_s"].is_null());
+  auto a = *carrier.plan("metastable", CallerIds{}, clock.now());
+  CHECK(carrier.episode("", clock.now())->recovery() == Recovery::not_recovered);
+  for (int i = 0; i < 9; ++i) carrier.plan("metastable", CallerIds{}, clock.now());
+  CHECK(to_json(*carrier.episode("", clock.now()))["recovery"] == "recovered");
+  CHECK(std::string(to_string(Recovery::not_recovered)) == "not_recovered");
+  CHECK(std::string(to_string(Recovery::trigger_running)) == "trigger_running");
+  (void)a;
+}
+
 TEST_CASE("metastable: down for down_ms from its first call, then up, but overloaded beyond capacity") {
   const auto c = catalog();
   FakeClock clock;
