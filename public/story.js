@@ -55,7 +55,11 @@ export class Story {
   /// they become the new baseline; a reading older than the last one is ignored (two
   /// reads crossed). Returns whether points were added.
   counters(modes, nowMs) {
-    if (this.prev && nowMs <= this.prev.at) return false;  // an older reading that arrived late
+    // A reading timed at or before the last point: two reads crossed, or a flat second
+    // (idle(), Date.now()) came after a read timed by Resource Timing's clock, which can lag
+    // Date.now(). Its counters may be the newest there are (a storm's last answers): owed,
+    // so the next second reads the lab again instead of drawing flat seconds for good.
+    if (this.prev && nowMs <= this.prev.at) { this.owed = true; return false; }
     const c = {};
     for (const m of MODES) c[m] = Object.fromEntries(COUNTERS.map(k => [k, Number(modes?.[m]?.[k] ?? 0)]));
     if (!this.prev || MODES.some(m => COUNTERS.some(k => c[m][k] < this.prev.counters[m][k]))) {

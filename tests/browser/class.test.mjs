@@ -79,7 +79,8 @@ test('a class: three students in their own labs, the teacher projecting storms, 
         page.selectOption('#carrier-mode', 'provider_down')]);
       assert.equal(changed.status(), 200);
       await page.locator('#mode-resilient button[type=submit]').click();
-      await page.locator('#mode-resilient .badge:is([data-status=degraded], [data-status=failed])').waitFor({ timeout: 15000 });
+      await page.locator('#mode-resilient .badge:is([data-status=degraded], [data-status=failed])').waitFor({ timeout: 15000 })
+        .catch(async e => { throw new Error(`${e.message}\nthe panel shows: ${await page.locator('#mode-resilient').innerText()}`); });
     }));
     const labs = (await lab.get('/class')).body.labs;
     assert.deepEqual(labs.map(l => l.name).sort(), STUDENTS);

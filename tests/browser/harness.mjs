@@ -115,7 +115,8 @@ export async function openPage(lab, { locale = 'es-AR', answers = [], viewport =
 // Requests the story charts have counted for a mode since the page opened (or the reset).
 export const charted = (page, mode) => page.locator(`#mode-${mode} .traffic-box`).getAttribute('data-requests').then(Number);
 export const waitCharted = (page, mode, n, timeout = 5000) => page.waitForFunction(([m, want]) =>
-  Number(document.querySelector(`#mode-${m} .traffic-box`)?.dataset.requests) === want, [mode, n], { timeout });
+  Number(document.querySelector(`#mode-${m} .traffic-box`)?.dataset.requests) === want, [mode, n], { timeout })
+  .catch(async e => { throw new Error(`${e.message}\n${mode}: ${await charted(page, mode)} requests charted, ${n} expected`); });
 
 // Starts a storm from the page's form and waits for its result card.
 export async function stormFromPage(page, mode, scenario, clients, durationS) {

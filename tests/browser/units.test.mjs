@@ -97,6 +97,19 @@ test('the story: counters that go down are a reset or a restart, not a negative 
   assert.equal(story.totals.legacy, 6);
 });
 
+test('the story: a storm\'s last counters timed before a flat second are read again, not lost', () => {
+  const story = new Story();
+  story.counters(modes({}), 0);
+  assert.equal(story.counters(modes({ requests: 40 }), 1000), true);
+  assert.equal(story.idle(2000), true);  // a flat second, on Date.now()
+  // the storm's last answers, read on a clock 30 ms behind: not drawn yet, and owed
+  assert.equal(story.counters(modes({ requests: 55 }), 1970), false);
+  assert.equal(story.owed, true);
+  assert.equal(story.idle(3000), false);  // owed: the page reads the lab, not a flat second
+  assert.equal(story.counters(modes({ requests: 55 }), 3000), true);
+  assert.equal(story.totals.legacy, 55);
+});
+
 test('the breaker shading: one span per open or half-open phase', () => {
   const story = new Story();
   story.breaker('closed', 0);
