@@ -296,10 +296,14 @@ const quietly = promise => promise.catch(e => { if (!e.kind) throw e; });
 const refreshBreaker = () => quietly(call('/dependency/state').then(r => applyBreaker(r.body)));
 
 // ---------- counters, incidents ----------
+// Counter reads sent before the page heard of a reset may count what the reset cleared.
+let resets = 0;
 async function refreshSummary() {
+  const before = resets;
   const { body, answeredAt } = await call('/diagnostics/summary');
   state.summary = body;
-  if (story.counters(body.modes, answeredAt)) drawStory();
+  if (before !== resets) story.owed = true;  // the next second reads again
+  else if (story.counters(body.modes, answeredAt)) drawStory();
   renderCounters();
 }
 
@@ -385,8 +389,9 @@ function renderBadge() {
   badge.textContent = t()[s];
 }
 
-function onReset() {
-  story.clear();
+function onReset(e) {
+  resets++;
+  story.reset(Date.parse(JSON.parse(e?.data || '{}').at) || Date.now());
   state.storms = {};
   latest.clear();
   state.seen.clear();

@@ -40,6 +40,14 @@ export class Story {
     this.owed = false;
   }
 
+  /// The lab was reset at `atMs` (its clock): forgets everything, and its counters start
+  /// from zero there, so every answer after the reset is counted, none drawn as past.
+  reset(atMs) {
+    this.clear();
+    this.prev = { at: atMs, counters: Object.fromEntries(MODES.map(m => [m, Object.fromEntries(COUNTERS.map(k => [k, 0]))])) };
+    this.since = atMs;
+  }
+
   /// One answer's latency (ms, queue included) seen live.
   sample(mode, ms) {
     if (!this.samples[mode] || !Number.isFinite(ms)) return;

@@ -97,6 +97,16 @@ test('the story: counters that go down are a reset or a restart, not a negative 
   assert.equal(story.totals.legacy, 6);
 });
 
+test('the story: after a reset its counters start from zero, and an answer just after it is counted, not past', () => {
+  const story = new Story();
+  story.counters(modes({ requests: 7 }), 0);
+  story.reset(5000);
+  assert.equal(story.isPast(5200), false);
+  assert.equal(story.counters(modes({ requests: 1 }), 6000), true);
+  assert.equal(story.totals.legacy, 1);
+  assert.equal(story.points.legacy.length, 1);
+});
+
 test('the story: a storm\'s last counters timed before a flat second are read again, not lost', () => {
   const story = new Story();
   story.counters(modes({}), 0);
