@@ -242,10 +242,13 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
           stop = true;  // a bad option fails every request alike: stop instead of hammering
           continue;
         }
-        ++log.statuses[body.is_object() && body.contains("status") ? body["status"].get<std::string>() : "error"];
-        if (body.is_object() && body.contains("events"))
+        // Every field is checked before it is read: a throw in this thread would end the process.
+        const bool has_status = body.is_object() && body.contains("status") && body["status"].is_string();
+        ++log.statuses[has_status ? body["status"].get<std::string>() : "error"];
+        if (body.is_object() && body.contains("events") && body["events"].is_array())
           for (const auto& e : body["events"])
-            if (e.contains("elapsed_ms") && e["elapsed_ms"].is_number()) log.attempt_ms.push_back(e["elapsed_ms"].get<double>());
+            if (e.is_object() && e.contains("elapsed_ms") && e["elapsed_ms"].is_number())
+              log.attempt_ms.push_back(e["elapsed_ms"].get<double>());
       }
     });
   }

@@ -6,8 +6,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 
+#include "lab/experiments/storm.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/http_server.hpp"
 #include "support/poll.hpp"
@@ -167,4 +169,25 @@ TEST_CASE("storms started over HTTP are bounded tighter than the command line's,
                       "layers must be between 1 and 3 for a storm started from the lab (`quote-lab storm --layers` goes to 5)"});
   CHECK(storm.status()["running"] == false);  // nothing started
   CHECK(storm.status()["options"].is_null());
+}
+
+TEST_CASE("a storm counts an answer whose status is not a string as an error, and goes on") {
+  // A lab behind a broken proxy, or a future field type: the client thread must not throw
+  // (an exception there would end the whole process).
+  HttpServer server;
+  std::atomic<int> quotes{0};
+  server.routes().Get("/quote-legacy", [&](const httplib::Request&, httplib::Response& res) {
+    const char* bodies[] = {R"({"status":5,"events":"none"})", R"({"status":null,"events":[1,{"elapsed_ms":"x"}]})",
+                            R"({"status":"completed"})"};
+    res.set_content(bodies[quotes++ % 3], "application/json");
+  });
+  StormOptions o = small_storm();
+  o.target = "http://127.0.0.1:" + std::to_string(server.start("127.0.0.1", 0, 4));
+  o.clients = 1;
+  o.requests = 6;
+  o.settle_s = 0;
+  const StormResult r = run_storm(o, [](const StormProgress&) {});
+  CHECK(r.requests == 6);
+  CHECK(r.status_counts == std::map<std::string, long>{{"completed", 2}, {"error", 4}});
+  server.stop();
 }
