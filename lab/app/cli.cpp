@@ -123,6 +123,10 @@ int run_cli(int argc, char** argv) {
       ->envname("MAX_EVENT_CLIENTS")->check(CLI::Range(0, 1024))->capture_default_str();
   s->add_option("--chart-js", serve.chart_js, "Chart.js for the dashboard (Debian's libjs-chart.js)")
       ->envname("CHART_JS")->capture_default_str();
+  s->add_option("--language", "es or en: the language of messages for requests whose Accept-Language names "
+                               "neither (curl sends none); a request that names one still gets it")
+      ->envname("LAB_LANGUAGE")->check(CLI::IsMember({"en", "es"}))->default_str("en")
+      ->each([&serve](const std::string& v) { serve.language = v == "es" ? Language::es : Language::en; });
   s->add_flag("--check", serve.check_only,
               "validate flags, scenarios and policies, print what would run, and exit without listening");
   add_classroom_flags(*s, serve.classroom);

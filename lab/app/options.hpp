@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/http/accept.hpp"
 #include "lab/http/connection_limits.hpp"
 #include "lab/resilience/rate_limiter.hpp"
 
@@ -75,6 +76,11 @@ struct ServeOptions {
   std::string public_dir;
   std::string chart_js = "/usr/share/javascript/chart.js/chart.min.js";
   int max_event_clients = 32;
+  /// `--language es|en`: the language of messages (errors, policy_note, resets...) for
+  /// requests whose Accept-Language names neither (curl sends none). English by default, as
+  /// the public contract's tests expect; `es` for a class that follows the Spanish lessons
+  /// with curl. A request that names one still gets it.
+  Language language = Language::en;
   bool check_only = false;  // validate everything, bind nothing
   ClassroomOptions classroom;  // connections, request heads, teacher token, host names
   RateLimitOptions rate_limit;  // --rate-limit, --rate-window-s, --trusted-proxy-header (off by default)

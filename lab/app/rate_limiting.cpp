@@ -40,7 +40,7 @@ std::string rate_limit_key(const std::string& lab_name, const std::string& clien
 }
 
 void send_rate_limited(const httplib::Request& req, httplib::Response& res, const RateDecision& d) {
-  const Language language = preferred_language(req.get_header_value("Accept-Language"));
+  const Language language = message_language(req);
   const std::string message = message_text(MessageId::rate_limited, language,
                                            {{"limit", std::to_string(d.limit)},
                                             {"window_s", std::to_string(d.window_s)},

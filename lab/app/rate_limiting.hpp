@@ -45,7 +45,7 @@ std::string rate_limit_key(const std::string& lab_name, const std::string& clien
 
 /// Answers a refused request: 429, `Retry-After: <seconds>`, and
 /// {"error": "rate_limited", "message", "limit", "window_s", "retry_after_s"} with the
-/// message in the language Accept-Language prefers.
+/// message in the request's language (Accept-Language, else `serve --language`).
 void send_rate_limited(const httplib::Request& req, httplib::Response& res, const RateDecision& decision);
 
 }  // namespace quote_lab

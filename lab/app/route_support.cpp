@@ -42,7 +42,7 @@ ApiError unknown_policy_error(const Policies& policies, const std::string& typed
 }
 
 Language request_language(const httplib::Request& req) {
-  return preferred_language(req.get_header_value("Accept-Language"));
+  return message_language(req);
 }
 
 void send_api_error(const httplib::Request& req, httplib::Response& res, const ApiError& e) { send_error(req, res, e); }

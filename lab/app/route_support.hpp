@@ -30,12 +30,13 @@ std::optional<ApiError> check_known_params(const httplib::Request& req, const st
 /// for a parameter), a near miss suggested, `allowed` listing every name.
 ApiError unknown_policy_error(const Policies& policies, const std::string& typed, int status, const std::string& error);
 
-/// The language the request's Accept-Language prefers: English unless it asks for Spanish.
+/// The language of the request's messages: the one its Accept-Language prefers of Spanish
+/// and English, else the lab's `serve --language` (English by default); message_language()
+/// in http_server.hpp.
 Language request_language(const httplib::Request& req);
 
 /// Answers `e` as the lab's error JSON {"error", "message", "allowed"?} with its status,
-/// the message in the language the request's Accept-Language prefers (English unless it
-/// asks for Spanish; api_error.hpp).
+/// the message in request_language(req) (api_error.hpp).
 void send_api_error(const httplib::Request& req, httplib::Response& res, const ApiError& e);
 
 /// The carrier mode a PUT/POST asks for: `?mode=NAME`, else a JSON body's "mode" string,

@@ -126,6 +126,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
       &key_random);
   HttpServer server;
   apply_classroom(server, o.host, o.classroom);
+  server.set_default_language(o.language);  // the lab's answers only: the embedded carrier keeps English
   // The limiter comes from the state backend: in this process by default; with Redis one
   // count shared by every replica, the in-process one deciding while Redis is unreachable.
   const RateLimiterFactory rate_limiters =
@@ -155,6 +156,9 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
                r.jitter_max_ms, r.backoff_max_ms, policies.breaker.failure_threshold,
                policies.breaker.open_duration_s, r.fallback ? "on" : "off");
   spdlog::info("state file: {}", state_file.string());
+  spdlog::info("messages in {} unless a request's Accept-Language asks for {} (--language {})",
+               o.language == Language::es ? "Spanish" : "English", o.language == Language::es ? "English" : "Spanish",
+               o.language == Language::es ? "es" : "en");
   if (o.rate_limit.limit > 0)
     spdlog::info("rate limit: {} quote requests per {} s per client ({})", o.rate_limit.limit, o.rate_limit.window_s,
                  o.rate_limit.trusted_proxy_header.empty() ? "the client is the peer address"

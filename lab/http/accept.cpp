@@ -80,8 +80,8 @@ bool prefers_html(std::string_view accept) {
          accept_quality(accept, "text/html") > accept_quality(accept, "application/json");
 }
 
-Language preferred_language(std::string_view accept_language) {
-  Language best = Language::en;
+Language preferred_language(std::string_view accept_language, Language when_unnamed) {
+  Language best = when_unnamed;
   double best_q = 0.0;
   for_each_range(accept_language, [&](std::string_view range, double q) {
     const std::string_view primary = range.substr(0, range.find('-'));

@@ -25,7 +25,9 @@ enum class Language { en, es };
 
 /// The language an Accept-Language header (RFC 9110 §12.5.4) prefers of the two: the
 /// range with the highest q whose primary tag is "es" or "en" ("es-AR", "en-US" count),
-/// the first listed on a tie. English when it names neither, or is absent (curl).
-Language preferred_language(std::string_view accept_language);
+/// the first listed on a tie. `when_unnamed` when it names neither, or is absent (curl):
+/// the lab passes the language its server was started with (`serve --language`, English
+/// by default; HttpServer::Server::default_language).
+Language preferred_language(std::string_view accept_language, Language when_unnamed);
 
 }  // namespace quote_lab

@@ -1,7 +1,8 @@
 #pragma once
 // A client error as the lab answers it — {"error", "message", "allowed"?} with a 4xx — and
 // the ONE table of the student-facing messages, in English and Spanish (issue 12: errors
-// in the reader's language, chosen by Accept-Language; English for curl), on every route:
+// in the reader's language, chosen by Accept-Language; for curl, which names none, the
+// lab's `serve --language`, English by default), on every route:
 // quotes, unknown routes and methods, lab names, storms, the carrier mode, the teacher
 // token, resets, the server's own refusals and the carrier's. The `error` codes are the
 // contract and never translated; only `message` is. The Spanish uses the course glossary's

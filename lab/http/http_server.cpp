@@ -19,10 +19,12 @@ constexpr int kKeepAliveMaxCount = ConnectionLimits::kDefaultKeepAliveMaxRequest
 // Threads beyond max_connections: they answer the connections past the bound with a 503.
 constexpr int kRefusingThreads = 4;
 
-// The connection the current thread serves (each connection is served by one thread).
+// The connection the current thread serves (each connection is served by one thread), and
+// the server it belongs to (whose default_language its messages fall back to).
 struct CurrentConnection {
   ConnectionStream* stream = nullptr;
   bool close_after_answer = false;
+  const HttpServer::Server* server = nullptr;
 };
 thread_local CurrentConnection current;
 
@@ -97,7 +99,7 @@ bool HttpServer::Server::process_and_close_socket(socket_t sock) {
     stream.write(refusal.data(), refusal.size());
   } else {
     if (l.max_connections <= 0) ++open_connections;
-    current = {&stream, false};
+    current = {&stream, false, this};
     const auto stopping = [this] { return svr_sock_ == INVALID_SOCKET; };
     for (auto left = keep_alive_max_count_; left > 0 && stream.wait_for_request(stopping); --left) {
       bool closed = false;
@@ -219,9 +221,13 @@ void send_error(httplib::Response& res, int status, const std::string& error,
   send_json(res, status, body);
 }
 
+Language message_language(const httplib::Request& req) {
+  return preferred_language(req.get_header_value("Accept-Language"),
+                            current.server != nullptr ? current.server->default_language : Language::en);
+}
+
 void send_error(const httplib::Request& req, httplib::Response& res, const ApiError& e) {
-  send_error(res, e.status, e.error, e.message_in(preferred_language(req.get_header_value("Accept-Language"))),
-             e.allowed);
+  send_error(res, e.status, e.error, e.message_in(message_language(req)), e.allowed);
   res.set_header("Vary", "Accept-Language");
 }
 

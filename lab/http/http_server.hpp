@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "lab/http/accept.hpp"
 #include "lab/http/api_error.hpp"
 #include "lab/http/connection_limits.hpp"
 #include "lab/http/request_guard.hpp"
@@ -46,6 +47,11 @@ class HttpServer {
     std::optional<AccessPolicy> access;
     std::function<bool(const httplib::Request&)> changes_lab;
     std::function<bool(const httplib::Request&)> student_lab;
+    /// Set before start(): the language of this server's messages for requests whose
+    /// Accept-Language names neither Spanish nor English (curl sends none). English unless
+    /// set: `serve --language es` sets it on the lab's server for a Spanish class; the
+    /// embedded carrier keeps English.
+    Language default_language = Language::en;
 
    private:
     bool process_and_close_socket(socket_t sock) override;
@@ -70,6 +76,9 @@ class HttpServer {
     server_.changes_lab = std::move(changes_lab);
     server_.student_lab = std::move(student_lab);
   }
+  /// The language of messages for requests that name neither Spanish nor English in
+  /// Accept-Language (Server::default_language; English unless set). Call before start().
+  void set_default_language(Language language) { server_.default_language = language; }
   /// Connections open now.
   int open_connections() const { return server_.open_connections; }
 
@@ -117,9 +126,14 @@ void send_error(httplib::Response& res, int status, const std::string& error,
                 const std::string& message,
                 const std::vector<std::string>& allowed = {});
 
-/// Writes `e` in the lab's error shape with its message in the language `req`'s
-/// Accept-Language prefers (English unless it asks for Spanish), and says the answer varies
-/// by that header.
+/// The language of every message answered to `req`, the one place a request becomes a
+/// language: the one its Accept-Language prefers of Spanish and English, else the
+/// default_language of the HttpServer serving it on this thread (`serve --language`;
+/// English for the embedded carrier, and outside a request).
+Language message_language(const httplib::Request& req);
+
+/// Writes `e` in the lab's error shape with its message in message_language(req), and says
+/// the answer varies by Accept-Language.
 void send_error(const httplib::Request& req, httplib::Response& res, const ApiError& e);
 
 }  // namespace quote_lab

@@ -61,6 +61,20 @@ TEST_CASE("Accept-Language: Spanish when the reader prefers it, English otherwis
            Row{"es, en", Language::es},                            // a tie: the first listed
        }) {
     CAPTURE(r.header);
-    CHECK(preferred_language(r.header) == r.expected);
+    CHECK(preferred_language(r.header, Language::en) == r.expected);
+  }
+}
+
+TEST_CASE("Accept-Language: a header that names neither language gets the lab's --language, one that names one gets it") {
+  for (const Language when_unnamed : {Language::en, Language::es}) {
+    CAPTURE(static_cast<int>(when_unnamed));
+    CHECK(preferred_language("", when_unnamed) == when_unnamed);       // curl
+    CHECK(preferred_language("fr", when_unnamed) == when_unnamed);     // neither of ours
+    CHECK(preferred_language("fr, de;q=0.5", when_unnamed) == when_unnamed);
+    CHECK(preferred_language("es;q=0", when_unnamed) == when_unnamed);  // refused, so named none
+    CHECK(preferred_language("es-AR", when_unnamed) == Language::es);
+    CHECK(preferred_language("en;q=0.5, es", when_unnamed) == Language::es);
+    CHECK(preferred_language("en", when_unnamed) == Language::en);
+    CHECK(preferred_language("en-GB, fr", when_unnamed) == Language::en);
   }
 }
