@@ -15,8 +15,10 @@
 // A slicer's byte-by-byte timing is not modelled: a call that meets one throws. The real
 // sockets (a refused connect, a real RST, the watchdog against a slicer) are tested in
 // test_carrier_faults.cpp and test_fault_scenarios.py.
+// Thread-safe: the in-process lab's HTTP threads call it at once (a storm over its routes).
 
 #include <algorithm>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,7 +61,10 @@ class SimulatedCarrier final : public CarrierCaller {
       }
     }
     simulator_.begin_call(*planned);
-    pending_.push_back({*planned, clock_.now() + work, !dropped && work > r.timeout, work});
+    {
+      std::lock_guard lock(pending_mutex_);
+      pending_.push_back({*planned, clock_.now() + work, !dropped && work > r.timeout, work});
+    }
     if (work >= r.timeout) {
       clock_.advance(r.timeout);
       out.error = CallError::timeout;
@@ -109,6 +114,7 @@ class SimulatedCarrier final : public CarrierCaller {
     Millis spent;
   };
   void finish_calls_due() {
+    std::lock_guard lock(pending_mutex_);
     std::erase_if(pending_, [&](const Pending& p) {
       if (p.ends > clock_.now()) return false;
       simulator_.end_call(p.call, p.wasted, p.spent);
@@ -118,6 +124,7 @@ class SimulatedCarrier final : public CarrierCaller {
 
   CarrierSimulator simulator_;
   FakeClock& clock_;
+  std::mutex pending_mutex_;  // guards pending_
   std::vector<Pending> pending_;
 };
 
