@@ -1,5 +1,5 @@
 #pragma once
-// `serve` flags for a lab shared with a class (issue 10): how many connections it holds,
+// `serve` flags for a lab shared with a class: how many connections it holds,
 // how long and how large a request head may be, the teacher token and the host names it
 // answers to. Kept apart from cli.cpp so the classroom's rules are read in one place.
 
@@ -20,7 +20,7 @@ namespace quote_lab {
 void add_classroom_flags(CLI::App& serve, ClassroomOptions& options);
 
 /// Declares --rate-limit (env RATE_LIMIT), --rate-window-s (RATE_WINDOW_S) and
-/// --trusted-proxy-header (TRUSTED_PROXY_HEADER) on `serve` (issue 13). Out-of-range values
+/// --trusted-proxy-header (TRUSTED_PROXY_HEADER) on `serve`. Out-of-range values
 /// are a usage error naming the flag, like every other serve flag.
 void add_rate_limit_flags(CLI::App& serve, RateLimitOptions& options);
 

@@ -21,7 +21,7 @@ double round2(double v) { return std::round(v * 100) / 100; }
 
 // Quote answers and the dependency are written straight from the values with RapidJSON's
 // writer, never built as a document first: on a short circuit, building and printing an
-// nlohmann document was two thirds of the request (issue 11, bench/changes.md). Every
+// nlohmann document was two thirds of the request (bench/changes.md). Every
 // string written here is UTF-8 by construction (names from fixed sets, ids in hex, values
 // parsed as JSON) except the state file's path and error, which go through valid_utf8().
 using Buffer = rapidjson::StringBuffer;

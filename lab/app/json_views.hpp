@@ -29,8 +29,8 @@ enum class JsonLayout { pretty, one_line };
 /// A policy as every quote answer shows it, rendered once when the lab starts (or once per
 /// request for per-request overrides): the `policy` object as text at the depth it has in an
 /// answer, in both layouts, and its policy_note() in both languages. Writing the policy's
-/// fields anew for every answer was a tenth of a short circuit's work (issue 11,
-/// bench/changes.md).
+/// fields anew for every answer was a tenth of a short circuit's work
+/// (bench/changes.md).
 struct PolicyView {
   std::string note;          ///< policy_note() of the policy, in English
   std::string note_es;       ///< the same in Spanish
@@ -51,8 +51,8 @@ PolicyView policy_view(const RetryPolicy& p, const nlohmann::ordered_json& rende
 /// `policy_note` (policy.note, in `language`) just before `dependency`, `queue_ms` after `elapsed_ms` (how
 /// long the request waited for a worker), then `explanation` {es, en}, `policy`: the policy
 /// the request ran under, and `policy_overrides`: the names of the per-request overrides,
-/// possibly none). Written straight from the values, without a JSON document (issue 11: the
-/// short circuit's cost).
+/// possibly none). Written straight from the values, without a JSON document: building one
+/// was two thirds of a short circuit (bench/changes.md).
 std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const PolicyView& policy,
                                 const std::vector<std::string>& overrides, double queue_ms, JsonLayout layout,
                                 Language language = Language::en);

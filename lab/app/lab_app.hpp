@@ -60,7 +60,7 @@ struct LabDeps {
   /// beside its own state.
   std::function<PersistedStudents()> student_states;
   /// --state-backend redis://…: the breaker is shared through it (not owned); null = the
-  /// state file alone, as before issue 13.
+  /// state file alone, nothing shared with other replicas.
   RedisClient* shared_state = nullptr;
 };
 

@@ -229,7 +229,7 @@ std::vector<std::pair<std::string, std::shared_ptr<Lab>>> LabRegistry::student_l
 }
 
 void reset_lab(LabApp& app, StormExperiment& storm) {
-  storm.cancel();  // a reset also stops a storm started from the lab (issue 10)
+  storm.cancel();  // a reset also stops a storm started from the lab
   storm.forget_result();
   app.reset();
 }

@@ -1,13 +1,13 @@
 #pragma once
-// The lab per student (issue 12, SPEC.md last section): `?lab=NAME` selects a named lab
-// with its own breaker, fallback cache, telemetry, carrier mode and storm; no `lab` is the
-// teacher's lab, exactly as before. This registry is their one owner: it creates a lab on
+// The lab per student (SPEC.md last section): `?lab=NAME` selects a named lab with its
+// own breaker, fallback cache, telemetry, carrier mode and storm; no `lab` is the teacher's
+// lab, the one a lone user works in. This registry is their one owner: it creates a lab on
 // first use (bounded by --max-labs), forgets labs idle for --lab-idle-minutes, and gives
 // the teacher's state file every lab's breaker and fallback quotes. All labs share the one
 // carrier (its capacity is the class's, like a real dependency's) and the worker slots.
 //
 // Metrics: each lab keeps its own families (/metrics?lab=NAME, /metrics-prometheus?lab=NAME),
-// but the default Prometheus scrape is the teacher's lab alone, as before. A `lab` label would
+// but the default Prometheus scrape is the teacher's lab alone. A `lab` label would
 // multiply every series by the class size (60 labs x ~500 series) and leave a series behind for
 // every name a student ever typed; the class as a whole is read at GET /class instead.
 

@@ -183,7 +183,7 @@ void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoot
 
   // GET and HEAD of a fixed path are served straight from this map rather than through
   // httplib's list of std::regex patterns, which it tries in order: that matching was an
-  // eighth of a short-circuited quote's work (issue 11, bench/changes.md). A request with a
+  // eighth of a short-circuited quote's work (bench/changes.md). A request with a
   // body takes httplib's path, which reads the body first, so that its bytes can never be
   // taken for the next request on the connection; so do templates ("/ui/{file}"), whose
   // handlers read the regex's captures.
@@ -210,7 +210,7 @@ void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoot
     // Called for every status >= 400; only fill in answers that have no body yet.
     if (!res.body.empty()) return;
     if (res.status == 404) {
-      // "/incident" and "/diagnostic/summary" are typos of a route: name it (issue 12).
+      // "/incident" and "/diagnostic/summary" are typos of a route: name it.
       const bool hub = req.path.rfind("/04/", 0) == 0;
       const auto meant = did_you_mean(hub ? req.path.substr(3) : req.path, route_templates());
       MessageArgs args{{"method", req.method.substr(0, 10)}, {"path", req.path.substr(0, 80)}};

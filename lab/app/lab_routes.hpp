@@ -39,10 +39,10 @@ inline constexpr int kMaxWorkers = 1024;
 
 /// Seconds between heartbeats on an idle event stream. Behind a proxy the lab sees a
 /// closed page only when a write fails (HAProxy keeps its side open until then), so the
-/// heartbeat is what frees the slot there: 1 s (issue 10, problem 8).
+/// heartbeat is what frees the slot there: 1 s.
 inline constexpr int kEventHeartbeatS = 1;
-/// How often an idle event stream checks that its page is still there (issue 10: a closed
-/// tab must free its slot within a second).
+/// How often an idle event stream checks that its page is still there: a closed tab
+/// must free its slot within a second.
 inline constexpr Millis kEventCheck{500};
 
 /// The httplib pattern of a route path: "/health" → "(?:/04)?/health", "/ui/{file}" →

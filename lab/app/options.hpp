@@ -35,13 +35,13 @@ struct ClassroomOptions {
   int max_head_kb = static_cast<int>(ConnectionLimits::kDefaultMaxHeadBytes / 1024);
   int keep_alive_timeout_s = ConnectionLimits::kDefaultKeepAliveTimeoutMs / 1000;
   int keep_alive_max_requests = ConnectionLimits::kDefaultKeepAliveMaxRequests;
-  std::string admin_token;                 ///< empty: anyone may reset the lab (as before issue 10)
+  std::string admin_token;                 ///< empty: anyone may reset the lab, set its mode, storm it
   std::vector<std::string> allowed_hosts;  ///< host names besides IP literals and localhost
   int max_labs = kDefaultMaxLabs;                  ///< student labs (?lab=NAME) at once
   int lab_idle_minutes = kDefaultLabIdleMinutes;   ///< idle student labs are forgotten after this
 };
 
-/// The rate-limit flags' values (issue 13; rate_limiting.hpp applies them).
+/// The rate-limit flags' values (rate_limiting.hpp applies them).
 struct RateLimitOptions {
   int limit = 0;                                     ///< quote requests per window per client; 0 = off
   int window_s = RateLimitSettings::kDefaultWindowS; ///< the window, seconds

@@ -24,8 +24,8 @@ struct Explanation {
 /// not a carrier failure).
 Explanation explanation(const QuoteTrace& t);
 
-/// One sentence saying which protections `p` has (issue 12: students read the `dependency`
-/// embedded in a legacy answer, once "open", as legacy's own breaker). SPEC keeps
+/// One sentence saying which protections `p` has (students read the `dependency` embedded
+/// in a legacy answer, once "open", as legacy's own breaker). SPEC keeps
 /// `dependency` in both modes; this says whether the request asked that breaker and whether
 /// it may fall back, e.g. "legacy has no circuit breaker and no fallback: ...".
 std::string policy_note(const RetryPolicy& p, Language language = Language::en);

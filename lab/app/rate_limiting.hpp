@@ -1,8 +1,8 @@
 #pragma once
-// The quote routes' rate limit per client (issue 13; SPEC.md, `--rate-limit N`,
+// The quote routes' rate limit per client (SPEC.md, `--rate-limit N`,
 // `--rate-window-s S`; the flags are declared with the classroom's, classroom.hpp): who the client is, the limiter's key, the 429, and
 // the seam where a state backend plugs in its own limiter. Off unless --rate-limit is set,
-// so the course's curl lines behave as before. /health, scrapes, /events, pages and the
+// so the course's curl lines never meet the lab's 429. /health, scrapes, /events, pages and the
 // teacher's routes are never limited (route_table.hpp marks the limited routes).
 
 #include <functional>

@@ -30,7 +30,7 @@ struct RouteContext {
   const std::string& carrier_url;
   LabRegistry& labs;
   /// /health's answer for one carrier mode, rendered again only when the mode changes:
-  /// rendering it on every request was a fifth of the request's work (issue 11). One for
+  /// rendering it on every request was a fifth of the request's work (bench/changes.md). One for
   /// every lab (the server's), so it is a reference.
   struct RenderedHealth {
     std::mutex mutex;

@@ -1,4 +1,4 @@
-// GET /class: every student lab at once (issue 12), as JSON for curl and scripts, or the
+// GET /class: every student lab at once, as JSON for curl and scripts, or the
 // class page (public/class.html, which reads this JSON) for a browser; and the teacher's
 // class-wide actions, POST /class/reset and PUT|POST /class/carrier-mode.
 #include <httplib.h>

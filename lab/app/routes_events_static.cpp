@@ -47,7 +47,7 @@ void events(RouteContext& ctx, const httplib::Request& req, const std::string&, 
         } else {
           bool closed = false;
           // Short waits, and a look at the connection between them: a closed tab frees its
-          // slot within kEventCheck, not at the next heartbeat (issue 10, problem 8).
+          // slot within kEventCheck, not at the next heartbeat.
           const auto events = hub.wait(*sub, kEventCheck, closed);
           if (closed) {
             sink.done();

@@ -1,7 +1,7 @@
 #pragma once
-// Time, injected. The breaker, the backoff waits, the executor and the carrier read time
-// only through a Clock, so tests drive them with a fake clock instead of sleeping.
-// real_clock.cpp is the only place that reads the machine's clocks.
+// Time, injected: the breaker, the backoff waits, the executor and the carrier read time only
+// through a Clock (SystemClock in real_clock.cpp), so tests drive them with a fake one. Code
+// timing real sockets and threads (connection heads, watchdog, storm, shutdown) reads steady_clock.
 
 #include <chrono>
 #include <condition_variable>

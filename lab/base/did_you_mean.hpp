@@ -1,5 +1,5 @@
 #pragma once
-// "Did you mean ...?" for a mistyped name (issue 12: `provder_down` → `provider_down`).
+// "Did you mean ...?" for a mistyped name (e.g. `provder_down` → `provider_down`).
 // Standard library only.
 
 #include <cstddef>

@@ -8,7 +8,7 @@ namespace quote_lab {
 
 std::string format_iso8601(WallTime t) {
   // The civil calendar of <chrono> and plain digit writing: every quote answer carries
-  // several timestamps, and gmtime_r + snprintf were 7 % of a short-circuit (issue 11).
+  // several timestamps, and gmtime_r + snprintf were 7 % of a short-circuit (bench/changes.md).
   using namespace std::chrono;
   const auto ms = floor<milliseconds>(t);
   const auto day = floor<days>(ms);

@@ -89,7 +89,7 @@ std::optional<CarrierCall> CarrierSimulator::plan(std::string_view scenario, Cal
     if (overloaded) ++overloaded_calls_;
   }
   // A second draw only when a fault may play, so the course scenarios consume the seeded
-  // source exactly as before (one draw per call).
+  // source once per call, the same draws a carrier without fault kinds would make.
   if (!call.behaviour.faults.empty()) call.behaviour = pick_fault(call.behaviour, random_.uniform());
   call.delay = call.behaviour.kind == AttemptBehaviour::Kind::timeout
                    ? Millis(s->hang_ms)

@@ -411,7 +411,7 @@ ApiError unknown_scenario_error(const ScenarioCatalog& catalog, std::string_view
 }
 
 nlohmann::ordered_json to_json(const Scenario& s) {
-  // The course scenarios render as before ("latency_ms" and "response" only); each new
+  // The course scenarios render with "latency_ms" and "response" only; every other
   // field appears only when the file uses it.
   std::function<nlohmann::ordered_json(const AttemptBehaviour&)> behaviour = [&](const AttemptBehaviour& b) {
     if (b.kind == AttemptBehaviour::Kind::timeout)

@@ -1,5 +1,5 @@
 #pragma once
-// One retrying layer in front of a lab, for `quote-lab storm --layers N` (issue 14): a
+// One retrying layer in front of a lab, for `quote-lab storm --layers N`: a
 // real HTTP server on 127.0.0.1 (port 0: the kernel's choice) that passes every GET on to
 // its next hop — the lab, or the next relay — and retries it the way the legacy policy
 // does: a fixed number of attempts, no backoff, on a timeout, a connection error or any

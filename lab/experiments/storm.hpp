@@ -1,6 +1,6 @@
 #pragma once
 // A retry storm on demand: N concurrent clients hammer one quote route of a running lab
-// (or of several replicas, the clients spread over them round robin; issue 13) for a
+// (or of several replicas, the clients spread over them round robin) for a
 // duration or a request count, while a monitor measures the labs' /health latency (worker
 // exhaustion) and reads the carrier's counters (amplification, wasted work).
 // Used by `quote-lab storm` and by POST /experiments/storm.
@@ -57,7 +57,7 @@ std::string storm_quote_path(const std::string& mode);
 /// `target` followed by `extra_targets`: the labs in the order clients are dealt to them.
 std::vector<std::string> storm_targets(const StormOptions& o);
 
-/// Whether `target` is a quote lab, asked before a storm hammers it (issue 12: a storm
+/// Whether `target` is a quote lab, asked before a storm hammers it (unchecked, a storm
 /// against another port reported 176,381 req/s and exited 0): GET /health must answer 200
 /// with "service": "quote-lab". nullopt when it does; otherwise one sentence saying what
 /// answered instead (the simulated carrier, another service, nothing). /health waits for

@@ -1,5 +1,5 @@
 #pragma once
-// `quote-lab storm --layers N` (issue 14): N retrying layers between the storm's clients
+// `quote-lab storm --layers N`: N retrying layers between the storm's clients
 // and the carrier. Layer 1 is the lab's own quote route (it retries the carrier under its
 // policy); layers 2..N are RetryRelays (retry_relay.hpp) the storm starts on 127.0.0.1,
 // each in front of the one below. The clients call the outermost layer. Every layer's

@@ -179,8 +179,8 @@ nlohmann::ordered_json to_json(const RetryPolicy& p, bool every_key) {
           {"jitter_max_ms", p.jitter_max_ms},
           {"circuit_breaker", p.circuit_breaker},
           {"fallback", p.fallback}};
-  // The issue-14 keys: always for a named policy; for the course's two only when they
-  // differ from the defaults, so their answers stay exactly what they were.
+  // The optional keys: always for a named policy; for the course's two only when they
+  // differ from the defaults, so their answers show only the keys the course teaches.
   const RetryPolicy defaults;
   if (every_key || p.retry_on != defaults.retry_on) j["retry_on"] = retry_on_names(p.retry_on);
   if (every_key || p.retry_budget_ratio) {

@@ -18,9 +18,9 @@ Policies policies_from_json(const nlohmann::ordered_json& j, const Policies& bas
 /// The policies as served by `/` and `/diagnostics/summary` and read by `--policies`.
 /// {"legacy", "resilient", "breaker", then each named policy in file order}.
 nlohmann::ordered_json to_json(const Policies& p);
-/// One policy. The keys issue 14 added (retry_on, retry_budget_ratio,
+/// One policy. The optional keys (retry_on, retry_budget_ratio,
 /// retry_budget_min_per_s, deadline_ms, idempotency_key) are written when `every_key` or
-/// when they differ from RetryPolicy's defaults (the course's answers are unchanged).
+/// when they differ from RetryPolicy's defaults (the course's two policies show none).
 nlohmann::ordered_json to_json(const RetryPolicy& p, bool every_key = false);
 /// A named policy: every key, and its own `breaker` when it has one.
 nlohmann::ordered_json to_json(const NamedPolicy& n);

@@ -1,6 +1,6 @@
 #pragma once
 // A client error as the lab answers it — {"error", "message", "allowed"?} with a 4xx — and
-// the ONE table of the student-facing messages, in English and Spanish (issue 12: errors
+// the ONE table of the student-facing messages, in English and Spanish (errors
 // in the reader's language, chosen by Accept-Language; for curl, which names none, the
 // lab's `serve --language`, English by default), on every route:
 // quotes, unknown routes and methods, lab names, storms, the carrier mode, the teacher

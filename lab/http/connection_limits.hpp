@@ -1,6 +1,6 @@
 #pragma once
 // One accepted connection as the lab serves it, replacing cpp-httplib 0.11.4's own loop
-// (measured, issue 10): its loop reads a request head with a per-read timeout only, so a
+// (measured here): its loop reads a request head with a per-read timeout only, so a
 // client that sends a header line every 2 s holds a thread for ever; it reads the whole
 // head into memory whatever its size (50 MB of headers -> 762 MB); and it builds a new
 // stream, with a new read-ahead buffer, for each request, so pipelined requests after the
@@ -26,7 +26,7 @@ struct ConnectionLimits {
   /// closed. 0: no bound (each connection still needs a worker thread to be served).
   int max_connections = 0;
   /// A request head must be complete this long after its first byte arrived, else the
-  /// connection is closed (slow heads: issue 10, problem 2).
+  /// connection is closed (a slowly trickled head must not hold a thread).
   int head_timeout_ms = kDefaultHeadTimeoutMs;
   /// A request head larger than this (request line + headers) is refused with a 400 and
   /// the connection closed, before it can fill memory.
@@ -78,7 +78,7 @@ class ConnectionStream final : public httplib::Stream {
   /// Writes all of `ptr` (waiting up to the write timeout whenever the socket buffer is
   /// full); -1 when the peer is gone or the timeout passed. A response head announcing a
   /// fixed-length body is held back and sent with that body in one send(): one packet and
-  /// one system call per answer instead of two (issue 11), and a client reading the
+  /// one system call per answer instead of two (bench/changes.md), and a client reading the
   /// answer wakes once.
   ssize_t write(const char* ptr, size_t size) override;
   /// Sends a head still held back (an answer to HEAD has no body to carry it). Called
@@ -86,7 +86,7 @@ class ConnectionStream final : public httplib::Stream {
   bool flush();
   /// The peer's and the lab's address of this connection, asked of the kernel on the
   /// first request and kept: they cannot change while the socket lives, and httplib asks
-  /// for both on every request (two system calls per request saved, issue 11).
+  /// for both on every request (two system calls per request saved, bench/changes.md).
   void get_remote_ip_and_port(std::string& ip, int& port) const override;
   void get_local_ip_and_port(std::string& ip, int& port) const override;
   socket_t socket() const override { return sock_; }

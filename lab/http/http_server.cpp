@@ -31,7 +31,7 @@ thread_local CurrentConnection current;
 RequestFacts facts_of(const httplib::Request& req) {
   // Only the headers the framing check reads, looked up in httplib's own map (its names
   // compare case-insensitively): copying and lower-casing every header was a tenth of a
-  // /health request's work (issue 11).
+  // /health request's work (bench/changes.md).
   RequestFacts f{req.version, {}};
   for (const char* name : {"content-length", "transfer-encoding", "host"}) {
     const auto [first, last] = req.headers.equal_range(name);
@@ -203,7 +203,7 @@ std::string render_json(const nlohmann::ordered_json& body) {
 }
 
 void send_rendered_json(httplib::Response& res, int status, std::string rendered) {
-  // As Response::set_content, which copies: a quote answer is moved in (issue 11).
+  // As Response::set_content, which copies: a quote answer is moved in (bench/changes.md).
   res.status = status;
   res.body = std::move(rendered);
   res.headers.erase("Content-Type");

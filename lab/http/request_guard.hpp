@@ -3,7 +3,7 @@
 // the request: its framing (Content-Length, Transfer-Encoding, Host) and the security
 // headers every answer carries. cpp-httplib 0.11.4 reads "Content-Length: abc" as 0 and
 // runs the handler, ignores a second, different Content-Length, accepts any
-// Transfer-Encoding and HTTP/1.1 without Host (issue 10, problems 7 and 9): each of
+// Transfer-Encoding and HTTP/1.1 without Host: each of
 // those is a request two parties can read differently, so the lab refuses it instead.
 
 #include <map>
@@ -36,7 +36,7 @@ struct RequestFacts {
 /// or no (or more than one) Host header on HTTP/1.1. nullopt when the request is fine.
 std::optional<GuardError> check_framing(const RequestFacts& request);
 
-/// Who may change the lab (issue 10, problem 6): a teacher token, the names the lab
+/// Who may change the lab: a teacher token, the names the lab
 /// answers to (DNS rebinding defence) and which requests change it for everyone.
 struct AccessPolicy {
   /// Empty: no token needed (the course's curl lines work as they are).

@@ -8,7 +8,7 @@
 // - A symlink is followed (a chain, relative targets from the link's folder): the target
 //   is written atomically in its own folder, so the link stays a link and its target is
 //   what gets updated.
-// - Only a regular file (or a folder, as before) is set aside as corrupt. A character or
+// - Only a regular file or a folder at the path is set aside as corrupt. A character or
 //   block device, a FIFO or a socket at the path (--state-file /dev/null) stops start-up
 //   with a message naming the path and what it is, and is never renamed or written.
 // - Temp files "<file>.tmp-<pid>" left by a crash during a save are removed at start-up.

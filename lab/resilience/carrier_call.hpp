@@ -58,7 +58,7 @@ struct CallOutcome {
 
   bool ok() const { return error == CallError::none; }
   /// A failure of the carrier (SPEC: timeout, connection error, 5xx, 429, or an unusable
-  /// answer): counted by the breaker and worth a retry. A 4xx other than 429 is not.
+  /// answer), as the breaker counts it; a 4xx other than 429 is not. Retries follow retry_on.
   bool carrier_failure() const { return is_carrier_failure(error); }
   static bool is_carrier_failure(CallError e) { return e != CallError::none && e != CallError::http_4xx; }
 };

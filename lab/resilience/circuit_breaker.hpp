@@ -13,9 +13,9 @@
 // Time is read once per public call from the injected Clock.
 // Standard library, clock and vocabulary only: no HTTP, no JSON, no threads.
 //
-// Shared by replicas (issue 13, set_shared): the store (shared_breaker.hpp) decides and
-// this breaker mirrors it — a sync layer under the same public contract, so the executor,
-// the listener (logs, metrics, events) and the state file see one breaker as before.
+// Shared by replicas (set_shared): the store (shared_breaker.hpp) decides and this
+// breaker mirrors it — a sync layer under the same public contract, so the executor, the
+// listener (logs, metrics, events) and the state file see one breaker, shared or not.
 // Round trips happen outside the lock; an open mirror short-circuits locally until its
 // cooldown ends; whenever the store cannot answer, this breaker decides alone.
 

@@ -52,8 +52,8 @@ std::vector<std::string> retry_on_all_names();
 unsigned parse_retry_on(std::string_view text);
 
 /// How one policy calls the carrier. Immutable once loaded; per-request state lives in the
-/// executor. Units are in the field names. The fields after `fallback` came with issue 14;
-/// their defaults keep the course's two policies exactly as before.
+/// executor. Units are in the field names. The fields after `fallback` are optional keys;
+/// default_policies() leaves them at these defaults (ADR-0005's retry_on, no budget, no deadline).
 struct RetryPolicy {
   std::string mode;                   ///< the policy's name: "legacy", "resilient" or a named one
   int timeout_ms = 220;               ///< per attempt: connect + whole answer
@@ -124,8 +124,8 @@ class PolicyError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// One integer field of a retry policy and its allowed range, inclusive. One table, so
-/// reading a file and validating flags or overrides can never disagree about a range.
+/// One integer field of a retry policy and its allowed range, inclusive: one table for reading
+/// a policies file and validate(); per-request overrides (domain.hpp) and herd's flags have their own.
 struct RetryIntField {
   const char* key;
   int RetryPolicy::*member;
@@ -138,7 +138,7 @@ std::span<const RetryIntField> retry_int_fields();
 inline constexpr int kFailureThresholdMin = 1;
 inline constexpr int kFailureThresholdMax = 100;
 
-/// Allowed ranges of the issue-14 fields (file and per-request overrides).
+/// Upper bounds of retry_budget_min_per_s and deadline_ms in a policy (overrides: domain.hpp).
 inline constexpr int kRetryBudgetMinPerSMax = 1000;
 inline constexpr int kDeadlineMsMax = 60000;
 

@@ -1,8 +1,8 @@
 #pragma once
 // How long one quote flow can hold a worker at most under a policy: every attempt runs
 // to its timeout and every wait between attempts takes its largest draw. The lab refuses
-// per-request overrides above a fixed bound (issue 10, problem 4: timeout_ms=5000 with
-// max_attempts=10 held a worker 50 s, and 16 such curls froze the lab).
+// per-request overrides above a fixed bound: without one, timeout_ms=5000 with
+// max_attempts=10 held a worker 50 s, and 16 such curls froze the lab.
 
 #include "lab/base/clock.hpp"
 #include "lab/resilience/policy.hpp"

@@ -100,7 +100,7 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
     Millis wait = std::get<RetryAfter>(next).delay;
     // The carrier's Retry-After lengthens the wait, never beyond the backoff cap (legacy's
     // cap is 0: it ignores Retry-After) nor beyond what keeps the flow within its envelope
-    // (a worker is held at most max(kMaxQuoteMs, the policy's worst case), issue 10).
+    // (a worker is held at most max(kMaxQuoteMs, the policy's worst case), quote_budget.hpp).
     if (retry_after && *retry_after > wait) {
       const Millis room = std::chrono::duration_cast<Millis>(envelope_end - clock_.now()) -
                           worst_case_from(policy, attempt + 1);

@@ -1,9 +1,9 @@
 #pragma once
 // One quote flow under one policy: ask the breaker, call the carrier, record, and do what
 // the retry decision (retry_decision.hpp) says — back off and retry, or stop — then fall
-// back. The executor only performs the I/O and records it; every "whether" and "how long"
-// is decided elsewhere. It returns the trace (quote_trace.hpp) that the JSON answer, the
-// incidents, the diagnostics and the metrics all read.
+// back. The executor itself checks the deadline, the retry budget, Retry-After against the
+// flow's envelope and a shutdown during a wait. It returns the trace (quote_trace.hpp) that
+// the JSON answer, the incidents, the diagnostics and the metrics all read.
 //
 // Legacy and resilient are the same executor with different RetryPolicy data (legacy:
 // no breaker, no backoff, no fallback).
@@ -34,8 +34,8 @@ class QuoteExecutor {
   /// Runs `request` under `policy` and reports what happened. Never throws for carrier
   /// problems: they are outcomes in the trace.
   ///
-  /// Issue 14's policy keys, in the order they act after a failed attempt that
-  /// decide_retry would retry:
+  /// The carrier's Retry-After and the policy keys deadline_ms and retry_budget_ratio, in
+  /// the order they act after a failed attempt that decide_retry would retry:
   ///   Retry-After   the wait is max(backoff, the carrier's Retry-After capped at
   ///                 backoff_max_ms and at what keeps the whole flow within
   ///                 max(kMaxQuoteMs, worst_case_duration), quote_budget.hpp); when

@@ -1,6 +1,6 @@
 #pragma once
 // Rate limiting per client on the quote routes (SPEC.md, `--rate-limit N`,
-// `--rate-window-s S`; issue 13): at most `limit` requests per client in any window of
+// `--rate-window-s S`): at most `limit` requests per client in any window of
 // `window_s` seconds, beyond that a 429 with `Retry-After`.
 //
 // The algorithm is the sliding *log*, as the seed gateway keeps it (a sorted set of request

@@ -1,5 +1,5 @@
 #pragma once
-// A breaker state shared by several replicas (issue 13), as the local CircuitBreaker sees
+// A breaker state shared by several replicas, as the local CircuitBreaker sees
 // it. The store (lab/shared_state/redis_breaker_store.hpp) decides every transition
 // atomically on the server with the server's clock; the local breaker mirrors what the
 // store answers, keeps an open breaker's cooldown locally (short circuits need no round

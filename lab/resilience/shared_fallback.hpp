@@ -1,5 +1,5 @@
 #pragma once
-// Fallback quotes shared by replicas (issue 13): a live quote one replica cached can be the
+// Fallback quotes shared by replicas: a live quote one replica cached can be the
 // fallback of another. The FallbackCache writes through to the store and asks it only when
 // it has no live quote of its own for the key (at most once a second per key), so the
 // short-circuit path stays local. Standard library only: the store lives outside the core.

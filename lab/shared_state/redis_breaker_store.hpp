@@ -1,5 +1,5 @@
 #pragma once
-// The breaker that replicas share, kept in Redis (issue 13). Keys, per lab
+// The breaker that replicas share, kept in Redis. Keys, per lab
 // (`{lab}` is the lab's name, `_` for the teacher's; the braces are a Redis Cluster hash
 // tag, so both keys of a script live on one node):
 //   quote-lab:{lab}:breaker  hash: state, failures, opened_until (ms of Redis TIME),

@@ -1,5 +1,5 @@
 #pragma once
-// The fallback quotes replicas share (issue 13), in one Redis hash per lab:
+// The fallback quotes replicas share, in one Redis hash per lab:
 //   quote-lab:{lab}:fallback   field "CUSTOMER:ITEMS" → the cached quote as JSON
 // written through on every live quote (HSET + EXPIRE in one script), read on a local miss.
 // Expires after RedisBreakerStore::kIdleTtlS without a new quote.

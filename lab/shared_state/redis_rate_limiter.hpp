@@ -1,5 +1,5 @@
 #pragma once
-// The rate limiter replicas share (issue 13): the same sliding log as the in-process one
+// The rate limiter replicas share: the same sliding log as the in-process one
 // (lab/resilience/rate_limiter.hpp), kept in Redis as one sorted set per client key —
 //   quote-lab:rate:{KEY}   members: one per admitted request (unique), scores: Redis TIME ms
 // changed by one Lua script (ZREMRANGEBYSCORE, ZCARD, ZADD, PEXPIRE), so two replicas can
