@@ -1,13 +1,16 @@
 #pragma once
 // One quote flow under one policy: ask the breaker, call the carrier, record, and do what
-// the retry decision (retry_decision.hpp) says — back off and retry, or stop — then fall
-// back. The executor itself checks the deadline, the retry budget, Retry-After against the
-// flow's envelope and a shutdown during a wait. It returns the trace (quote_trace.hpp) that
-// the JSON answer, the incidents, the diagnostics and the metrics all read.
+// the retry decision (retry_decision.hpp, next_step and before_attempt) says — wait and
+// retry, or stop — then fall back. The executor decides nothing itself: it gathers the facts
+// (the clock, the carrier's answer, the shutdown token) and asks the retry budget, its one
+// gate with a side effect, after the decision says wait. It returns the trace
+// (quote_trace.hpp) that the JSON answer, the incidents, the diagnostics and the metrics
+// all read.
 //
 // Legacy and resilient are the same executor with different RetryPolicy data (legacy:
 // no breaker, no backoff, no fallback).
 
+#include <optional>
 #include <stop_token>
 
 #include "lab/base/clock.hpp"
@@ -18,6 +21,7 @@
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_trace.hpp"
 #include "lab/resilience/retry_budget.hpp"
+#include "lab/resilience/retry_decision.hpp"
 
 namespace quote_lab {
 
@@ -35,7 +39,7 @@ class QuoteExecutor {
   /// problems: they are outcomes in the trace.
   ///
   /// The carrier's Retry-After and the policy keys deadline_ms and retry_budget_ratio, in
-  /// the order they act after a failed attempt that decide_retry would retry:
+  /// the order they act after a failed attempt that next_step would retry:
   ///   Retry-After   the wait is max(backoff, the carrier's Retry-After capped at
   ///                 backoff_max_ms and at what keeps the whole flow within
   ///                 max(kMaxQuoteMs, worst_case_duration), quote_budget.hpp); when
@@ -51,6 +55,20 @@ class QuoteExecutor {
   QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy, RetryBudget* budget = nullptr);
 
  private:
+  /// The flow's deadline (deadline_ms), steady for the lab and wall for the carrier; both
+  /// empty without one.
+  struct Deadline {
+    std::optional<SteadyTime> steady;
+    std::optional<WallTime> wall;
+    std::optional<Millis> left(const Clock& clock) const;  ///< empty without a deadline
+  };
+  /// Attempt slot `attempt`: the breaker's admission, the call and its record; appends its
+  /// steps (and the answer, on success) to `trace` and returns what next_step needs of it.
+  AttemptFacts call_once(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
+                         int attempt, const Deadline& deadline);
+  /// Answers from the cache (a seed quote when it holds nothing for this customer).
+  void fall_back(QuoteTrace& trace, const QuoteRequest& request);
+
   CarrierCaller& carrier_;
   CircuitBreaker& breaker_;
   FallbackCache& cache_;
