@@ -83,14 +83,8 @@ int print_herd(const std::vector<Result>& results, bool as_json, const std::stri
   return 0;
 }
 
-}  // namespace
-
-int run_cli(int argc, char** argv) {
-  CLI::App cli{"quote-lab: legacy retries vs a resilient policy against a simulated carrier"};
-  cli.require_subcommand(1);
-  CommonOptions common;
-  ServeOptions serve;
-
+// The flags of `serve`, into `serve` (options.hpp says what each one means).
+CLI::App* add_serve_command(CLI::App& cli, ServeOptions& serve) {
   auto* s = cli.add_subcommand("serve", "start the lab API and (unless --carrier-url) the simulated carrier");
   s->add_option("--host", serve.host, "address the lab listens on (0.0.0.0 to share it with a class)")
       ->envname("HOST")->capture_default_str();
@@ -131,75 +125,138 @@ int run_cli(int argc, char** argv) {
               "validate flags, scenarios and policies, print what would run, and exit without listening");
   add_classroom_flags(*s, serve.classroom);
   add_rate_limit_flags(*s, serve.rate_limit);
+  return s;
+}
 
-  CarrierOptions carrier;
+CLI::App* add_carrier_command(CLI::App& cli, CarrierOptions& carrier) {
   auto* c = cli.add_subcommand("carrier", "start only the simulated carrier");
   c->add_option("--host", carrier.host, "address")->envname("HOST")->capture_default_str();
   c->add_option("--port", carrier.port, "port")->envname("PORT")->check(CLI::Range(0, 65535))->capture_default_str();
   c->add_option("--workers", carrier.workers, "capacity (worker threads)")->check(CLI::Range(1, 1024))->capture_default_str();
+  return c;
+}
 
-  StormOptions storm;
-  std::vector<std::string> storm_params;
-  bool storm_json = false;
-  long storm_requests = 0;
-  auto* st = cli.add_subcommand("storm", "run N concurrent clients against a lab and report latency, amplification and waste");
-  std::vector<std::string> storm_target_list;
-  st->add_option("--target", storm_target_list,
-                 "the lab to storm (default " + storm.target + "); repeat it for replicas: clients are dealt to "
+// `storm`'s flags as parsed; run_storm_command turns them into StormOptions.
+struct StormCommand {
+  StormOptions options;
+  std::vector<std::string> params;   // --param key=value, as typed
+  std::vector<std::string> targets;  // --target, repeated for replicas
+  long requests = 0;
+  bool json = false;
+  CLI::App* sub = nullptr;
+};
+
+void add_storm_command(CLI::App& cli, StormCommand& storm) {
+  StormOptions& o = storm.options;
+  auto* st = storm.sub =
+      cli.add_subcommand("storm", "run N concurrent clients against a lab and report latency, amplification and waste");
+  st->add_option("--target", storm.targets,
+                 "the lab to storm (default " + o.target + "); repeat it for replicas: clients are dealt to "
                  "them round robin, and the report shows each one and the totals");
-  st->add_option("--mode", storm.mode,
+  st->add_option("--mode", o.mode,
                  "the policy to storm: legacy, resilient (the course routes) or any named policy the lab serves, "
                  "e.g. adr0005 (GET / lists them)")
       ->capture_default_str();
-  st->add_option("--scenario", storm.scenario, "scenario name or alias")->capture_default_str();
-  st->add_option("--clients", storm.clients, "concurrent clients (1-500)")->capture_default_str();
-  auto* duration = st->add_option("--duration", storm.duration_s, "seconds to run (default 10)");
-  st->add_option("--requests", storm_requests, "total requests instead of a duration")->excludes(duration);
-  st->add_option("--param", storm_params, "extra quote parameter key=value, e.g. --param jitter=full (repeatable)");
-  st->add_option("--settle-s", storm.settle_s, "wait up to this long for the carrier's calls in flight before reading waste")
+  st->add_option("--scenario", o.scenario, "scenario name or alias")->capture_default_str();
+  st->add_option("--clients", o.clients, "concurrent clients (1-500)")->capture_default_str();
+  auto* duration = st->add_option("--duration", o.duration_s, "seconds to run (default 10)");
+  st->add_option("--requests", storm.requests, "total requests instead of a duration")->excludes(duration);
+  st->add_option("--param", storm.params, "extra quote parameter key=value, e.g. --param jitter=full (repeatable)");
+  st->add_option("--settle-s", o.settle_s, "wait up to this long for the carrier's calls in flight before reading waste")
       ->capture_default_str();
-  st->add_option("--layers", storm.layers,
+  st->add_option("--layers", o.layers,
                  "retrying layers in front of the carrier, 1-5: 1 is the lab alone; N puts N-1 relays that retry "
                  "4 times without backoff in front of it, and the report shows the calls of each")
       ->capture_default_str();
-  st->add_flag("--json", storm_json, "print the result as JSON");
+  st->add_flag("--json", storm.json, "print the result as JSON");
+}
 
+// `herd`'s flags as parsed: the options of both models, and which flags were given (a flag
+// of the other model is a usage error, not silently ignored).
+struct HerdCommand {
   HerdOptions herd;
-  herd.policy = default_policies().resilient;
   OccHerdOptions occ;
-  std::string herd_model = "carrier";
-  bool herd_json = false;
-  auto* hd = cli.add_subcommand("herd", "thundering herd: compare jitter strategies when K clients fail together");
-  hd->add_option("--model", herd_model,
+  std::string model = "carrier";
+  bool json = false;
+  CLI::App* sub = nullptr;
+  CLI::Option* base = nullptr;
+  CLI::Option* cap = nullptr;
+  CLI::Option* runs = nullptr;
+  std::vector<CLI::Option*> carrier_only;
+};
+
+void add_herd_command(CLI::App& cli, HerdCommand& h) {
+  h.herd.policy = default_policies().resilient;
+  auto* hd = h.sub = cli.add_subcommand("herd", "thundering herd: compare jitter strategies when K clients fail together");
+  hd->add_option("--model", h.model,
                  "carrier: the carrier is down until T, then serves `capacity` calls at once; occ: the AWS "
                  "article's own set-up (clients contending for one optimistic-concurrency row)")
       ->check(CLI::IsMember({"carrier", "occ"}))->capture_default_str();
   // Bounded so a run stays under a few seconds: at most 10^7 simulated calls (occ: see kOccMaxClients).
-  hd->add_option("--clients", herd.clients, "K clients failing at once (occ: at most " + std::to_string(kOccMaxClients) + ")")
+  hd->add_option("--clients", h.herd.clients, "K clients failing at once (occ: at most " + std::to_string(kOccMaxClients) + ")")
       ->check(CLI::Range(1, 10000))->capture_default_str();
-  auto* herd_base = hd->add_option("--backoff-base-ms", herd.policy.backoff_base_ms,
-                                   "backoff base (default 80 with --model carrier, 5 with occ)")->check(CLI::Range(1, 60000));
-  auto* herd_cap = hd->add_option("--backoff-max-ms", herd.policy.backoff_max_ms, "backoff cap (default 2000)")
-                       ->check(CLI::Range(1, 600000));
-  hd->add_option("--seed", herd.seed, "random seed (the same seed, the same table)")->capture_default_str();
-  const std::vector<CLI::Option*> carrier_only = {
-      hd->add_option("--recover-after-s", herd.recover_after_s, "carrier model: seconds until the carrier recovers (T)")
+  h.base = hd->add_option("--backoff-base-ms", h.herd.policy.backoff_base_ms,
+                          "backoff base (default 80 with --model carrier, 5 with occ)")->check(CLI::Range(1, 60000));
+  h.cap = hd->add_option("--backoff-max-ms", h.herd.policy.backoff_max_ms, "backoff cap (default 2000)")
+              ->check(CLI::Range(1, 600000));
+  hd->add_option("--seed", h.herd.seed, "random seed (the same seed, the same table)")->capture_default_str();
+  h.carrier_only = {
+      hd->add_option("--recover-after-s", h.herd.recover_after_s, "carrier model: seconds until the carrier recovers (T)")
           ->check(CLI::Range(0.0, 3600.0))->capture_default_str(),
-      hd->add_option("--capacity", herd.capacity, "carrier model: calls the recovered carrier serves at once")
+      hd->add_option("--capacity", h.herd.capacity, "carrier model: calls the recovered carrier serves at once")
           ->check(CLI::Range(1, 100000))->capture_default_str(),
-      hd->add_option("--max-attempts", herd.max_attempts, "carrier model: a client gives up after this many calls")
+      hd->add_option("--max-attempts", h.herd.max_attempts, "carrier model: a client gives up after this many calls")
           ->check(CLI::Range(1, 1000))->capture_default_str()};
-  auto* herd_runs = hd->add_option("--runs", occ.runs, "occ model: average over this many runs (at most " +
-                                                           std::to_string(kOccMaxRuns) + ")")->capture_default_str();
-  hd->add_flag("--json", herd_json, "print JSON instead of a Markdown table");
+  h.runs = hd->add_option("--runs", h.occ.runs, "occ model: average over this many runs (at most " +
+                                                     std::to_string(kOccMaxRuns) + ")")->capture_default_str();
+  hd->add_flag("--json", h.json, "print JSON instead of a Markdown table");
+}
 
-  for (auto* sub : {s, c}) {
-    sub->add_option("--scenarios-dir", common.scenarios_dir, "scenario files (default scenarios/)")->envname("SCENARIOS_DIR");
-    sub->add_option("--seed", common.seed, "seed of the random source (jitter, latencies) for reproducible runs")
-        ->envname("SEED");
-    sub->add_option("--log-level", common.log_level, "trace, debug, info, warn, error")
-        ->envname("LOG_LEVEL")->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))->capture_default_str();
+int run_herd_command(HerdCommand& h) {
+  if (h.model == "carrier") {
+    if (h.runs->count() > 0) return usage_error("herd", "--runs applies to --model occ only");
+    const auto results = simulate_all_strategies(h.herd);
+    return print_herd(results, h.json, format_herd_table(h.herd, results));
   }
+  for (const auto* opt : h.carrier_only)
+    if (opt->count() > 0) return usage_error("herd", opt->get_name() + " applies to --model carrier only");
+  h.occ.clients = h.herd.clients;
+  h.occ.seed = h.herd.seed;
+  if (h.base->count() > 0) h.occ.backoff_base_ms = h.herd.policy.backoff_base_ms;
+  if (h.cap->count() > 0) h.occ.backoff_cap_ms = h.herd.policy.backoff_max_ms;
+  if (const auto errors = validate(h.occ); !errors.empty()) {
+    for (const auto& e : errors) usage_error("herd", e);
+    return 2;
+  }
+  const auto results = simulate_occ_herd(h.occ);
+  return print_herd(results, h.json, format_occ_table(h.occ, results));
+}
+
+// The flags the lab's two servers share.
+void add_common_flags(CLI::App& sub, CommonOptions& common) {
+  sub.add_option("--scenarios-dir", common.scenarios_dir, "scenario files (default scenarios/)")->envname("SCENARIOS_DIR");
+  sub.add_option("--seed", common.seed, "seed of the random source (jitter, latencies) for reproducible runs")
+      ->envname("SEED");
+  sub.add_option("--log-level", common.log_level, "trace, debug, info, warn, error")
+      ->envname("LOG_LEVEL")->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))->capture_default_str();
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App cli{"quote-lab: legacy retries vs a resilient policy against a simulated carrier"};
+  cli.require_subcommand(1);
+  CommonOptions common;
+  ServeOptions serve;
+  CarrierOptions carrier;
+  StormCommand storm;
+  HerdCommand herd;
+  auto* serve_command = add_serve_command(cli, serve);
+  auto* carrier_command = add_carrier_command(cli, carrier);
+  add_storm_command(cli, storm);
+  add_herd_command(cli, herd);
+  add_common_flags(*serve_command, common);
+  add_common_flags(*carrier_command, common);
 
   try {
     cli.parse(argc, argv);
@@ -207,35 +264,17 @@ int run_cli(int argc, char** argv) {
     return cli.exit(e) == 0 ? 0 : 2;
   }
   spdlog::set_level(spdlog::level::from_str(common.log_level));
-  if (hd->parsed()) {
-    if (herd_model == "carrier") {
-      if (herd_runs->count() > 0) return usage_error("herd", "--runs applies to --model occ only");
-      const auto results = simulate_all_strategies(herd);
-      return print_herd(results, herd_json, format_herd_table(herd, results));
+  if (herd.sub->parsed()) return run_herd_command(herd);
+  if (storm.sub->parsed()) {
+    if (storm.requests != 0) storm.options.requests = storm.requests;
+    if (!storm.targets.empty()) {
+      storm.options.target = storm.targets.front();
+      storm.options.extra_targets.assign(storm.targets.begin() + 1, storm.targets.end());
     }
-    for (const auto* opt : carrier_only)
-      if (opt->count() > 0) return usage_error("herd", opt->get_name() + " applies to --model carrier only");
-    occ.clients = herd.clients;
-    occ.seed = herd.seed;
-    if (herd_base->count() > 0) occ.backoff_base_ms = herd.policy.backoff_base_ms;
-    if (herd_cap->count() > 0) occ.backoff_cap_ms = herd.policy.backoff_max_ms;
-    if (const auto errors = validate(occ); !errors.empty()) {
-      for (const auto& e : errors) usage_error("herd", e);
-      return 2;
-    }
-    const auto results = simulate_occ_herd(occ);
-    return print_herd(results, herd_json, format_occ_table(occ, results));
-  }
-  if (st->parsed()) {
-    if (storm_requests != 0) storm.requests = storm_requests;
-    if (!storm_target_list.empty()) {
-      storm.target = storm_target_list.front();
-      storm.extra_targets.assign(storm_target_list.begin() + 1, storm_target_list.end());
-    }
-    return run_storm_command(storm, storm_params, storm_json);
+    return run_storm_command(storm.options, storm.params, storm.json);
   }
   try {
-    if (s->parsed()) return run_serve(serve, common);
+    if (serve_command->parsed()) return run_serve(serve, common);
     return run_carrier(carrier, common);
   } catch (const std::exception& e) {
     // Start-up errors (bad scenario or policy file, busy port) stop the lab with one message.

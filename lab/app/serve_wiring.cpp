@@ -72,82 +72,68 @@ std::optional<RedisEndpoint> state_backend_of(const ServeOptions& o) {
   return choice->redis;
 }
 
-}  // namespace
+// Where this run reads and writes: the flags, or the project folder's defaults.
+struct ServePaths {
+  fs::path scenarios_dir;
+  fs::path public_dir;
+  fs::path state_file;
+};
 
-int run_serve(const ServeOptions& o, const CommonOptions& common) {
-  const StopSignals signals;
+ServePaths paths_of(const ServeOptions& o, const CommonOptions& common) {
   const fs::path root = project_dir();
-  const fs::path scenarios_dir = common.scenarios_dir.empty() ? root / "scenarios" : fs::path(common.scenarios_dir);
-  const fs::path public_dir = o.public_dir.empty() ? root / "public" : fs::path(o.public_dir);
-  const fs::path state_file = o.state_file.empty() ? root / "var" / "state.json" : fs::path(o.state_file);
+  return {common.scenarios_dir.empty() ? root / "scenarios" : fs::path(common.scenarios_dir),
+          o.public_dir.empty() ? root / "public" : fs::path(o.public_dir),
+          o.state_file.empty() ? root / "var" / "state.json" : fs::path(o.state_file)};
+}
 
-  const ScenarioCatalog catalog = ScenarioCatalog::load_dir(scenarios_dir);
-  const Policies policies = load_policies(o);
-  check_state_path(state_file);  // before any listener starts: a device or FIFO stops start-up here
-  const std::optional<RedisEndpoint> redis = state_backend_of(o);
-  if (o.check_only) {
-    spdlog::info("configuration is valid: {} scenarios from {}, policies {}, would listen on {}:{}",
-                 catalog.all().size(), scenarios_dir.string(),
-                 o.policies_file.empty() ? "built in" : o.policies_file, o.host, o.port);
-    return 0;
-  }
-  SystemClock clock;
-  RandomSource random(seed_of(common));
-  // Lab keys from a source of their own, never seeded by --seed: a seeded run must not
-  // hand out keys anyone can compute, nor shift the draws it reproduces by the keys it issued.
-  RandomSource key_random(std::random_device{}());
-  // Reached once now: nothing listening at start-up is a mistake to report (exit 1); a Redis
-  // that goes down later is survived (each replica decides alone until it is back).
-  std::unique_ptr<RedisClient> shared_state;
-  if (redis) {
-    shared_state = std::make_unique<RedisClient>(
-        RedisClient::Options{.endpoint = *redis, .timeout = Millis(o.state_backend_timeout_ms)}, clock, random);
-    shared_state->connect_or_throw();
-  }
+// Reached once now: nothing listening at start-up is a mistake to report (exit 1); a Redis
+// that goes down later is survived (each replica decides alone until it is back).
+std::unique_ptr<RedisClient> connect_shared_state(const std::optional<RedisEndpoint>& redis, const ServeOptions& o,
+                                                  Clock& clock, RandomSource& random) {
+  if (!redis) return nullptr;
+  auto client = std::make_unique<RedisClient>(
+      RedisClient::Options{.endpoint = *redis, .timeout = Millis(o.state_backend_timeout_ms)}, clock, random);
+  client->connect_or_throw();
+  return client;
+}
 
+// The simulated carrier in this process, unless --carrier-url names another one.
+struct Carrier {
   std::unique_ptr<CarrierSimulator> simulator;
-  std::unique_ptr<CarrierServer> carrier_server;
-  std::string carrier_url = o.carrier_url;
-  if (carrier_url.empty()) {
-    simulator = std::make_unique<CarrierSimulator>(catalog, random);
-    carrier_server = std::make_unique<CarrierServer>(*simulator, clock);
-    const int port = carrier_server->start(o.carrier_host, o.carrier_port, o.carrier_workers);
-    carrier_url = "http://" + o.carrier_host + ":" + std::to_string(port);
-  }
-  // The embedded carrier can refuse a connection for real ("refused" scenarios); a carrier
-  // reached over --carrier-url cannot, and resets those attempts instead.
-  HttpCarrierClient carrier_client(carrier_url, clock,
-                                   simulator ? refusing_route(*simulator, *carrier_server) : HttpCarrierClient::Route{});
-  auto labs = std::make_unique<LabRegistry>(
-      LabDeps{catalog, policies, carrier_client, simulator.get(), state_file, clock, random,
-              static_cast<std::size_t>(o.max_event_clients), /*lab_name=*/{}, /*on_state_changed=*/{},
-              /*student_states=*/{}, shared_state.get()},
-      LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)},
-      &key_random);
-  HttpServer server;
-  apply_classroom(server, o.host, o.classroom);
-  server.set_default_language(o.language);  // the lab's answers only: the embedded carrier keeps English
-  // The limiter comes from the state backend: in this process by default; with Redis one
-  // count shared by every replica, the in-process one deciding while Redis is unreachable.
-  const RateLimiterFactory rate_limiters =
-      shared_state ? RateLimiterFactory([&](const RateLimitSettings& s) -> std::shared_ptr<RateLimiter> {
-        return std::make_shared<RedisRateLimiter>(*shared_state, s, std::make_unique<InProcessRateLimiter>(clock, s));
-      })
-                   : in_process_rate_limiters(clock);
-  register_lab_routes(server, *labs, StaticRoots{public_dir, o.chart_js}, carrier_url, o.workers,
-                      make_rate_limit_gate(o.rate_limit, rate_limiters), o.classroom.admin_token);
-  // With connection limits set (apply_classroom), the server has a thread per connection up
-  // to --max-connections, and `workers` bounds only the quote routes (WorkerSlots).
-  const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);
-  labs->set_self_url("http://" + (o.host == "0.0.0.0" ? std::string("127.0.0.1") : o.host) + ":" + std::to_string(port));
+  std::unique_ptr<CarrierServer> server;
+  std::string url;
+};
 
+Carrier start_carrier(const ServeOptions& o, const ScenarioCatalog& catalog, Clock& clock, RandomSource& random) {
+  Carrier c;
+  c.url = o.carrier_url;
+  if (!c.url.empty()) return c;
+  c.simulator = std::make_unique<CarrierSimulator>(catalog, random);
+  c.server = std::make_unique<CarrierServer>(*c.simulator, clock);
+  const int port = c.server->start(o.carrier_host, o.carrier_port, o.carrier_workers);
+  c.url = "http://" + o.carrier_host + ":" + std::to_string(port);
+  return c;
+}
+
+// The limiter comes from the state backend: in this process by default; with Redis one
+// count shared by every replica, the in-process one deciding while Redis is unreachable.
+RateLimiterFactory rate_limiters_of(RedisClient* shared_state, Clock& clock) {
+  if (!shared_state) return in_process_rate_limiters(clock);
+  return [shared_state, &clock](const RateLimitSettings& s) -> std::shared_ptr<RateLimiter> {
+    return std::make_shared<RedisRateLimiter>(*shared_state, s, std::make_unique<InProcessRateLimiter>(clock, s));
+  };
+}
+
+// What runs, in the log: a teacher reads it to check the class's settings.
+void log_started(const ServeOptions& o, const ServePaths& paths, const ScenarioCatalog& catalog,
+                 const Policies& policies, const Carrier& carrier, const std::optional<RedisEndpoint>& redis, int port) {
   const auto& r = policies.resilient;
   const auto& l = policies.legacy;
   spdlog::info("quote-lab listening on http://{}:{} with {} quote workers, up to {} connections ({} live dashboards)",
                o.host, port, o.workers, o.classroom.max_connections, o.max_event_clients);
-  spdlog::info("carrier: {} ({}, {} workers)", carrier_url,
-               simulator ? "embedded simulator" : "external", simulator ? o.carrier_workers : 0);
-  spdlog::info("scenarios: {} from {}", catalog.all().size(), scenarios_dir.string());
+  spdlog::info("carrier: {} ({}, {} workers)", carrier.url,
+               carrier.simulator ? "embedded simulator" : "external", carrier.simulator ? o.carrier_workers : 0);
+  spdlog::info("scenarios: {} from {}", catalog.all().size(), paths.scenarios_dir.string());
   spdlog::info("legacy policy: timeout {} ms x {} attempts, no backoff, breaker {}, fallback {}",
                l.timeout_ms, l.max_attempts, l.circuit_breaker ? "on" : "off", l.fallback ? "on" : "off");
   spdlog::info("resilient policy: timeout {} ms x {} attempts, backoff {} ms x 2^(n-1) + {} jitter {}-{} ms (cap {} ms), "
@@ -155,7 +141,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
                r.timeout_ms, r.max_attempts, r.backoff_base_ms, to_string(r.jitter), r.jitter_min_ms,
                r.jitter_max_ms, r.backoff_max_ms, policies.breaker.failure_threshold,
                policies.breaker.open_duration_s, r.fallback ? "on" : "off");
-  spdlog::info("state file: {}", state_file.string());
+  spdlog::info("state file: {}", paths.state_file.string());
   spdlog::info("messages in {} unless a request's Accept-Language asks for {} (--language {})",
                o.language == Language::es ? "Spanish" : "English", o.language == Language::es ? "English" : "Spanish",
                o.language == Language::es ? "es" : "en");
@@ -167,11 +153,16 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
     spdlog::info("state backend: {} (breaker shared by every replica on it; round trips bounded by {} ms)",
                  redis->url(), o.state_backend_timeout_ms);
   const std::string shown_host = o.host == "0.0.0.0" ? "127.0.0.1" : o.host;
-  if (fs::exists(public_dir / "index.html"))
+  if (fs::exists(paths.public_dir / "index.html"))
     spdlog::info("open http://{}:{}/ in a browser for the dashboard (curl it for the JSON index)", shown_host, port);
   else
     spdlog::info("try: curl 'http://{}:{}/quote-legacy?scenario=provider_down'", shown_host, port);
+}
 
+// Waits for a stop signal, then stops in order and saves once; a second signal exits at
+// once, saving what it can. Returns when the first signal arrived.
+std::chrono::steady_clock::time_point stop_on_signal(const StopSignals& signals, HttpServer& server, LabRegistry& labs, Carrier& carrier,
+                    const fs::path& state_file) {
   const int sig = signals.wait();
   const auto stop_started = std::chrono::steady_clock::now();
   auto since_signal_ms = [&] {
@@ -185,7 +176,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
     if (saved) return;
     // A failed write is logged by the lab's error sink ("cannot save state ...").
     spdlog::info("saving the state to {}", state_file.string());
-    labs->flush_state();
+    labs.flush_state();
     saved = true;
   };
   signals.run_graceful(
@@ -195,20 +186,69 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
         server.stop_accepting();
         // Every lab: no new attempt, backoff waits end, waiting requests get a 503, open
         // event streams end, storms send nothing more.
-        labs->begin_shutdown();
+        labs.begin_shutdown();
         spdlog::info("no longer accepting connections; waiting for the requests in flight (each ends by its deadline)");
         server.stop();  // in-flight flows finish against a live carrier, so shutdown cannot open the breaker
-        labs->wait_for_storms();
+        labs.wait_for_storms();
         spdlog::info("requests in flight finished after {} ms", since_signal_ms());
-        if (carrier_server) carrier_server->stop();
+        if (carrier.server) carrier.server->stop();
         save_state();
       },
       [&](int second) {
         spdlog::warn("{} received again: exiting now without waiting for the requests in flight", signal_name(second));
         save_state();
       });
+  return stop_started;
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& o, const CommonOptions& common) {
+  const StopSignals signals;
+  const ServePaths paths = paths_of(o, common);
+  const ScenarioCatalog catalog = ScenarioCatalog::load_dir(paths.scenarios_dir);
+  const Policies policies = load_policies(o);
+  check_state_path(paths.state_file);  // before any listener starts: a device or FIFO stops start-up here
+  const std::optional<RedisEndpoint> redis = state_backend_of(o);
+  if (o.check_only) {
+    spdlog::info("configuration is valid: {} scenarios from {}, policies {}, would listen on {}:{}",
+                 catalog.all().size(), paths.scenarios_dir.string(),
+                 o.policies_file.empty() ? "built in" : o.policies_file, o.host, o.port);
+    return 0;
+  }
+  SystemClock clock;
+  RandomSource random(seed_of(common));
+  // Lab keys from a source of their own, never seeded by --seed: a seeded run must not
+  // hand out keys anyone can compute, nor shift the draws it reproduces by the keys it issued.
+  RandomSource key_random(std::random_device{}());
+  const std::unique_ptr<RedisClient> shared_state = connect_shared_state(redis, o, clock, random);
+  Carrier carrier = start_carrier(o, catalog, clock, random);
+  // The embedded carrier can refuse a connection for real ("refused" scenarios); a carrier
+  // reached over --carrier-url cannot, and resets those attempts instead.
+  HttpCarrierClient carrier_client(carrier.url, clock, carrier.simulator ? refusing_route(*carrier.simulator, *carrier.server)
+                                                                         : HttpCarrierClient::Route{});
+  auto labs = std::make_unique<LabRegistry>(
+      LabDeps{catalog, policies, carrier_client, carrier.simulator.get(), paths.state_file, clock, random,
+              static_cast<std::size_t>(o.max_event_clients), /*lab_name=*/{}, /*on_state_changed=*/{},
+              /*student_states=*/{}, shared_state.get()},
+      LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)},
+      &key_random);
+  HttpServer server;
+  apply_classroom(server, o.host, o.classroom);
+  server.set_default_language(o.language);  // the lab's answers only: the embedded carrier keeps English
+  register_lab_routes(server, *labs, StaticRoots{paths.public_dir, o.chart_js}, carrier.url, o.workers,
+                      make_rate_limit_gate(o.rate_limit, rate_limiters_of(shared_state.get(), clock)),
+                      o.classroom.admin_token);
+  // With connection limits set (apply_classroom), the server has a thread per connection up
+  // to --max-connections, and `workers` bounds only the quote routes (WorkerSlots).
+  const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);
+  labs->set_self_url("http://" + (o.host == "0.0.0.0" ? std::string("127.0.0.1") : o.host) + ":" + std::to_string(port));
+  log_started(o, paths, catalog, policies, carrier, redis, port);
+
+  const auto stop_started = stop_on_signal(signals, server, *labs, carrier, paths.state_file);
   labs.reset();
-  spdlog::info("stopped cleanly in {} ms", since_signal_ms());
+  spdlog::info("stopped cleanly in {} ms", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                 std::chrono::steady_clock::now() - stop_started).count());
   return 0;
 }
 

@@ -173,123 +173,107 @@ std::optional<std::string> check_storm_target(const std::string& target) {
          (service.empty() ? std::string(" without \"service\": \"quote-lab\"") : " from service '" + service.substr(0, 40) + "'");
 }
 
-StormResult run_storm(const StormOptions& o, const std::function<void(const StormProgress&)>& on_progress,
-                      const std::atomic<bool>* cancel) {
-  StormResult result;
-  result.options = o;
-  const std::vector<std::string> targets = storm_targets(o);
-  const std::size_t n_targets = targets.size();
-  // Replicas share one carrier: its counters are read from the first target that embeds it.
-  std::string carrier_target = o.target;
-  auto before = carrier_stats(o.target);
-  for (std::size_t t = 1; t < n_targets && !before; ++t)
-    if ((before = carrier_stats(targets[t]))) carrier_target = targets[t];
-  std::vector<std::optional<double>> calls_before;
-  for (const auto& t : targets) calls_before.push_back(lab_carrier_calls(t, o.lab, o.mode));
-  const std::string path = query(o);
-  // Layers: relays in front of the lab, their timeouts from the longest flow the lab can
-  // run (when it does not say, the bound it puts on any quote with overrides).
-  std::optional<RelayChain> chain;
-  if (o.layers > 1)
-    chain.emplace(o.target, o.layers, lab_flow_worst_ms(o.target, o.mode, o.params).value_or(std::chrono::milliseconds(kMaxQuoteMs)),
-                  o.clients);
-  const auto client_timeout = chain ? std::chrono::duration_cast<std::chrono::seconds>(chain->client_timeout())
-                                    : std::chrono::seconds(30);
-  const auto started = Steady::now();
-  const auto deadline = started + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.duration_s));
-  const auto time_limit =
-      started + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.time_limit_s));
+namespace {
+
+// What one storm client saw.
+struct ClientLog {
+  std::vector<double> latency_ms, attempt_ms;
+  std::map<std::string, long> statuses;
+};
+
+// What the clients and the monitor share while a storm runs.
+struct StormRun {
+  const StormOptions& o;
+  const std::atomic<bool>* cancel;
+  Steady::time_point started = Steady::now();
   std::atomic<long> issued{0};
   std::atomic<long> finished{0};
-  std::atomic<bool> stop{false};
-  auto should_stop = [&] {
-    return stop.load() || (cancel && cancel->load()) || (!o.requests && Steady::now() >= deadline) ||
-           (o.time_limit_s > 0 && Steady::now() >= time_limit);
-  };
+  std::atomic<bool> stop{false};  // a 4xx: every request would fail alike
 
-  struct ClientLog {
-    std::vector<double> latency_ms, attempt_ms;
-    std::map<std::string, long> statuses;
-  };
-  // Client i storms targets[i % n_targets]: the replicas get equal shares (round robin).
-  auto target_of = [n_targets](int client) { return static_cast<std::size_t>(client) % n_targets; };
-  std::vector<ClientLog> logs(static_cast<std::size_t>(o.clients));
-  prime_httplib_statics();  // before the client threads (lab/httplib_statics.hpp)
-  std::vector<std::thread> clients;
-  for (int i = 0; i < o.clients; ++i) {
-    clients.emplace_back([&, i] {
-      auto& log = logs[static_cast<std::size_t>(i)];
-      const std::string& target = chain ? chain->entry() : targets[target_of(i)];
-      auto cli = client_for(target, client_timeout);
-      while (!should_stop()) {
-        if (o.requests && issued.fetch_add(1) >= *o.requests) break;
-        const auto t0 = Steady::now();
-        auto res = cli->Get(path);
-        log.latency_ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
-        ++finished;
-        if (!res) {
-          ++log.statuses["error"];
-          cli = client_for(target, client_timeout);  // a fresh connection after a failure
-          continue;
-        }
-        if (res->status == 429) {  // the lab's --rate-limit said no: an answer, not a bad option
-          ++log.statuses["rate_limited"];
-          continue;
-        }
-        const auto body = nlohmann::json::parse(res->body, nullptr, false);
-        if (res->status >= 400 && res->status < 500) {
-          ++log.statuses["http_4xx"];
-          stop = true;  // a bad option fails every request alike: stop instead of hammering
-          continue;
-        }
-        // Every field is checked before it is read: a throw in this thread would end the process.
-        const bool has_status = body.is_object() && body.contains("status") && body["status"].is_string();
-        ++log.statuses[has_status ? body["status"].get<std::string>() : "error"];
-        if (body.is_object() && body.contains("events") && body["events"].is_array())
-          for (const auto& e : body["events"])
-            if (e.is_object() && e.contains("elapsed_ms") && e["elapsed_ms"].is_number())
-              log.attempt_ms.push_back(e["elapsed_ms"].get<double>());
-      }
-    });
+  Steady::time_point after(double seconds) const {
+    return started + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(seconds));
   }
+  bool should_stop() const {
+    return stop.load() || (cancel && cancel->load()) || (!o.requests && Steady::now() >= after(o.duration_s)) ||
+           (o.time_limit_s > 0 && Steady::now() >= after(o.time_limit_s));
+  }
+};
 
-  // Monitor: /health latency (of each target in turn) and progress, until the clients are done.
-  std::vector<double> health_ms;
-  std::atomic<bool> clients_done{false};
-  std::thread monitor([&] {
-    std::vector<std::unique_ptr<httplib::Client>> health;
-    for (const auto& t : targets) health.push_back(client_for(t, std::chrono::seconds(10)));
-    auto last_progress = Steady::now();
-    for (std::size_t turn = 0; !clients_done; ++turn) {
-      const std::size_t t = turn % n_targets;
-      const auto t0 = Steady::now();
-      auto res = health[t]->Get("/health");
-      if (res) health_ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
-      else health[t] = client_for(targets[t], std::chrono::seconds(10));
-      if (on_progress && Steady::now() - last_progress >= std::chrono::milliseconds(200)) {
-        last_progress = Steady::now();
-        const double elapsed = std::chrono::duration<double>(Steady::now() - started).count();
-        const double fraction = o.requests ? static_cast<double>(finished) / static_cast<double>(*o.requests)
-                                           : elapsed / o.duration_s;
-        on_progress({finished.load(), elapsed, std::min(1.0, fraction)});
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+// One answer into the client's log. Every field is checked before it is read: a throw in a
+// client thread would end the process.
+void record_answer(const httplib::Response& res, ClientLog& log, std::atomic<bool>& stop) {
+  if (res.status == 429) {  // the lab's --rate-limit said no: an answer, not a bad option
+    ++log.statuses["rate_limited"];
+    return;
+  }
+  if (res.status >= 400 && res.status < 500) {
+    ++log.statuses["http_4xx"];
+    stop = true;  // a bad option fails every request alike: stop instead of hammering
+    return;
+  }
+  const auto body = nlohmann::json::parse(res.body, nullptr, false);
+  const bool has_status = body.is_object() && body.contains("status") && body["status"].is_string();
+  ++log.statuses[has_status ? body["status"].get<std::string>() : "error"];
+  if (body.is_object() && body.contains("events") && body["events"].is_array())
+    for (const auto& e : body["events"])
+      if (e.is_object() && e.contains("elapsed_ms") && e["elapsed_ms"].is_number())
+        log.attempt_ms.push_back(e["elapsed_ms"].get<double>());
+}
+
+// One client: asks `path` of `target` back to back until the storm ends.
+void run_client(StormRun& run, const std::string& target, std::chrono::seconds timeout, const std::string& path,
+                ClientLog& log) {
+  auto cli = client_for(target, timeout);
+  while (!run.should_stop()) {
+    if (run.o.requests && run.issued.fetch_add(1) >= *run.o.requests) break;
+    const auto t0 = Steady::now();
+    auto res = cli->Get(path);
+    log.latency_ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
+    ++run.finished;
+    if (res) {
+      record_answer(*res, log, run.stop);
+    } else {
+      ++log.statuses["error"];
+      cli = client_for(target, timeout);  // a fresh connection after a failure
     }
-  });
-  for (auto& t : clients) t.join();
-  result.elapsed_s = std::chrono::duration<double>(Steady::now() - started).count();
-  clients_done = true;
-  monitor.join();
-  if (on_progress) on_progress({finished.load(), result.elapsed_s, 1.0});
+  }
+}
 
+// The monitor: /health latency (of each target in turn) and progress, until `done`.
+void watch_health(const StormRun& run, const std::vector<std::string>& targets, const std::atomic<bool>& done,
+                  const std::function<void(const StormProgress&)>& on_progress, std::vector<double>& health_ms) {
+  std::vector<std::unique_ptr<httplib::Client>> health;
+  for (const auto& t : targets) health.push_back(client_for(t, std::chrono::seconds(10)));
+  auto last_progress = Steady::now();
+  for (std::size_t turn = 0; !done; ++turn) {
+    const std::size_t t = turn % targets.size();
+    const auto t0 = Steady::now();
+    auto res = health[t]->Get("/health");
+    if (res) health_ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
+    else health[t] = client_for(targets[t], std::chrono::seconds(10));
+    if (on_progress && Steady::now() - last_progress >= std::chrono::milliseconds(200)) {
+      last_progress = Steady::now();
+      const double elapsed = std::chrono::duration<double>(Steady::now() - run.started).count();
+      const double fraction = run.o.requests ? static_cast<double>(run.finished) / static_cast<double>(*run.o.requests)
+                                             : elapsed / run.o.duration_s;
+      on_progress({run.finished.load(), elapsed, std::min(1.0, fraction)});
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+// The clients' logs into the result: totals, and per target (client i stormed target i % n).
+void tally(StormResult& result, const std::vector<ClientLog>& logs, const std::vector<std::string>& targets,
+           std::vector<double> health_ms) {
+  const std::size_t n_targets = targets.size();
   std::vector<double> latency, attempts;
   std::vector<std::vector<double>> target_latency(n_targets);
   result.per_target.resize(n_targets);
-  for (int i = 0; i < o.clients; ++i) {
-    auto& log = logs[static_cast<std::size_t>(i)];
-    StormTargetResult& per = result.per_target[target_of(i)];
+  for (std::size_t i = 0; i < logs.size(); ++i) {
+    const ClientLog& log = logs[i];
+    StormTargetResult& per = result.per_target[i % n_targets];
     ++per.clients;
-    auto& mine = target_latency[target_of(i)];
+    auto& mine = target_latency[i % n_targets];
     mine.insert(mine.end(), log.latency_ms.begin(), log.latency_ms.end());
     latency.insert(latency.end(), log.latency_ms.begin(), log.latency_ms.end());
     attempts.insert(attempts.end(), log.attempt_ms.begin(), log.attempt_ms.end());
@@ -309,12 +293,13 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   result.latency = summarize_latency(std::move(latency));
   result.attempt_latency = summarize_latency(std::move(attempts));
   result.health_latency = summarize_latency(std::move(health_ms));
-  // Read as the clients stop: whether the carrier recovered while the storm still called it.
-  result.metastable = metastable_episode(o.target, o.lab);
+}
 
-  // Amplification counts the calls the lab sent. A saturated carrier receives them later
-  // (queued behind hung calls), and keeps working on them after their callers left.
-  for (std::size_t t = 0; t < n_targets; ++t) {
+// Amplification counts the calls the lab sent. A saturated carrier receives them later
+// (queued behind hung calls), and keeps working on them after their callers left.
+void count_lab_calls(StormResult& result, const StormOptions& o, const std::vector<std::string>& targets,
+                     const std::vector<std::optional<double>>& calls_before) {
+  for (std::size_t t = 0; t < targets.size(); ++t) {
     const auto calls_after = lab_carrier_calls(targets[t], o.lab, o.mode);
     if (!calls_before[t] || !calls_after) continue;
     const auto calls = static_cast<std::uint64_t>(std::llround(*calls_after - *calls_before[t]));
@@ -323,23 +308,79 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   }
   if (result.carrier_calls && result.requests > 0)
     result.amplification = static_cast<double>(*result.carrier_calls) / static_cast<double>(result.requests);
-  if (chain) result.layers = chain->layers(result.carrier_calls.value_or(0), result.requests);
-  // The waste of hung calls is only known once they end: give them a moment to finish.
+}
+
+// The carrier's own counters since `before`. The waste of hung calls is only known once they
+// end: give them up to --settle-s to finish.
+void count_carrier_waste(StormResult& result, const StormRun& run, const std::string& carrier_target,
+                         const std::optional<nlohmann::ordered_json>& before) {
+  if (!before) return;
   auto after = carrier_stats(carrier_target);
-  if (before && after) {
-    const auto settle_until = Steady::now() + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(o.settle_s));
-    while (after && (*after)["in_flight"].get<int>() > 0 && Steady::now() < settle_until && !(cancel && cancel->load())) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      after = carrier_stats(carrier_target);
-    }
+  const auto settle_until =
+      Steady::now() + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(run.o.settle_s));
+  while (after && (*after)["in_flight"].get<int>() > 0 && Steady::now() < settle_until &&
+         !(run.cancel && run.cancel->load())) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    after = carrier_stats(carrier_target);
   }
-  if (before && after) {
-    result.carrier_received = (*after)["calls_total"].get<std::uint64_t>() - (*before)["calls_total"].get<std::uint64_t>();
-    result.carrier_in_flight_after = (*after)["in_flight"].get<int>();
-    result.wasted_carrier_calls = (*after)["wasted_calls"].get<std::uint64_t>() - (*before)["wasted_calls"].get<std::uint64_t>();
-    result.wasted_carrier_seconds = (*after)["wasted_seconds"].get<double>() - (*before)["wasted_seconds"].get<double>();
-    result.carrier_peak_in_flight = (*after)["peak_in_flight"].get<int>();
+  if (!after) return;
+  result.carrier_received = (*after)["calls_total"].get<std::uint64_t>() - (*before)["calls_total"].get<std::uint64_t>();
+  result.carrier_in_flight_after = (*after)["in_flight"].get<int>();
+  result.wasted_carrier_calls = (*after)["wasted_calls"].get<std::uint64_t>() - (*before)["wasted_calls"].get<std::uint64_t>();
+  result.wasted_carrier_seconds = (*after)["wasted_seconds"].get<double>() - (*before)["wasted_seconds"].get<double>();
+  result.carrier_peak_in_flight = (*after)["peak_in_flight"].get<int>();
+}
+
+}  // namespace
+
+StormResult run_storm(const StormOptions& o, const std::function<void(const StormProgress&)>& on_progress,
+                      const std::atomic<bool>* cancel) {
+  StormResult result;
+  result.options = o;
+  const std::vector<std::string> targets = storm_targets(o);
+  // Replicas share one carrier: its counters are read from the first target that embeds it.
+  std::string carrier_target = o.target;
+  auto before = carrier_stats(o.target);
+  for (std::size_t t = 1; t < targets.size() && !before; ++t)
+    if ((before = carrier_stats(targets[t]))) carrier_target = targets[t];
+  std::vector<std::optional<double>> calls_before;
+  for (const auto& t : targets) calls_before.push_back(lab_carrier_calls(t, o.lab, o.mode));
+  const std::string path = query(o);
+  // Layers: relays in front of the lab, their timeouts from the longest flow the lab can
+  // run (when it does not say, the bound it puts on any quote with overrides).
+  std::optional<RelayChain> chain;
+  if (o.layers > 1)
+    chain.emplace(o.target, o.layers, lab_flow_worst_ms(o.target, o.mode, o.params).value_or(std::chrono::milliseconds(kMaxQuoteMs)),
+                  o.clients);
+  const auto client_timeout = chain ? std::chrono::duration_cast<std::chrono::seconds>(chain->client_timeout())
+                                    : std::chrono::seconds(30);
+
+  StormRun run{o, cancel};
+  std::vector<ClientLog> logs(static_cast<std::size_t>(o.clients));
+  prime_httplib_statics();  // before the client threads (lab/httplib_statics.hpp)
+  std::vector<std::thread> clients;
+  for (int i = 0; i < o.clients; ++i) {
+    // Client i storms targets[i % n]: the replicas get equal shares (round robin).
+    const std::string* target = chain ? &chain->entry() : &targets[static_cast<std::size_t>(i) % targets.size()];
+    clients.emplace_back([&, i, target] {
+      run_client(run, *target, client_timeout, path, logs[static_cast<std::size_t>(i)]);
+    });
   }
+  std::vector<double> health_ms;
+  std::atomic<bool> clients_done{false};
+  std::thread monitor([&] { watch_health(run, targets, clients_done, on_progress, health_ms); });
+  for (auto& t : clients) t.join();
+  result.elapsed_s = std::chrono::duration<double>(Steady::now() - run.started).count();
+  clients_done = true;
+  monitor.join();
+  if (on_progress) on_progress({run.finished.load(), result.elapsed_s, 1.0});
+
+  tally(result, logs, targets, std::move(health_ms));
+  // Read as the clients stop: whether the carrier recovered while the storm still called it.
+  result.metastable = metastable_episode(o.target, o.lab);
+  count_lab_calls(result, o, targets, calls_before);
+  if (chain) result.layers = chain->layers(result.carrier_calls.value_or(0), result.requests);
+  count_carrier_waste(result, run, carrier_target, before);
   return result;
 }
 
