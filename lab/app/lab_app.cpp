@@ -127,13 +127,6 @@ std::string LabApp::new_id(int hex_digits) {
   return id;
 }
 
-const RetryPolicy& LabApp::policy(Mode mode) const {
-  switch (mode) {
-    case Mode::legacy: return policies_.legacy;
-    case Mode::resilient: return policies_.resilient;
-  }
-  return policies_.resilient;
-}
 
 void LabApp::build_runtimes() {
   const auto add = [this](const RetryPolicy& p, const nlohmann::ordered_json& rendered) -> PolicyRuntime& {
@@ -251,11 +244,13 @@ DependencyView LabApp::dependency_view(const BreakerSnapshot& breaker) {
 
 nlohmann::ordered_json LabApp::dependency_state() { return dependency_json(dependency_view()); }
 
-nlohmann::ordered_json LabApp::dependency_state(const BreakerSnapshot& breaker) {
-  return dependency_json(dependency_view(breaker));
-}
-
 DiagnosticsView LabApp::diagnostics_view() { return {policies_, dependency_view(), carrier_mode()}; }
+
+nlohmann::ordered_json LabApp::mode_summary() const {
+  std::vector<std::string> names;
+  for (const Scenario& s : scenarios_.all()) names.push_back(s.name);
+  return telemetry_.summary_json(names);
+}
 
 nlohmann::ordered_json LabApp::diagnostics() { return diagnostics_json(mode_summary(), diagnostics_view()); }
 

@@ -101,8 +101,6 @@ class LabApp {
                     const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {},
                     double queue_ms = 0, Language language = Language::en);
 
-  /// The configured policy of `mode`.
-  const RetryPolicy& policy(Mode mode) const;
   /// The configured policy called `name`; null if there is none.
   const RetryPolicy* find_policy(const std::string& name) const { return policies_.find(name); }
 
@@ -113,12 +111,11 @@ class LabApp {
   /// dependency_view() rendered by json_views (SPEC fields + state_file_set_aside and
   /// state_file_error: null, or the OS reason the last save failed, until one succeeds).
   nlohmann::ordered_json dependency_state();
-  nlohmann::ordered_json dependency_state(const BreakerSnapshot& breaker);
   std::vector<Incident> incidents(std::size_t limit) const { return telemetry_.incidents(limit); }
   /// The policies, the dependency and the carrier mode now (/diagnostics/summary).
   DiagnosticsView diagnostics_view();
   /// Per mode and scenario counters and latency percentiles, as the telemetry renders them.
-  nlohmann::ordered_json mode_summary() const { return telemetry_.summary_json(); }
+  nlohmann::ordered_json mode_summary() const;
   /// /diagnostics/summary rendered by json_views: mode_summary() and diagnostics_view().
   nlohmann::ordered_json diagnostics();
   /// All metric families now.

@@ -87,7 +87,7 @@ std::vector<Incident> Telemetry::incidents(std::size_t limit) const {
   return out;
 }
 
-nlohmann::ordered_json Telemetry::summary_json() const {
+nlohmann::ordered_json Telemetry::summary_json(const std::vector<std::string>& scenarios) const {
   std::lock_guard lock(mutex_);
   nlohmann::ordered_json modes = nlohmann::ordered_json::object();
   // The course's two modes always (SPEC), then the named policies that ran.
@@ -98,10 +98,19 @@ nlohmann::ordered_json Telemetry::summary_json() const {
   for (const std::string& mode : names) {
     const auto m = by_mode_.find(mode);
     nlohmann::ordered_json j = to_json(m == by_mode_.end() ? FlowCounters{} : m->second);
-    nlohmann::ordered_json scenarios = nlohmann::ordered_json::object();
-    if (const auto s = by_mode_scenario_.find(mode); s != by_mode_scenario_.end())
-      for (const auto& [name, counters] : s->second) scenarios[name] = to_json(counters);
-    j["scenarios"] = scenarios;
+    nlohmann::ordered_json per_scenario = nlohmann::ordered_json::object();
+    const auto s = by_mode_scenario_.find(mode);
+    static const FlowCounters kNotAsked;
+    const auto counters_of = [&](const std::string& name) -> const FlowCounters& {
+      if (s == by_mode_scenario_.end()) return kNotAsked;
+      const auto c = s->second.find(name);
+      return c == s->second.end() ? kNotAsked : c->second;
+    };
+    for (const std::string& name : scenarios) per_scenario[name] = to_json(counters_of(name));
+    if (s != by_mode_scenario_.end())
+      for (const auto& [name, counters] : s->second)
+        if (!per_scenario.contains(name)) per_scenario[name] = to_json(counters);
+    j["scenarios"] = per_scenario;
     modes[mode] = j;
   }
   return modes;

@@ -75,8 +75,11 @@ class Telemetry {
   /// The last `limit` incidents, newest first.
   std::vector<Incident> incidents(std::size_t limit) const;
   /// {"legacy": {counters, "latency_ms", "scenarios": {name: {...}}}, "resilient": ...}:
-  /// legacy and resilient always, then each named policy that ran since the reset.
-  nlohmann::ordered_json summary_json() const;
+  /// legacy and resilient always, then each named policy that ran since the reset. Under
+  /// each, every scenario of `scenarios` (the catalog's canonical names, in its order), with
+  /// zero counts and null statistics until asked, so the shape never changes during a
+  /// lesson; then any other scenario that ran.
+  nlohmann::ordered_json summary_json(const std::vector<std::string>& scenarios = {}) const;
   /// Requests, carrier calls and p99 over both modes.
   ClassTotals class_totals() const;
   void reset();

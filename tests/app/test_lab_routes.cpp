@@ -109,6 +109,40 @@ TEST_CASE("routes: index, health, /04 prefix, JSON 404, incidents, diagnostics, 
   CHECK(lab.get("/diagnostics/summary").json["modes"]["legacy"]["latency_ms"]["p50"].is_null());
 }
 
+TEST_CASE("/diagnostics/summary lists every scenario under every policy before anyone asks it") {
+  InProcessLab lab;
+  std::set<std::string> shipped;
+  for (const auto& f : std::filesystem::directory_iterator(std::filesystem::path(source_dir()) / "scenarios"))
+    if (f.path().extension() == ".json") shipped.insert(f.path().stem().string());
+  REQUIRE(shipped.size() >= 12);
+  const auto shape = [&] {
+    std::set<std::string> keys;
+    for (const auto& [mode, m] : lab.get("/diagnostics/summary").json["modes"].items())
+      for (const auto& [scenario, _] : m["scenarios"].items()) keys.insert(mode + "/" + scenario);
+    return keys;
+  };
+  const auto fresh = lab.get("/diagnostics/summary").json["modes"];
+  for (const char* mode : {"legacy", "resilient"}) {
+    CAPTURE(mode);
+    for (const std::string& name : shipped) {
+      CAPTURE(name);
+      const auto& c = fresh[mode]["scenarios"][name];
+      CHECK(c["requests"] == 0);
+      CHECK(c["failures"] == 0);
+      CHECK(c["latency_ms"]["p50"].is_null());
+      CHECK(c["latency_ms"]["max"].is_null());
+    }
+  }
+  // The shape stays the same as the lesson goes on: asking fills in numbers, never keys.
+  const auto before = shape();
+  lab.get("/quote-legacy?scenario=slow");
+  CHECK(shape() == before);
+  const auto after = lab.get("/diagnostics/summary").json["modes"];
+  CHECK(after["legacy"]["scenarios"]["slow_provider"]["requests"] == 1);
+  CHECK(after["legacy"]["scenarios"]["slow_provider"]["latency_ms"]["p50"].is_number());
+  CHECK(after["resilient"]["scenarios"]["slow_provider"]["requests"] == 0);
+}
+
 TEST_CASE("/metrics speaks JSON to curl and Prometheus text to a scraper") {
   InProcessLab lab;
   lab.get("/quote-resilient?scenario=ok&timeout_ms=1000");  // 115-150 ms against 1 s: completed on any machine

@@ -66,3 +66,21 @@ TEST_CASE("the summary counts per mode and per scenario, and empty modes show nu
   CHECK(telemetry.incidents(10).empty());
   CHECK(telemetry.summary_json()["legacy"]["requests"] == 0);
 }
+
+TEST_CASE("the summary shows the scenarios it is given, asked or not, in their order") {
+  Telemetry telemetry;
+  telemetry.record(flow("a", Mode::legacy, QuoteStatus::failed, 1440, 4));  // scenario "ok"
+  const auto j = telemetry.summary_json({"provider_down", "ok", "slow_provider"});
+  for (const char* mode : {"legacy", "resilient"}) {
+    CAPTURE(mode);
+    std::vector<std::string> keys;
+    for (const auto& [k, _] : j[mode]["scenarios"].items()) keys.push_back(k);
+    CHECK(keys == std::vector<std::string>{"provider_down", "ok", "slow_provider"});
+    CHECK(j[mode]["scenarios"]["provider_down"]["requests"] == 0);
+    CHECK(j[mode]["scenarios"]["provider_down"]["latency_ms"]["p99"].is_null());
+  }
+  CHECK(j["legacy"]["scenarios"]["ok"]["requests"] == 1);
+  CHECK(j["resilient"]["scenarios"]["ok"]["requests"] == 0);
+  // A scenario the list does not name still shows once it ran.
+  CHECK(telemetry.summary_json({"provider_down"})["legacy"]["scenarios"]["ok"]["requests"] == 1);
+}
