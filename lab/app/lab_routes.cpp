@@ -192,8 +192,9 @@ void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoot
     const bool get = std::find(route.methods.begin(), route.methods.end(), "GET") != route.methods.end();
     if (!get || route.path.find('{') != std::string::npos) continue;
     fixed.emplace(route.path, &route);
-    fixed.emplace(route.path == "/" ? "/04" : "/04" + route.path, &route);
-    if (route.path == "/") fixed.emplace("/04/", &route);
+    const std::string hub(kHubPrefix);
+    fixed.emplace(route.path == "/" ? hub : hub + route.path, &route);
+    if (route.path == "/") fixed.emplace(hub + "/", &route);
   }
   r.set_pre_routing_handler([shared, fixed = std::move(fixed)](const Request& req, Response& res) {
     const bool get = req.method == "GET";
@@ -211,10 +212,10 @@ void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoot
     if (!res.body.empty()) return;
     if (res.status == 404) {
       // "/incident" and "/diagnostic/summary" are typos of a route: name it.
-      const bool hub = req.path.rfind("/04/", 0) == 0;
-      const auto meant = did_you_mean(hub ? req.path.substr(3) : req.path, route_templates());
+      const std::optional<std::string> under_hub = strip_hub_prefix(req.path);
+      const auto meant = did_you_mean(under_hub.value_or(req.path), route_templates());
       MessageArgs args{{"method", req.method.substr(0, 10)}, {"path", req.path.substr(0, 80)}};
-      if (meant) args.emplace_back("suggestion", std::string(hub ? "/04" : "") + *meant);
+      if (meant) args.emplace_back("suggestion", std::string(under_hub ? kHubPrefix : "") + *meant);
       send_api_error(req, res,
                      api_error(404, "not_found", meant ? MessageId::route_not_found_did_you_mean : MessageId::route_not_found,
                                args));

@@ -136,10 +136,16 @@ const std::vector<std::string>& route_templates() {
   return labels;
 }
 
+std::optional<std::string> strip_hub_prefix(std::string_view path) {
+  if (path == kHubPrefix) return "/";
+  if (path.size() > kHubPrefix.size() && path.substr(0, kHubPrefix.size()) == kHubPrefix &&
+      path[kHubPrefix.size()] == '/')
+    return std::string(path.substr(kHubPrefix.size()));
+  return std::nullopt;
+}
+
 std::string route_label(const std::string& path) {
-  std::string p = path;
-  if (p == "/04") p = "/";
-  else if (p.rfind("/04/", 0) == 0) p = p.substr(3);
+  std::string p = strip_hub_prefix(path).value_or(path);
   if (p.size() > 1 && p.back() == '/' && p != "/ui/") p.pop_back();
   if (p.rfind("/ui/", 0) == 0) p = "/ui";
   const auto& routes = route_templates();

@@ -8,7 +8,9 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lab/http/httplib_fwd.hpp"
@@ -83,6 +85,13 @@ std::string route_template(const Route& route);
 /// The distinct labels of the table, in table order: the bounded `route` label set of
 /// quote_lab_http_requests_total.
 const std::vector<std::string>& route_templates();
+
+/// The prefix the course's hub serves every route under as well: "/04/health" is "/health".
+inline constexpr std::string_view kHubPrefix = "/04";
+
+/// `path` without the hub prefix ("/04" and "/04/" → "/", "/04/health" → "/health"), or
+/// nullopt when it does not start with it.
+std::optional<std::string> strip_hub_prefix(std::string_view path);
 
 /// The label a request path counts under: "/04/health" → "/health", "/ui/app.js" → "/ui",
 /// unknown paths → "other".

@@ -9,6 +9,7 @@
 #include "lab/app/lab_app.hpp"
 #include "lab/app/route_handlers.hpp"
 #include "lab/app/route_support.hpp"
+#include "lab/app/route_table.hpp"
 #include "lab/formats/policy_json.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/static_files.hpp"
@@ -63,7 +64,7 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
                    "cotización de respaldo)."},
             {"en", "Resilience lab: the same quote with a legacy policy (aggressive retries) and a resilient one (short timeout, backoff with jitter, circuit breaker and fallback)."}}},
           {"routes", routes_json(language)},
-          {"also_under_prefix", "/04"},
+          {"also_under_prefix", std::string(kHubPrefix)},
           {"parameters",
            {{"scenario", app.scenarios().accepted_names()},
             {kCustomerId.name, param_text(kCustomerId, language)},

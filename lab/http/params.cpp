@@ -78,6 +78,17 @@ std::optional<ApiError> parse_int_param(std::string_view name, const std::string
                     {"got", printable(text)}});
 }
 
+namespace {
+
+// The course's resilient policy: where a backoff override on a policy without one (legacy)
+// takes its cap and jitter range from.
+const RetryPolicy& course_backoff() {
+  static const RetryPolicy resilient = default_policies().resilient;
+  return resilient;
+}
+
+}  // namespace
+
 std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,
                                                RetryPolicy& policy, std::vector<std::string>& changed) {
   // Most requests name no override: the policy stands as it is, already within bounds.
@@ -94,14 +105,15 @@ std::optional<ApiError> apply_policy_overrides(const std::function<const std::st
   if (const std::string* raw = lookup("jitter")) {
     if (!parse_jitter(*raw, p.jitter))
       return api_error(400, "invalid_parameter", MessageId::unknown_jitter, {}, jitter_names());
-    // Legacy's policy has no backoff room at all; a jitter choice should be visible.
-    if (p.backoff_max_ms == 0) p.backoff_max_ms = 2000;
+    // Legacy's policy has no backoff room at all; a jitter choice should be visible, so it
+    // borrows the course's resilient cap and additive range.
+    if (p.backoff_max_ms == 0) p.backoff_max_ms = course_backoff().backoff_max_ms;
     if (p.jitter == Jitter::additive && p.jitter_max_ms == 0) {
-      p.jitter_min_ms = 15;
-      p.jitter_max_ms = 45;
+      p.jitter_min_ms = course_backoff().jitter_min_ms;
+      p.jitter_max_ms = course_backoff().jitter_max_ms;
     }
   }
-  if (lookup("backoff_base_ms") && p.backoff_max_ms == 0) p.backoff_max_ms = 2000;
+  if (lookup("backoff_base_ms") && p.backoff_max_ms == 0) p.backoff_max_ms = course_backoff().backoff_max_ms;
   if (auto e = read(kRetryBudgetMinPerSOverride, p.retry_budget_min_per_s)) return e;
   if (auto e = read(kDeadlineMsOverride, p.deadline_ms)) return e;
   if (const std::string* raw = lookup("retry_budget_ratio")) {
