@@ -117,7 +117,8 @@ TEST_CASE("/diagnostics/summary lists every scenario under every policy before a
   REQUIRE(shipped.size() >= 12);
   const auto shape = [&] {
     std::set<std::string> keys;
-    for (const auto& [mode, m] : lab.get("/diagnostics/summary").json["modes"].items())
+    const Reply summary = lab.get("/diagnostics/summary");  // kept: items() would outlive a temporary
+    for (const auto& [mode, m] : summary.json["modes"].items())
       for (const auto& [scenario, _] : m["scenarios"].items()) keys.insert(mode + "/" + scenario);
     return keys;
   };
