@@ -388,15 +388,18 @@ TEST_CASE("POST /experiments/storm runs one storm at a time and keeps the last r
 TEST_CASE("provider_down holds the carrier only until the caller gives up") {
   LabProcess lab;
   lab.get("/quote-legacy?scenario=down");                               // 4 hung calls, 360 ms each
-  // Each hung call is released kHangGraceMs (250 ms) after its caller's deadline, not after 5 s.
-  CHECK(eventually([&] { return carrier_stats(lab)["in_flight"] == 0; }, milliseconds(2500)));
+  // Each hung call is released kHangGraceMs (250 ms) after its caller's deadline, not after 5 s:
+  // the last one ends ~250 ms after the answer, a 5 s hang 4.6 s after it.
+  CHECK(eventually([&] { return carrier_stats(lab)["in_flight"] == 0; }, milliseconds(3000)));
   const auto stats = carrier_stats(lab);
   CHECK(stats["wasted_calls"] == 4);
   const double held_s = 0.360 + quote_lab::kHangGraceMs / 1000.0;
   CHECK(stats["wasted_seconds"].get<double>() >= 4 * held_s - 0.04);
-  // Held 610 ms each when released on time; under 700 ms each leaves 90 ms per call for late
-  // wake-ups, and a hang held for the scenario's 5 s (or twice 610 ms) fails.
-  CHECK(stats["wasted_seconds"].get<double>() < 4 * (held_s + 0.09));
+  // Held 610 ms each when released on time. The bound, 1.5 times that, leaves 305 ms per call
+  // for late wake-ups on a loaded 2-core machine (the normal phase failed this test once with 90 ms
+  // of slack and 2.5 s to release; which check missed was not kept), and a
+  // hang held twice as long (1.22 s each) or for the scenario's 5 s still fails.
+  CHECK(stats["wasted_seconds"].get<double>() < 4 * held_s * 1.5);
 }
 
 TEST_CASE("--workers bounds the requests served at once: a legacy storm starves /health, an open dashboard does not") {
