@@ -127,7 +127,6 @@ std::string LabApp::new_id(int hex_digits) {
   return id;
 }
 
-
 void LabApp::build_runtimes() {
   const auto add = [this](const RetryPolicy& p, const nlohmann::ordered_json& rendered) -> PolicyRuntime& {
     PolicyRuntime& r = runtimes_[p.mode];

@@ -17,6 +17,13 @@ std::string printable(const std::string& text) {
   return shown;
 }
 
+// The course's resilient policy: where a backoff override on a policy without one (legacy)
+// takes its cap and jitter range from.
+const RetryPolicy& course_backoff() {
+  static const RetryPolicy resilient = default_policies().resilient;
+  return resilient;
+}
+
 }  // namespace
 
 const std::string* find_param(const QueryParams& params, std::string_view name) {
@@ -77,17 +84,6 @@ std::optional<ApiError> parse_int_param(std::string_view name, const std::string
                    {{"name", std::string(name)}, {"min", std::to_string(lo)}, {"max", std::to_string(hi)},
                     {"got", printable(text)}});
 }
-
-namespace {
-
-// The course's resilient policy: where a backoff override on a policy without one (legacy)
-// takes its cap and jitter range from.
-const RetryPolicy& course_backoff() {
-  static const RetryPolicy resilient = default_policies().resilient;
-  return resilient;
-}
-
-}  // namespace
 
 std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,
                                                RetryPolicy& policy, std::vector<std::string>& changed) {

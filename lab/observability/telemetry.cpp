@@ -90,6 +90,7 @@ std::vector<Incident> Telemetry::incidents(std::size_t limit) const {
 nlohmann::ordered_json Telemetry::summary_json(const std::vector<std::string>& scenarios) const {
   std::lock_guard lock(mutex_);
   nlohmann::ordered_json modes = nlohmann::ordered_json::object();
+  const nlohmann::ordered_json not_asked = to_json(FlowCounters{});
   // The course's two modes always (SPEC), then the named policies that ran.
   std::vector<std::string> names;
   for (const Mode mode : kModes) names.emplace_back(to_string(mode));
@@ -98,18 +99,12 @@ nlohmann::ordered_json Telemetry::summary_json(const std::vector<std::string>& s
   for (const std::string& mode : names) {
     const auto m = by_mode_.find(mode);
     nlohmann::ordered_json j = to_json(m == by_mode_.end() ? FlowCounters{} : m->second);
+    // Every listed scenario first, as not asked; the counters then fill in their place (an
+    // ordered object keeps a key where it was first written) or follow.
     nlohmann::ordered_json per_scenario = nlohmann::ordered_json::object();
-    const auto s = by_mode_scenario_.find(mode);
-    static const FlowCounters kNotAsked;
-    const auto counters_of = [&](const std::string& name) -> const FlowCounters& {
-      if (s == by_mode_scenario_.end()) return kNotAsked;
-      const auto c = s->second.find(name);
-      return c == s->second.end() ? kNotAsked : c->second;
-    };
-    for (const std::string& name : scenarios) per_scenario[name] = to_json(counters_of(name));
-    if (s != by_mode_scenario_.end())
-      for (const auto& [name, counters] : s->second)
-        if (!per_scenario.contains(name)) per_scenario[name] = to_json(counters);
+    for (const std::string& name : scenarios) per_scenario[name] = not_asked;
+    if (const auto s = by_mode_scenario_.find(mode); s != by_mode_scenario_.end())
+      for (const auto& [name, counters] : s->second) per_scenario[name] = to_json(counters);
     j["scenarios"] = per_scenario;
     modes[mode] = j;
   }
