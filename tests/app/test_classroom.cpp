@@ -16,6 +16,8 @@
 #include "support/raw_socket.hpp"
 #include "support/paths.hpp"
 
+namespace test_classroom {
+
 using namespace std::chrono_literals;
 using quote_lab::testing::eventually;
 using quote_lab::testing::LabProcess;
@@ -273,3 +275,5 @@ TEST_CASE("student labs: at most 4 student storms run at once, class-wide, the t
     lab.request("DELETE", std::string("/experiments/storm?lab=") + name, key[name]);
   lab.request("DELETE", "/experiments/storm");
 }
+
+}  // namespace test_classroom

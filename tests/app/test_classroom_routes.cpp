@@ -12,6 +12,8 @@
 #include "support/in_process_lab.hpp"
 #include "support/raw_socket.hpp"
 
+namespace test_classroom_routes {
+
 using quote_lab::testing::InProcessLab;
 using quote_lab::testing::InProcessOptions;
 using quote_lab::testing::RawConnection;
@@ -294,3 +296,5 @@ TEST_CASE("student labs: without a teacher token the class-wide actions answer a
   CHECK(reset.json["count"] == 1);
   CHECK(lab.get("/dependency/state?lab=ana").json["circuit_status"] == "closed");
 }
+
+}  // namespace test_classroom_routes

@@ -5,6 +5,8 @@
 
 #include "lab/app/classroom.hpp"
 
+namespace test_classroom_rules {
+
 TEST_CASE("problem 6: listening beyond loopback without a token is said at start-up, naming the routes") {
   const auto warning = quote_lab::open_lab_warning("0.0.0.0", "");
   REQUIRE(warning);
@@ -13,3 +15,5 @@ TEST_CASE("problem 6: listening beyond loopback without a token is said at start
   CHECK_FALSE(quote_lab::open_lab_warning("0.0.0.0", "s3cret"));
   CHECK_FALSE(quote_lab::open_lab_warning("127.0.0.1", ""));
 }
+
+}  // namespace test_classroom_rules

@@ -4,6 +4,8 @@
 
 #include "lab/app/json_views.hpp"
 
+namespace test_json_views {
+
 using namespace quote_lab;
 
 TEST_CASE("policy_note says which protections a policy has, from its flags, never from its mode's name alone") {
@@ -24,3 +26,5 @@ TEST_CASE("policy_note says which protections a policy has, from its flags, neve
   CHECK(policy_note(fallback_only).find("legacy has no circuit breaker but serves the last good quote") == 0);
   CHECK(policy_note(fallback_only).find("neither asked it nor changed it") != std::string::npos);
 }
+
+}  // namespace test_json_views

@@ -13,6 +13,8 @@
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
 
+namespace test_lab_app {
+
 using namespace quote_lab;
 using namespace quote_lab::testing;
 using json = nlohmann::ordered_json;
@@ -428,3 +430,5 @@ TEST_CASE("queue_ms is the wait the route measured before the flow ran, to 0.01 
   CHECK(incidents[0].request_id == queued["request_id"]);
   CHECK(incidents[0].queue_ms == 12.3456);
 }
+
+}  // namespace test_lab_app

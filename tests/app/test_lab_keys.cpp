@@ -12,6 +12,8 @@
 #include "support/in_process_lab.hpp"
 #include "support/poll.hpp"
 
+namespace test_lab_keys {
+
 using namespace quote_lab;
 using quote_lab::testing::FakeClock;
 using quote_lab::testing::FixedRandom;
@@ -327,3 +329,5 @@ TEST_CASE("an owner whose labs are all forgotten after --lab-idle-minutes gives 
   CHECK(next != ana);
   CHECK(lab.request("POST", "/reset-lab?lab=ana", with_key(ana)).status == 403);
 }
+
+}  // namespace test_lab_keys

@@ -12,6 +12,8 @@
 #include "support/fake_clock.hpp"
 #include "support/redis_server.hpp"
 
+namespace test_lab_keys_redis {
+
 using namespace quote_lab;
 using quote_lab::testing::FakeClock;
 using quote_lab::testing::RedisServer;
@@ -70,3 +72,5 @@ TEST_CASE("a key in Redis lives as long as the idle expiry, renewed while its ow
   a.keys.touch("ana");  // active again: renewed
   CHECK(a.client.command({"TTL", LabKeys::redis_key("ana")})->integer > 119 * 60);
 }
+
+}  // namespace test_lab_keys_redis

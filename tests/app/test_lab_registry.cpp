@@ -13,6 +13,8 @@
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
 
+namespace test_lab_registry {
+
 using namespace quote_lab;
 using namespace quote_lab::testing;
 using json = nlohmann::ordered_json;
@@ -211,3 +213,5 @@ TEST_CASE("a student lab keeps only its newest quotes in the file, so 60 labs st
   CHECK(quotes.back()["customer_id"] == 20);
   CHECK(quotes.front()["customer_id"] == 13);
 }
+
+}  // namespace test_lab_registry

@@ -12,6 +12,8 @@
 #include "support/in_process_lab.hpp"
 #include "support/poll.hpp"
 
+namespace test_lab_routes {
+
 using namespace quote_lab::testing;
 using std::chrono::milliseconds;
 
@@ -707,3 +709,5 @@ TEST_CASE("POST /experiments/storm storms any named policy with the quote routes
   CHECK(result["carrier_calls"] == 12);
   CHECK(result["amplification"] == 3.0);
 }
+
+}  // namespace test_lab_routes

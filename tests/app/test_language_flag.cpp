@@ -5,6 +5,8 @@
 
 #include "support/lab_process.hpp"
 
+namespace test_language_flag {
+
 using namespace quote_lab::testing;
 
 namespace {
@@ -50,3 +52,5 @@ TEST_CASE("serve --language fr stops the lab with a usage error naming en and es
   CHECK(out.find("{en,es}") != std::string::npos);  // the allowed values, as CLI11 lists them
   CHECK(out.find("listening") == std::string::npos);
 }
+
+}  // namespace test_language_flag

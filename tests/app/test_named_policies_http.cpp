@@ -8,6 +8,8 @@
 #include "support/lab_process.hpp"
 #include "support/temp_dir.hpp"
 
+namespace test_named_policies_http {
+
 using namespace quote_lab::testing;
 
 TEST_CASE("a policy file with an unknown key or a value out of range stops start-up naming the file and the field") {
@@ -24,3 +26,5 @@ TEST_CASE("a policy file with an unknown key or a value out of range stops start
   CHECK(log.find("strict.retry_on must be a list of: 5xx, 429, timeout, connect_error, 4xx, bad_response") != std::string::npos);
   CHECK(log.find("strict: unknown key 'retries'") != std::string::npos);
 }
+
+}  // namespace test_named_policies_http

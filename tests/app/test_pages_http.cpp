@@ -6,6 +6,8 @@
 
 #include "support/lab_process.hpp"
 
+namespace test_pages_http {
+
 using namespace quote_lab::testing;
 
 namespace {
@@ -58,3 +60,5 @@ TEST_CASE("quote-lab storm refuses a target that is not a quote lab, and storms 
   CHECK(ok_code == 0);
   CHECK(lab.get("/incidents").json["incidents"].size() == 3);
 }
+
+}  // namespace test_pages_http

@@ -5,6 +5,8 @@
 
 #include "support/lab_process.hpp"
 
+namespace test_rate_limiting {
+
 using namespace quote_lab;
 using namespace quote_lab::testing;
 
@@ -24,3 +26,5 @@ TEST_CASE("bad rate-limit flags stop the lab with a message naming the flag") {
     CHECK(out.find(c.names) != std::string::npos);
   }
 }
+
+}  // namespace test_rate_limiting

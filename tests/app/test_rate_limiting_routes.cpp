@@ -7,6 +7,8 @@
 
 #include "support/in_process_lab.hpp"
 
+namespace test_rate_limiting_routes {
+
 using namespace quote_lab;
 using namespace quote_lab::testing;
 
@@ -101,3 +103,5 @@ TEST_CASE("each lab and each client has its own count, a proxy's header only whe
     CHECK(lab.get("/quote-resilient?scenario=ok", {{"X-Forwarded-For", "6.6.6.6, 10.0.0.1"}}).status == 429);
   }
 }
+
+}  // namespace test_rate_limiting_routes

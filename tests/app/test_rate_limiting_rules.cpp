@@ -7,6 +7,8 @@
 
 #include "lab/app/rate_limiting.hpp"
 
+namespace test_rate_limiting_rules {
+
 using namespace quote_lab;
 
 TEST_CASE("the client is the peer address unless a trusted header is configured and present") {
@@ -21,3 +23,5 @@ TEST_CASE("the client is the peer address unless a trusted header is configured 
   CHECK(rate_limit_key("", "127.0.0.1") == "-|127.0.0.1");
   CHECK(rate_limit_key("ana", "127.0.0.1") == "ana|127.0.0.1");
 }
+
+}  // namespace test_rate_limiting_rules

@@ -4,6 +4,8 @@
 #include "lab/base/time_format.hpp"
 #include "support/lab_process.hpp"
 
+namespace test_serve_process {
+
 using namespace quote_lab::testing;
 using Steady = std::chrono::steady_clock;
 
@@ -247,3 +249,5 @@ TEST_CASE("student labs come back after a restart with their own breaker, the te
   CHECK(again.get("/dependency/state").json["circuit_status"] == "closed");
   CHECK(again.get("/class").json["labs"][0]["name"] == "ana");
 }
+
+}  // namespace test_serve_process

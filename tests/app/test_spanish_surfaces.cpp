@@ -21,6 +21,8 @@
 #include "support/running_carrier.hpp"
 #include "support/spanish_text.hpp"
 
+namespace test_spanish_surfaces {
+
 using namespace quote_lab;
 using namespace std::chrono_literals;
 using quote_lab::testing::foreign_words;
@@ -293,3 +295,5 @@ TEST_CASE("the judge itself: English and rejected terms in Spanish, Spanish in E
   CHECK(foreign_words("the quote for 'señor' arrived", Language::en).empty());  // a value typed, quoted
   CHECK(foreign_words("Cotización en vivo al primer intento.", Language::en) == W{"Cotización", "en", "al", "intento"});
 }
+
+}  // namespace test_spanish_surfaces

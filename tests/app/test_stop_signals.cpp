@@ -9,6 +9,8 @@
 
 #include "support/lab_process.hpp"
 
+namespace test_stop_signals {
+
 using namespace quote_lab::testing;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
@@ -141,3 +143,5 @@ TEST_CASE("a second SIGTERM exits at once while the first stop waits for a reque
   CHECK(state_file_is_valid(lab.state_file()));
   CHECK_MESSAGE(lab.log().find("received again") != std::string::npos, lab.log());
 }
+
+}  // namespace test_stop_signals

@@ -3,6 +3,8 @@
 
 #include "lab/base/did_you_mean.hpp"
 
+namespace test_did_you_mean {
+
 using namespace quote_lab;
 
 namespace {
@@ -49,3 +51,5 @@ TEST_CASE("did you mean: nothing when no name is close, rather than a wild guess
   }
   CHECK_FALSE(did_you_mean("down", {}).has_value());
 }
+
+}  // namespace test_did_you_mean

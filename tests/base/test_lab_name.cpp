@@ -6,6 +6,8 @@
 
 #include "lab/base/lab_name.hpp"
 
+namespace test_lab_name {
+
 using namespace quote_lab;
 
 TEST_CASE("a lab name is 1-32 characters of a-z, 0-9 and '-', capitals fold to lower case") {
@@ -45,3 +47,5 @@ TEST_CASE("the refusal says which rule the name broke (the message table words i
   CHECK_FALSE(normalize_lab_name("", problem));
   CHECK(problem == LabNameProblem::length);
 }
+
+}  // namespace test_lab_name

@@ -3,6 +3,8 @@
 
 #include "lab/base/name_table.hpp"
 
+namespace test_name_table {
+
 using namespace quote_lab;
 
 namespace {
@@ -46,3 +48,5 @@ TEST_CASE("a name table works at compile time") {
   CHECK(*green == Colour::green);
   CHECK_FALSE(grey.has_value());
 }
+
+}  // namespace test_name_table

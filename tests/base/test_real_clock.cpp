@@ -7,6 +7,8 @@
 #include "lab/base/clock.hpp"
 #include "support/poll.hpp"
 
+namespace test_real_clock {
+
 using namespace quote_lab;
 using quote_lab::testing::eventually;
 using namespace std::chrono_literals;
@@ -42,3 +44,5 @@ TEST_CASE("the system clock's stoppable sleep ends when the stop is requested") 
   sleeper.join();
   CHECK_FALSE(clock.sleep_unless_stopped(1ms, stop.get_token()));  // already stopped: no sleep at all
 }
+
+}  // namespace test_real_clock

@@ -3,6 +3,8 @@
 
 #include "lab/base/time_format.hpp"
 
+namespace test_time_format {
+
 using namespace quote_lab;
 using std::chrono::milliseconds;
 
@@ -32,3 +34,5 @@ TEST_CASE("parsing refuses anything else rather than guessing") {
     CHECK_FALSE(parse_iso8601(bad).has_value());
   }
 }
+
+}  // namespace test_time_format

@@ -15,6 +15,8 @@
 #include "support/running_carrier.hpp"
 #include "support/paths.hpp"
 
+namespace test_carrier_bookings {
+
 using namespace quote_lab;
 using namespace std::chrono_literals;
 using quote_lab::testing::FakeClock;
@@ -142,3 +144,5 @@ TEST_CASE("a call past its total deadline is dropped on arrival, one whose deadl
   CHECK(c.simulator->stats().bookings == 1);
   CHECK(c.simulator->stats().deadline_dropped == 2);
 }
+
+}  // namespace test_carrier_bookings

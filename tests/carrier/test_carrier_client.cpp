@@ -16,6 +16,8 @@
 #include "lab/carrier/carrier_client.hpp"
 #include "lab/http/http_server.hpp"
 
+namespace test_carrier_client {
+
 using namespace quote_lab;
 using namespace std::chrono_literals;
 
@@ -211,3 +213,5 @@ TEST_CASE("nothing listening is a connect_error, at once, not a timeout") {
   CHECK(out.elapsed_ms < 100);
   CHECK(out.carrier_failure());
 }
+
+}  // namespace test_carrier_client

@@ -18,6 +18,8 @@
 #include "support/running_carrier.hpp"
 #include "support/temp_dir.hpp"
 
+namespace test_carrier_faults {
+
 using namespace quote_lab;
 using namespace std::chrono_literals;
 using quote_lab::testing::RunningCarrier;
@@ -181,3 +183,5 @@ TEST_CASE("the flow's total deadline travels as X-Request-Deadline-Unix-Ms, only
   CHECK(seen.find("X-Request-Deadline-Unix-Ms")->second == "1793000000123");
   server.stop();
 }
+
+}  // namespace test_carrier_faults

@@ -11,6 +11,8 @@
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
 
+namespace test_carrier_server {
+
 using namespace quote_lab;
 using namespace std::chrono_literals;
 using quote_lab::testing::RunningCarrier;
@@ -197,3 +199,5 @@ TEST_CASE("the shipped ok scenario answers 200 after 115-150 ms") {
   // one call took 265 ms; a carrier that waits a timeout or a second longer still fails.
   CHECK(took < 150ms + 250ms);
 }
+
+}  // namespace test_carrier_server

@@ -4,6 +4,8 @@
 #include "lab/resilience/pricing.hpp"
 #include "support/paths.hpp"
 
+namespace test_carrier_simulator {
+
 using namespace quote_lab;
 
 namespace {
@@ -86,3 +88,5 @@ TEST_CASE("every priced quote gets its own id, even for the same customer, items
   CHECK(a.quote_id != b.quote_id);
   CHECK(a.amount == price_quote_usd(42, 3, t0));  // the amount is pricing.hpp's (tests/resilience/test_pricing.cpp)
 }
+
+}  // namespace test_carrier_simulator

@@ -14,6 +14,8 @@
 #include "support/paths.hpp"
 #include "support/simulated_carrier.hpp"
 
+namespace test_carrier_simulator_faults {
+
 using namespace quote_lab;
 using namespace std::chrono_literals;
 using Kind = AttemptBehaviour::Kind;
@@ -359,3 +361,5 @@ TEST_CASE("every scenario file's expected outcome, per policy, on a fresh lab wi
       }
   }
 }
+
+}  // namespace test_carrier_simulator_faults

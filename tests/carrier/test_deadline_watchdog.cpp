@@ -6,6 +6,8 @@
 #include "lab/carrier/deadline_watchdog.hpp"
 #include "support/poll.hpp"
 
+namespace test_deadline_watchdog {
+
 using namespace quote_lab;
 using quote_lab::testing::eventually;
 using namespace std::chrono_literals;
@@ -52,3 +54,5 @@ TEST_CASE("many deadlines: each fires in its own time, the earliest first") {
   CHECK(early.fired());
   CHECK(late.fired());
 }
+
+}  // namespace test_deadline_watchdog

@@ -2,6 +2,8 @@
 
 #include "lab/carrier/http_date.hpp"
 
+namespace test_http_date {
+
 using namespace quote_lab;
 
 TEST_CASE("an IMF-fixdate is read to the second, anything else is refused") {
@@ -26,3 +28,5 @@ TEST_CASE("Retry-After: whole seconds, or the time until a date, never negative"
   CHECK_FALSE(parse_retry_after("soon", now));
   CHECK_FALSE(parse_retry_after("", now));
 }
+
+}  // namespace test_http_date

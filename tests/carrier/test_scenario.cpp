@@ -6,6 +6,8 @@
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
 
+namespace test_scenario {
+
 using namespace quote_lab;
 using quote_lab::testing::TempDir;
 using quote_lab::testing::write_file;
@@ -207,3 +209,5 @@ TEST_CASE("integers beyond an int in a scenario file are refused with the file, 
     CHECK_MESSAGE(msg.find(r.says) != std::string::npos, msg);
   }
 }
+
+}  // namespace test_scenario

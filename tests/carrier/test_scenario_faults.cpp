@@ -6,6 +6,8 @@
 
 #include "lab/carrier/scenario.hpp"
 
+namespace test_scenario_faults {
+
 using namespace quote_lab;
 using Kind = AttemptBehaviour::Kind;
 
@@ -166,3 +168,5 @@ TEST_CASE("the course scenarios render in / exactly as before, new fields appear
   CHECK(to_json(limited)["then"].dump() ==
         R"({"latency_ms":{"min":0,"p50":1,"max":2},"response":429,"retry_after":"3"})");
 }
+
+}  // namespace test_scenario_faults

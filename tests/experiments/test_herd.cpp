@@ -3,6 +3,8 @@
 
 #include "lab/experiments/herd.hpp"
 
+namespace test_herd {
+
 using namespace quote_lab;
 
 namespace {
@@ -61,3 +63,5 @@ TEST_CASE("a client that never gets through gives up after max_attempts") {
   CHECK(r.gave_up == 3);
   CHECK(r.carrier_calls == 15);
 }
+
+}  // namespace test_herd

@@ -5,6 +5,8 @@
 
 #include "lab/experiments/herd_occ.hpp"
 
+namespace test_herd_occ {
+
 using namespace quote_lab;
 
 namespace {
@@ -116,3 +118,5 @@ TEST_CASE("occ herd options out of range are refused, each with its own sentence
   o.runs = 101;
   CHECK(validate(o) == std::vector<std::string>{"clients × runs must be at most 100000 (got 101000): fewer runs for many clients"});
 }
+
+}  // namespace test_herd_occ

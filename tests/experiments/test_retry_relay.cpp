@@ -8,6 +8,8 @@
 
 #include "lab/experiments/retry_relay.hpp"
 
+namespace test_retry_relay {
+
 using namespace quote_lab;
 using std::chrono::milliseconds;
 
@@ -23,3 +25,5 @@ TEST_CASE("each relay waits for the whole flow behind it, with room to spare") {
     }
   }
 }
+
+}  // namespace test_retry_relay

@@ -8,6 +8,8 @@
 #include "lab/experiments/storm.hpp"
 #include "support/lab_process.hpp"
 
+namespace test_storm {
+
 using namespace quote_lab;
 using namespace quote_lab::testing;
 
@@ -128,3 +130,5 @@ TEST_CASE("quote-lab storm refuses to start when any target is not a quote lab")
   CHECK(bad_url == 2);
   CHECK(text.find("--target must be an http:// URL") != std::string::npos);
 }
+
+}  // namespace test_storm

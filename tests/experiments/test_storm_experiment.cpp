@@ -14,6 +14,8 @@
 #include "lab/http/http_server.hpp"
 #include "support/poll.hpp"
 
+namespace test_storm_experiment {
+
 using namespace quote_lab;
 using namespace std::chrono_literals;
 using quote_lab::testing::eventually;
@@ -191,3 +193,5 @@ TEST_CASE("a storm counts an answer whose status is not a string as an error, an
   CHECK(r.status_counts == std::map<std::string, long>{{"completed", 2}, {"error", 4}});
   server.stop();
 }
+
+}  // namespace test_storm_experiment

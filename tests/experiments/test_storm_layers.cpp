@@ -9,6 +9,8 @@
 #include "lab/experiments/storm.hpp"
 #include "support/lab_process.hpp"
 
+namespace test_storm_layers {
+
 using namespace quote_lab;
 using namespace quote_lab::testing;
 using std::chrono::milliseconds;
@@ -99,3 +101,5 @@ TEST_CASE("a relay passes an answer on and does not retry it: layers multiply fa
   CHECK(out.find("layer 2 -> layer 1  1 requests, 1 calls") != std::string::npos);
   CHECK(out.find("layer 1 -> carrier  1 requests, 1 calls") != std::string::npos);
 }
+
+}  // namespace test_storm_layers

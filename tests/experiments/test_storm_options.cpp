@@ -7,6 +7,8 @@
 
 #include "lab/experiments/storm.hpp"
 
+namespace test_storm_options {
+
 using namespace quote_lab;
 
 TEST_CASE("storm options are bounded: absurd values are refused with a reason") {
@@ -51,3 +53,5 @@ TEST_CASE("storm --layers is bounded and takes one target") {
   o.extra_targets = {"http://127.0.0.1:9"};
   CHECK(validate(o) == std::vector<std::string>{"--layers takes one --target: the relays stand in front of one lab"});
 }
+
+}  // namespace test_storm_options

@@ -5,6 +5,8 @@
 
 #include "lab/formats/json_int.hpp"
 
+namespace test_json_int {
+
 using namespace quote_lab;
 using json = nlohmann::ordered_json;
 
@@ -39,3 +41,5 @@ TEST_CASE("the problem names the field, the range and the value as written, shor
   CHECK(int_range_problem("f", json(long_value), 0, 1) ==
         "f must be an integer between 0 and 1 (got \"" + std::string(39, 'x') + "...)");
 }
+
+}  // namespace test_json_int

@@ -9,6 +9,8 @@
 #include "lab/resilience/policy.hpp"
 #include "support/paths.hpp"
 
+namespace test_policy_json {
+
 using namespace quote_lab;
 
 TEST_CASE("docs/policies.json, the example teachers copy, says exactly the defaults") {
@@ -165,3 +167,5 @@ TEST_CASE("bad named policies: unknown keys, values out of range, bad names and 
     CHECK(msg.find("legacy.breaker: only a named policy has a breaker of its own") != std::string::npos);
   }
 }
+
+}  // namespace test_policy_json

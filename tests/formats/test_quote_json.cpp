@@ -6,6 +6,8 @@
 #include "lab/base/time_format.hpp"
 #include "lab/formats/quote_json.hpp"
 
+namespace test_quote_json {
+
 using namespace quote_lab;
 using json = nlohmann::ordered_json;
 
@@ -39,3 +41,5 @@ TEST_CASE("an answer the lab cannot use is refused, never half-read") {
   CHECK_FALSE(quote_from_json(json::array()));
   CHECK_FALSE(quote_from_json(json(nullptr)));
 }
+
+}  // namespace test_quote_json

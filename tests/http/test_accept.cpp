@@ -2,6 +2,8 @@
 
 #include "lab/http/accept.hpp"
 
+namespace test_accept {
+
 using namespace quote_lab;
 
 TEST_CASE("/metrics negotiation: who gets Prometheus text and who gets JSON") {
@@ -78,3 +80,5 @@ TEST_CASE("Accept-Language: a header that names neither language gets the lab's 
     CHECK(preferred_language("en-GB, fr", when_unnamed) == Language::en);
   }
 }
+
+}  // namespace test_accept

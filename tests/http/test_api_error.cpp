@@ -7,6 +7,8 @@
 
 #include "lab/http/api_error.hpp"
 
+namespace test_api_error {
+
 using namespace quote_lab;
 
 namespace {
@@ -64,3 +66,5 @@ TEST_CASE("an ApiError from the table answers in the language asked, English by 
   const ApiError plain{400, "invalid_body", "the body must be a JSON object", {}};
   CHECK(plain.message_in(Language::es) == "the body must be a JSON object");
 }
+
+}  // namespace test_api_error

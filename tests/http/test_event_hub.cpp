@@ -9,6 +9,8 @@
 
 #include "lab/http/event_hub.hpp"
 
+namespace test_event_hub {
+
 using namespace quote_lab;
 using namespace std::chrono_literals;
 
@@ -145,3 +147,5 @@ TEST_CASE("events go out in the text/event-stream format, one data line each") {
   CHECK(events[0].data.find('\n') == std::string::npos);  // a newline would end the SSE event early
   CHECK(events[0].data == "{\"text\":\"two\\nlines\",\"bytes\":\"\xEF\xBF\xBD\"}");  // bad UTF-8 replaced, not thrown
 }
+
+}  // namespace test_event_hub

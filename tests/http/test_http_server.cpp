@@ -9,6 +9,8 @@
 #include "lab/http/http_server.hpp"
 #include "support/poll.hpp"
 
+namespace test_http_server {
+
 using namespace std::chrono_literals;
 
 namespace {
@@ -53,3 +55,5 @@ TEST_CASE("a fresh server parses the first requests of two clients at once, on t
   CHECK((*second)->body == "2");
   server.stop();
 }
+
+}  // namespace test_http_server

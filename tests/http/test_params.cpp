@@ -5,6 +5,8 @@
 
 #include "lab/http/params.hpp"
 
+namespace test_params {
+
 using namespace quote_lab;
 
 TEST_CASE("integer parameters: accepted values, default when absent") {
@@ -130,3 +132,5 @@ TEST_CASE("domain parameters take their name, range and default from domain.hpp"
   REQUIRE(e);
   CHECK(e->message.find("limit must be an integer between 1 and 200") == 0);
 }
+
+}  // namespace test_params

@@ -7,6 +7,8 @@
 
 #include "lab/http/request_guard.hpp"
 
+namespace test_request_guard {
+
 using quote_lab::check_framing;
 using quote_lab::RequestFacts;
 
@@ -148,3 +150,5 @@ TEST_CASE("access: every answer can tell the page whether the token is needed an
   CHECK(admin_token_status("Bearer nope", {"s3cret", {}}) == "required");
   CHECK(admin_token_status("Bearer s3cret", {"s3cret", {}}) == "accepted");
 }
+
+}  // namespace test_request_guard

@@ -8,6 +8,8 @@
 #include "lab/http/static_files.hpp"
 #include "support/temp_dir.hpp"
 
+namespace test_static_files {
+
 using namespace quote_lab;
 using quote_lab::testing::TempDir;
 using quote_lab::testing::write_file;
@@ -97,3 +99,5 @@ TEST_CASE("missing files, folders and file types the dashboard does not use are 
   w.roots.public_dir = w.dir / "no-such-folder";
   CHECK(resolve_static(w.roots, "").status == 404);
 }
+
+}  // namespace test_static_files

@@ -7,6 +7,8 @@
 #include "lab/http/worker_slots.hpp"
 #include "support/poll.hpp"
 
+namespace test_worker_slots {
+
 using quote_lab::WorkerSlots;
 using quote_lab::testing::eventually;
 using namespace std::chrono_literals;
@@ -68,3 +70,5 @@ TEST_CASE("at least one slot, whatever the setting") {
   std::stop_source running;
   CHECK(slots.acquire(running.get_token()));
 }
+
+}  // namespace test_worker_slots

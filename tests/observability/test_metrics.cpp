@@ -8,6 +8,8 @@
 #include "lab/observability/metrics.hpp"
 #include "lab/resilience/policy.hpp"
 
+namespace test_metrics {
+
 using namespace quote_lab;
 
 namespace {
@@ -154,3 +156,5 @@ TEST_CASE("JSON view carries the same samples, reset zeroes the counters") {
   m.reset();
   CHECK_FALSE(has(Metrics::to_text(m.collect(b, std::nullopt)), R"(quote_lab_fallbacks_total{mode="resilient"} 1)"));
 }
+
+}  // namespace test_metrics

@@ -4,6 +4,8 @@
 
 #include "lab/observability/telemetry.hpp"
 
+namespace test_telemetry {
+
 using namespace quote_lab;
 
 namespace {
@@ -84,3 +86,5 @@ TEST_CASE("the summary shows the scenarios it is given, asked or not, in their o
   // A scenario the list does not name still shows once it ran.
   CHECK(telemetry.summary_json({"provider_down"})["legacy"]["scenarios"]["ok"]["requests"] == 1);
 }
+
+}  // namespace test_telemetry

@@ -8,6 +8,8 @@
 #include "support/poll.hpp"
 #include "support/temp_dir.hpp"
 
+namespace test_state_store {
+
 using namespace quote_lab;
 using quote_lab::testing::eventually;
 using quote_lab::testing::make_special_file;
@@ -420,3 +422,5 @@ TEST_CASE("temp files a crash left beside the state file are removed at start-up
     CHECK(names_in(dir / "real").empty());
   }
 }
+
+}  // namespace test_state_store

@@ -3,6 +3,8 @@
 #include "lab/base/random.hpp"
 #include "lab/resilience/backoff.hpp"
 
+namespace test_backoff {
+
 using namespace quote_lab;
 using std::chrono::milliseconds;
 
@@ -90,3 +92,5 @@ TEST_CASE("a cap below the jitter still caps the wait") {
   CHECK(backoff_delay(p, 1, kAlmostOne) == milliseconds(50));
   CHECK(backoff_delay(p, 30, 0.0) == milliseconds(50));
 }
+
+}  // namespace test_backoff

@@ -9,6 +9,8 @@
 #include "support/breaker_transition_table.hpp"
 #include "support/fake_clock.hpp"
 
+namespace test_breaker_transition_table {
+
 using namespace quote_lab;
 using namespace quote_lab::testing;
 
@@ -48,3 +50,5 @@ class LocalBreaker final : public BreakerDriver {
 TEST_CASE("breaker_transition_table: the local breaker") {
   run_transition_table([] { return std::make_unique<LocalBreaker>(); });
 }
+
+}  // namespace test_breaker_transition_table

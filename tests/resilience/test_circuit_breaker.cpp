@@ -8,6 +8,8 @@
 #include "lab/resilience/circuit_breaker.hpp"
 #include "support/fake_clock.hpp"
 
+namespace test_circuit_breaker {
+
 using namespace quote_lab;
 using quote_lab::testing::FakeClock;
 using std::chrono::milliseconds;
@@ -302,3 +304,5 @@ TEST_CASE("transitions reach the listener one at a time and in order, however ma
   CHECK(broken == 0);
   CHECK(seen.back().to == final_state);
 }
+
+}  // namespace test_circuit_breaker

@@ -4,6 +4,8 @@
 #include "lab/resilience/pricing.hpp"
 #include "support/fake_clock.hpp"
 
+namespace test_fallback_cache {
+
 using namespace quote_lab;
 using quote_lab::testing::FakeClock;
 using std::chrono::milliseconds;
@@ -65,3 +67,5 @@ TEST_CASE("reset forgets live quotes and reseeds now") {
   CHECK(cache.lookup(42, 3).seed);
   CHECK(cache.seeded_at() == clock.wall_now());
 }
+
+}  // namespace test_fallback_cache

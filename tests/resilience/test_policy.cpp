@@ -4,6 +4,8 @@
 
 #include "lab/resilience/policy.hpp"
 
+namespace test_policy {
+
 using namespace quote_lab;
 
 TEST_CASE("the defaults are the numbers the course teaches") {
@@ -56,3 +58,5 @@ TEST_CASE("validate names the field, the range and the value, for every problem 
   CHECK(says("legacy.timeout_ms must be between 10 and 10000 (got 9)"));
   CHECK(says("resilient.jitter_min_ms must not exceed jitter_max_ms"));
 }
+
+}  // namespace test_policy

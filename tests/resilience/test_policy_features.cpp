@@ -4,6 +4,8 @@
 
 #include "support/executor_rig.hpp"
 
+namespace test_policy_features {
+
 using namespace quote_lab;
 using quote_lab::testing::event_names;
 using quote_lab::testing::ExecutorRig;
@@ -203,3 +205,5 @@ TEST_CASE("idempotency_key: per_flow (default) repeats the request id, per_attem
     CHECK(keys == r.sent);
   }
 }
+
+}  // namespace test_policy_features

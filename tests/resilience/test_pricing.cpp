@@ -3,6 +3,8 @@
 
 #include "lab/resilience/pricing.hpp"
 
+namespace test_pricing {
+
 using namespace quote_lab;
 
 namespace {
@@ -34,3 +36,5 @@ TEST_CASE("pure: the amount is known from the inputs alone, whatever was priced 
   CHECK(price_quote_usd(5, 50, kFlat) == 995.00);
   CHECK(price_quote_usd(42, 3, t) == 58.75);
 }
+
+}  // namespace test_pricing

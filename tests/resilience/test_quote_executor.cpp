@@ -2,6 +2,8 @@
 
 #include "support/executor_rig.hpp"
 
+namespace test_quote_executor {
+
 using namespace quote_lab;
 using quote_lab::testing::event_names;
 using quote_lab::testing::ExecutorRig;
@@ -232,3 +234,5 @@ TEST_CASE("once the lab is stopping, a flow makes no further attempt: it cannot 
     CHECK(t.elapsed_ms == doctest::Approx(360));
   }
 }
+
+}  // namespace test_quote_executor

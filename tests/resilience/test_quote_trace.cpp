@@ -4,6 +4,8 @@
 
 #include "lab/resilience/quote_trace.hpp"
 
+namespace test_quote_trace {
+
 using namespace quote_lab;
 
 namespace {
@@ -118,3 +120,5 @@ TEST_CASE("status and outcome names are the public strings") {
   CHECK(to_string(AttemptOutcome::error) == "error");
   CHECK(to_string(AttemptOutcome::short_circuit) == "short_circuit");
 }
+
+}  // namespace test_quote_trace

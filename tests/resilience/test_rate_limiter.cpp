@@ -7,6 +7,8 @@
 #include "lab/resilience/rate_limiter.hpp"
 #include "support/fake_clock.hpp"
 
+namespace test_rate_limiter {
+
 using namespace quote_lab;
 using quote_lab::testing::FakeClock;
 using std::chrono::milliseconds;
@@ -142,3 +144,5 @@ TEST_CASE("concurrent callers never admit more than the limit") {
   CHECK(admitted.load() == 50);
   CHECK(limiter.tracked_clients() == 9);
 }
+
+}  // namespace test_rate_limiter

@@ -6,6 +6,8 @@
 
 #include "lab/resilience/retry_decision.hpp"
 
+namespace test_retry_decision {
+
 using namespace quote_lab;
 using std::chrono::milliseconds;
 
@@ -191,3 +193,5 @@ TEST_CASE("after the wait, before the next attempt: a stop or an overshot deadli
     CHECK((stop ? describe(*stop) : std::string("attempt")) == c.expected);
   }
 }
+
+}  // namespace test_retry_decision

@@ -6,6 +6,8 @@
 #include "lab/resilience/shared_breaker.hpp"
 #include "support/fake_clock.hpp"
 
+namespace test_shared_breaker {
+
 using namespace quote_lab;
 using quote_lab::testing::FakeClock;
 using std::chrono::milliseconds;
@@ -154,3 +156,5 @@ TEST_CASE("shared breaker: after the store reconnects it is seeded from this rep
   b.try_acquire();
   CHECK(store.seeds.size() == 2);  // once per reconnect
 }
+
+}  // namespace test_shared_breaker

@@ -10,6 +10,8 @@
 #include "lab/resilience/circuit_breaker.hpp"
 #include "lab/resilience/vocabulary.hpp"
 
+namespace test_vocabulary {
+
 using namespace quote_lab;
 
 namespace {
@@ -78,3 +80,5 @@ TEST_CASE("breaker states round trip through their table") {
   CHECK_FALSE(parse_breaker_state("Closed", untouched));
   CHECK(untouched == BreakerState::open);
 }
+
+}  // namespace test_vocabulary

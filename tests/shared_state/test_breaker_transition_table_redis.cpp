@@ -10,6 +10,8 @@
 #include "support/fake_clock.hpp"
 #include "support/redis_server.hpp"
 
+namespace test_breaker_transition_table_redis {
+
 using namespace quote_lab;
 using namespace quote_lab::testing;
 
@@ -80,3 +82,5 @@ TEST_CASE("breaker_transition_table: the Redis store replicas share") {
   int row = 0;  // each row on a lab of its own: a fresh breaker without restarting Redis
   run_transition_table([&] { return std::make_unique<RedisBreaker>(redis, "row" + std::to_string(++row)); });
 }
+
+}  // namespace test_breaker_transition_table_redis

@@ -2,6 +2,8 @@
 
 #include "lab/shared_state/reconnect_schedule.hpp"
 
+namespace test_reconnect_schedule {
+
 using namespace quote_lab;
 using std::chrono::milliseconds;
 
@@ -26,3 +28,5 @@ TEST_CASE("replicas that lost Redis together spread their reconnects (jitter)") 
   CHECK(s.delay(4, 0.1) >= milliseconds(400));
   CHECK(s.delay(4, 0.9) <= milliseconds(800));
 }
+
+}  // namespace test_reconnect_schedule

@@ -18,6 +18,8 @@
 #include "support/fake_clock.hpp"
 #include "support/redis_server.hpp"
 
+namespace test_redis_breaker_store {
+
 using namespace quote_lab;
 using quote_lab::testing::FakeClock;
 using quote_lab::testing::RedisServer;
@@ -366,3 +368,5 @@ TEST_CASE("Redis breaker store: a Redis that stops answering costs a caller one 
   CHECK(peek(a.store).state == BreakerState::closed);
   CHECK(a.client.health().healthy);
 }
+
+}  // namespace test_redis_breaker_store

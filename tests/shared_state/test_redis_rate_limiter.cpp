@@ -5,6 +5,8 @@
 #include "lab/shared_state/redis_rate_limiter.hpp"
 #include "support/redis_server.hpp"
 
+namespace test_redis_rate_limiter {
+
 using namespace quote_lab;
 using quote_lab::testing::RedisServer;
 
@@ -57,3 +59,5 @@ TEST_CASE("Redis rate limiter: with Redis gone the local limiter decides, quickl
   CHECK_FALSE(h.error.empty());
   CHECK(h.errors_total >= 1);
 }
+
+}  // namespace test_redis_rate_limiter

@@ -99,18 +99,16 @@ def start_up_errors(redis_port, nobody):
     check(r.returncode == 1 and "the host is missing" in r.stdout + r.stderr, "env STATE_BACKEND is validated too")
 
 
-def wait_half_open(replica, seconds):
-    """Polls the breaker as `replica` reports it until it is half_open; the monotonic time
-    the answer that said so arrived, or None after `seconds`."""
-    seen = []
-
-    def half_open():
-        if replica.state()["circuit_status"] != "half_open":
-            return False
-        seen.append(time.monotonic())
-        return True
-
-    return seen[0] if eventually(half_open, seconds, every=0.05) else None
+def state_after_cooldown(replica):
+    """Reads what is left of the shared breaker's cooldown from `replica`, sleeps past it, and
+    reads the state once more: the state is a function of time (SPEC), computed when asked, so
+    that one read must say half_open; a sleep only ever overshoots. (first read, the monotonic
+    time it was answered, second read)."""
+    first = replica.state()
+    answered = time.monotonic()
+    left_s = first["cooldown_left_ms"] / 1000 if first["circuit_status"] == "open" else 0
+    time.sleep(left_s + 2 * CLOCK_SLACK_S)
+    return first, answered, replica.state()
 
 
 def main():
@@ -182,7 +180,9 @@ def main():
                   f"...with the cooldown that was left, not a new one ({s['cooldown_left_ms']} ms)")
 
         # After the cooldown: 20 concurrent requests over the three replicas, one carrier call.
-        check(wait_half_open(one, COOLDOWN_S + 10) is not None, "the shared breaker turns half_open after its cooldown")
+        _, _, after = state_after_cooldown(one)
+        check(after["circuit_status"] == "half_open",
+              f"the shared breaker is half_open once its cooldown has passed ({after['circuit_status']})")
         before = carrier_calls()
         barrier = threading.Barrier(20)
         answered_at = [0.0] * 20
@@ -209,17 +209,18 @@ def main():
               f"the release, the probe's reopened breaker cools down for {COOLDOWN_S} s)")
         check(all(st in (200, 503) for st, _ in answers), "every one of the 20 got an answer")
 
-        # The failed probe reopened the breaker for exactly its cooldown: not half_open before
-        # (the reopen came after `released`), and half_open soon after (it came before the
-        # probe's answer). The second bound allows 1 s for polling /dependency/state every
-        # 50 ms on a loaded machine, under a sanitizer too; a cooldown twice as long (4 s)
-        # fails it.
-        probe_answered = max((answered_at[i] for i in probes), default=released)
-        seen = wait_half_open(one, COOLDOWN_S + 10)
-        check(seen is not None and COOLDOWN_S - CLOCK_SLACK_S <= seen - released
-              and seen - probe_answered <= COOLDOWN_S + 1.0,
-              f"the reopened breaker is half_open again {COOLDOWN_S} s after the probe failed "
-              f"(seen {None if seen is None else round(seen - released, 2)} s after the release)")
+        # The failed probe reopened the breaker for exactly its cooldown, after `released`:
+        # read before `read_at`, what is left lies between
+        # COOLDOWN_S − (read_at − released) and COOLDOWN_S (a cooldown twice as long fails),
+        # and one read once it has passed says half_open.
+        first, read_at, after = state_after_cooldown(one)
+        left_s = first["cooldown_left_ms"] / 1000
+        check(first["circuit_status"] == "open" and
+              COOLDOWN_S - (read_at - released) - CLOCK_SLACK_S <= left_s <= COOLDOWN_S + CLOCK_SLACK_S
+              and after["circuit_status"] == "half_open",
+              f"the failed probe reopened the breaker for its {COOLDOWN_S} s cooldown ({first['circuit_status']}, "
+              f"{left_s:.2f} s left, read {read_at - released:.2f} s after the release), then half_open "
+              f"({after['circuit_status']})")
 
         # A probe that succeeds closes the shared breaker, on every replica.
         _, probe = get(one.port, "/quote-resilient?scenario=ok")

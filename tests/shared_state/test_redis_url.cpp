@@ -2,6 +2,8 @@
 
 #include "lab/shared_state/redis_url.hpp"
 
+namespace test_redis_url {
+
 using namespace quote_lab;
 
 namespace {
@@ -56,3 +58,5 @@ TEST_CASE("a malformed --state-backend names its fault and the accepted form") {
   CHECK(refusal("").find("neither file") != std::string::npos);
   CHECK(refusal("redis://").find(form) != std::string::npos);
 }
+
+}  // namespace test_redis_url
