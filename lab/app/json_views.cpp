@@ -156,15 +156,8 @@ void write_dependency(W& w, const DependencyView& d) {
   w.EndObject();
 }
 
-// A value rendered earlier (PolicyView) as the value of the key just written.
 template <class W>
-void raw(W& w, const std::string& json, rapidjson::Type type) {
-  w.RawValue(json.data(), json.size(), type);
-}
-
-template <class W>
-void write_quote_response(W& w, const QuoteTrace& t, const PolicyView& policy, const std::string& policy_object,
-                          const DependencyView& dependency, const std::vector<std::string>& overrides,
+void write_quote_response(W& w, const QuoteTrace& t, const PolicyView& policy, const DependencyView& dependency, const std::vector<std::string>& overrides,
                           double queue_ms, Language language) {
   w.StartObject();
   key(w, "mode"), text(w, t.request.mode);
@@ -195,7 +188,7 @@ void write_quote_response(W& w, const QuoteTrace& t, const PolicyView& policy, c
   w.StartArray();
   for (const auto& e : t.events) write_event(w, e);
   w.EndArray();
-  key(w, "policy_note"), raw(w, policy.note_json(language), rapidjson::kStringType);
+  key(w, "policy_note"), text(w, policy.note(language));
   key(w, "dependency"), write_dependency(w, dependency);
   key(w, "elapsed_ms"), number(w, round2(t.elapsed_ms));
   key(w, "queue_ms"), number(w, round2(queue_ms));
@@ -206,13 +199,50 @@ void write_quote_response(W& w, const QuoteTrace& t, const PolicyView& policy, c
   key(w, "es"), text(w, said.es);
   key(w, "en"), text(w, said.en);
   w.EndObject();
-  key(w, "policy"), raw(w, policy_object, rapidjson::kObjectType);
+  key(w, "policy"), value(w, *policy.object);
   key(w, "policy_overrides");
   w.StartArray();
   for (const auto& o : overrides) text(w, o);
   w.EndArray();
   w.EndObject();
 }
+
+// The writer calls above, building a document instead of text: a route that embeds the
+// dependency in a larger document gets it from the one writer of its fields.
+class DocumentWriter {
+ public:
+  nlohmann::ordered_json take() { return std::move(root_); }
+  void StartObject() { open(nlohmann::ordered_json::object()); }
+  void StartArray() { open(nlohmann::ordered_json::array()); }
+  void EndObject() { open_.pop_back(); }
+  void EndArray() { open_.pop_back(); }
+  void Key(const char* k, rapidjson::SizeType n) { key_.assign(k, n); }
+  void String(const char* s, rapidjson::SizeType n) { put(std::string(s, n)); }
+  void Int(int v) { put(v); }
+  void Int64(std::int64_t v) { put(v); }
+  void Uint64(std::uint64_t v) { put(v); }
+  void Double(double v) { put(v); }
+  void Bool(bool v) { put(v); }
+  void Null() { put(nullptr); }
+
+ private:
+  // Adds to the innermost open container (under the last key for an object); the
+  // containers outside it get nothing while it is open, so the pointers to them hold.
+  nlohmann::ordered_json& put(nlohmann::ordered_json v) {
+    if (open_.empty()) return root_ = std::move(v);
+    nlohmann::ordered_json& into = *open_.back();
+    if (into.is_array()) {
+      into.push_back(std::move(v));
+      return into.back();
+    }
+    return into[key_] = std::move(v);
+  }
+  void open(nlohmann::ordered_json empty) { open_.push_back(&put(std::move(empty))); }
+
+  nlohmann::ordered_json root_;
+  std::vector<nlohmann::ordered_json*> open_;
+  std::string key_;
+};
 
 // Runs `write` into a writer of `layout`; the text ends with a newline when pretty (as
 // send_json's answers do).
@@ -234,32 +264,14 @@ std::string written(JsonLayout layout, const Write& write) {
 }  // namespace
 
 PolicyView policy_view(const RetryPolicy& p, const nlohmann::ordered_json& rendered) {
-  PolicyView v;
-  v.note = policy_note(p, Language::en);
-  v.note_es = policy_note(p, Language::es);
-  v.note_json_en = written(JsonLayout::one_line, [&](auto& w) { text(w, v.note); });
-  v.note_json_es = written(JsonLayout::one_line, [&](auto& w) { text(w, v.note_es); });
-  v.one_line = written(JsonLayout::one_line, [&](auto& w) { value(w, rendered); });
-  // Written as the value of a key in an object, so that its lines carry that depth's
-  // indent; the text between the key and the object's closing line is the fragment.
-  const std::string wrapped = written(JsonLayout::pretty, [&](auto& w) {
-    w.StartObject();
-    key(w, "policy"), value(w, rendered);
-    w.EndObject();
-  });
-  const std::string opening = "{\n  \"policy\": ";
-  const std::string closing = "\n}\n";
-  v.pretty = wrapped.substr(opening.size(), wrapped.size() - opening.size() - closing.size());
-  return v;
+  return {policy_note(p, Language::en), policy_note(p, Language::es),
+          std::make_shared<const nlohmann::ordered_json>(rendered)};
 }
 
 std::string quote_response_text(const QuoteTrace& t, const DependencyView& dependency, const PolicyView& policy,
                                 const std::vector<std::string>& overrides, double queue_ms, JsonLayout layout,
                                 Language language) {
-  const std::string& policy_object = layout == JsonLayout::pretty ? policy.pretty : policy.one_line;
-  return written(layout, [&](auto& w) {
-    write_quote_response(w, t, policy, policy_object, dependency, overrides, queue_ms, language);
-  });
+  return written(layout, [&](auto& w) { write_quote_response(w, t, policy, dependency, overrides, queue_ms, language); });
 }
 
 std::string dependency_text(const DependencyView& d, JsonLayout layout) {
@@ -267,8 +279,9 @@ std::string dependency_text(const DependencyView& d, JsonLayout layout) {
 }
 
 nlohmann::ordered_json dependency_json(const DependencyView& d) {
-  // One writer for the fields; routes that embed the dependency in a document read it back.
-  return nlohmann::ordered_json::parse(dependency_text(d, JsonLayout::one_line));
+  DocumentWriter w;
+  write_dependency(w, d);
+  return w.take();
 }
 
 nlohmann::ordered_json incident_json(const Incident& i) {

@@ -4,6 +4,7 @@
 // incidents and the dashboard. LabApp returns values (lab_views.hpp); this renders them.
 
 #include <nlohmann/json_fwd.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,25 +27,19 @@ nlohmann::ordered_json incident_json(const Incident& i);
 /// final newline, as send_json), `one_line` for a live event.
 enum class JsonLayout { pretty, one_line };
 
-/// A policy as every quote answer shows it, rendered once when the lab starts (or once per
-/// request for per-request overrides): the `policy` object as text at the depth it has in an
-/// answer, in both layouts, and its policy_note() in both languages. Writing the policy's
-/// fields anew for every answer was a tenth of a short circuit's work
-/// (bench/changes.md).
+/// A policy as every quote answer shows it, built once when the lab starts (or once per
+/// request for per-request overrides): its `policy` object and its policy_note() in both
+/// languages. The answer's writer writes them with the rest of the answer, in its layout.
 struct PolicyView {
-  std::string note;          ///< policy_note() of the policy, in English
-  std::string note_es;       ///< the same in Spanish
-  std::string note_json_en;  ///< `note` as a JSON string (quoted, escaped)
-  std::string note_json_es;  ///< `note_es` as a JSON string
-  std::string pretty;        ///< the object, indented as the value of a top-level key (no final newline)
-  std::string one_line;      ///< the object on one line
+  std::string note_en;            ///< policy_note() of the policy, in English
+  std::string note_es;            ///< the same in Spanish
+  /// The policy as formats/policy_json writes it (never null; shared, as it never changes).
+  std::shared_ptr<const nlohmann::ordered_json> object;
 
-  /// The note as a JSON string in `language`.
-  const std::string& note_json(Language language) const {
-    return language == Language::es ? note_json_es : note_json_en;
-  }
+  /// The note in `language`.
+  const std::string& note(Language language) const { return language == Language::es ? note_es : note_en; }
 };
-/// Renders `rendered` (the policy as formats/policy_json writes it) for `p`.
+/// The view of `p`, whose JSON form (formats/policy_json) is `rendered`.
 PolicyView policy_view(const RetryPolicy& p, const nlohmann::ordered_json& rendered);
 
 /// One quote response as the client and every open dashboard get it (SPEC fields, with
