@@ -127,6 +127,7 @@ function buildPanels() {
   const stormMode = $('#storm-mode');
   for (const name of Object.keys(state.index.policies || {}))
     if (name !== 'breaker' && !MODES.includes(name)) stormMode.append(el('option', { value: name, text: name }));
+  stormOverrideFields(state.index.policy_overrides);
   const stormScenario = $('#storm-scenario');
   scenarioOptions(stormScenario, true);
   stormScenario.value = 'provider_down';
@@ -343,6 +344,29 @@ async function storyTick() {
 }
 
 // ---------- storm experiment ----------
+// The storm's optional overrides, one field per row of the lab's override table (GET /,
+// `policy_overrides`): a choice is a select, a number an input with the table's range; an
+// empty field keeps the policy's own value (query() leaves it out).
+function stormOverrideFields(overrides = []) {
+  const fields = overrides.map(o => {
+    const id = `storm-override-${o.name}`;
+    const input = o.kind === 'choice'
+      ? el('select', { name: o.name, id }, el('option', { value: '', text: '—' }), ...o.choices.map(c => el('option', { value: c, text: c })))
+      : el('input', { name: o.name, id, type: 'number', min: o.min, max: o.max, step: o.kind === 'integer' ? 1 : 0.01 });
+    return el('label', {}, el('span', { 'data-override': o.name }), ' ', input);
+  });
+  $('#storm-override-fields').replaceChildren(...fields);
+  overrideLabels();
+}
+
+// Each field's label in the page's language: what it changes, and a number's range.
+function overrideLabels() {
+  for (const o of state.index?.policy_overrides || []) {
+    const label = document.querySelector(`[data-override="${o.name}"]`);
+    if (label) label.textContent = o.kind === 'choice' ? o.description[state.lang] : `${o.description[state.lang]} (${o.min}–${o.max})`;
+  }
+}
+
 async function startStorm(ev) {
   ev.preventDefault();
   const params = query(ev.target);
@@ -452,6 +476,7 @@ function refreshAll() {
 function applyLanguage() {
   document.documentElement.lang = state.lang;
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t()[node.dataset.i18n];
+  overrideLabels();
   for (const b of document.querySelectorAll('.lang button')) b.setAttribute('aria-pressed', String(b.dataset.lang === state.lang));
   // A student's page says whose lab it is (a student who lost ?lab= would be in the teacher's).
   $('#lab-name').hidden = PAGE_LAB == null;

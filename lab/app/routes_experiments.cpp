@@ -14,6 +14,7 @@
 #include "lab/app/route_support.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/http_server.hpp"
+#include "lab/http/policy_overrides.hpp"
 
 namespace quote_lab::handlers {
 namespace {
@@ -49,7 +50,7 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   static const std::set<std::string> known = [] {
     std::set<std::string> names{"mode", "scenario", std::string(kStormClients.name), std::string(kStormDurationS.name),
                                 std::string(kStormRequests.name), std::string(kStormLayers.name)};
-    names.insert(std::begin(kPolicyOverrideParams), std::end(kPolicyOverrideParams));
+    for (auto& name : policy_override_names()) names.insert(std::move(name));
     return names;
   }();
   for (const auto& [k, _] : given)

@@ -12,6 +12,7 @@
 #include "lab/app/route_table.hpp"
 #include "lab/formats/policy_json.hpp"
 #include "lab/http/http_server.hpp"
+#include "lab/http/policy_overrides.hpp"
 #include "lab/http/static_files.hpp"
 
 namespace quote_lab::handlers {
@@ -45,6 +46,29 @@ std::string param_text(const IntParam& p, Language language) {
   return range_text(p, language) + ", " + std::to_string(p.fallback) + " si se omite";
 }
 
+// The override table as the page's storm form builds its fields from it: both languages,
+// since the page switches language without asking again.
+nlohmann::ordered_json overrides_json() {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& o : policy_overrides()) {
+    nlohmann::ordered_json row = {{"name", o.name},
+                                  {"kind", o.kind == OverrideKind::integer  ? "integer"
+                                           : o.kind == OverrideKind::number ? "number"
+                                                                            : "choice"},
+                                  {"description", {{"es", o.es}, {"en", o.en}}},
+                                  {"accepted", {{"es", o.accepted(Language::es)}, {"en", o.accepted(Language::en)}}}};
+    if (o.kind == OverrideKind::choice) {
+      row["choices"] = o.choices;
+    } else if (o.kind == OverrideKind::integer) {
+      row["min"] = static_cast<int>(o.min), row["max"] = static_cast<int>(o.max);
+    } else {
+      row["min"] = o.min, row["max"] = o.max;
+    }
+    list.push_back(std::move(row));
+  }
+  return list;
+}
+
 nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& host, Language language) {
   const bool es = language == Language::es;
   const LabApp& app = ctx.app;
@@ -54,9 +78,16 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
                               std::to_string(kItems.fallback);
   nlohmann::ordered_json scenarios = nlohmann::ordered_json::array();
   for (const auto& s : app.scenarios().all()) scenarios.push_back(to_json(s));
-  const auto override_text = [&](const IntParam& p) {
-    return (es ? "cambia la política solo en esta solicitud, " : "per-request override, ") + range_text(p, language);
-  };
+  nlohmann::ordered_json parameters = {{"scenario", app.scenarios().accepted_names()},
+                                        {kCustomerId.name, param_text(kCustomerId, language)},
+                                        {kItems.name, param_text(kItems, language)}};
+  for (const auto& o : policy_overrides())
+    parameters[std::string(o.name)] = (es ? "cambia la política solo en esta solicitud: " : "per-request override: ") +
+                                      std::string(es ? o.es : o.en) + ", " + o.accepted(language);
+  parameters["lab"] = es ? "en toda ruta: el laboratorio propio de un estudiante (de 1 a 32 de a-z, 0-9, '-'), por "
+                           "ejemplo /?lab=ana; sin él, el del docente; GET /class los lista"
+                         : "on every route: a student's own lab (1-32 of a-z, 0-9, '-'), e.g. /?lab=ana; none is the "
+                           "teacher's; GET /class lists them";
   return {{"service", "quote-lab"},
           {"description",
            {{"es", "Laboratorio de resiliencia: la misma cotización con la política `legacy` (reintentos agresivos) y "
@@ -65,18 +96,8 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
             {"en", "Resilience lab: the same quote with a legacy policy (aggressive retries) and a resilient one (short timeout, backoff with jitter, circuit breaker and fallback)."}}},
           {"routes", routes_json(language)},
           {"also_under_prefix", std::string(kHubPrefix)},
-          {"parameters",
-           {{"scenario", app.scenarios().accepted_names()},
-            {kCustomerId.name, param_text(kCustomerId, language)},
-            {kItems.name, param_text(kItems, language)},
-            {kTimeoutMsOverride.name, override_text(kTimeoutMsOverride)},
-            {kMaxAttemptsOverride.name, override_text(kMaxAttemptsOverride)},
-            {kBackoffBaseMsOverride.name, override_text(kBackoffBaseMsOverride)},
-            {"jitter", jitter_names()},
-            {"lab", es ? "en toda ruta: el laboratorio propio de un estudiante (de 1 a 32 de a-z, 0-9, '-'), por "
-                         "ejemplo /?lab=ana; sin él, el del docente; GET /class los lista"
-                       : "on every route: a student's own lab (1-32 of a-z, 0-9, '-'), e.g. /?lab=ana; none is the "
-                         "teacher's; GET /class lists them"}}},
+          {"parameters", parameters},
+          {"policy_overrides", overrides_json()},
           {"scenarios", scenarios},
           {"carrier_mode", app.carrier_mode()},
           {"carrier_url", ctx.carrier_url},

@@ -9,6 +9,7 @@
 #include "lab/app/route_handlers.hpp"
 #include "lab/app/route_support.hpp"
 #include "lab/http/http_server.hpp"
+#include "lab/http/policy_overrides.hpp"
 
 namespace quote_lab::handlers {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 void quote(const std::string& policy_name, RouteContext& ctx, const httplib::Request& req, httplib::Response& res) {
   static const std::set<std::string> known = [] {
     std::set<std::string> names{"scenario", std::string(kCustomerId.name), std::string(kItems.name)};
-    names.insert(std::begin(kPolicyOverrideParams), std::end(kPolicyOverrideParams));
+    for (auto& name : policy_override_names()) names.insert(std::move(name));
     return names;
   }();
   if (auto e = check_known_params(req, known)) return send_api_error(req, res, *e);

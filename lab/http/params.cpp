@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "lab/base/did_you_mean.hpp"
+#include "lab/http/policy_overrides.hpp"
 #include "lab/resilience/quote_budget.hpp"
 
 namespace quote_lab {
@@ -17,11 +18,29 @@ std::string printable(const std::string& text) {
   return shown;
 }
 
-// The course's resilient policy: where a backoff override on a policy without one (legacy)
-// takes its cap and jitter range from.
-const RetryPolicy& course_backoff() {
-  static const RetryPolicy resilient = default_policies().resilient;
-  return resilient;
+// Checks one override's raw value against its row of the table; an integer or a number
+// is returned in `number`, a choice stays the raw text.
+std::optional<ApiError> parse_override(const PolicyOverride& o, const std::string& raw, double& number) {
+  const std::string name(o.name);
+  switch (o.kind) {
+    case OverrideKind::integer: {
+      int value = 0;
+      auto e = parse_int_param(name, &raw, static_cast<int>(o.min), static_cast<int>(o.max), 0, value);
+      number = value;
+      return e;
+    }
+    case OverrideKind::number: {
+      const auto [ptr, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), number);
+      if (raw.empty() || ec != std::errc() || ptr != raw.data() + raw.size() || !(number >= o.min && number <= o.max))
+        return api_error(400, "invalid_parameter", MessageId::number_out_of_range,
+                         {{"name", name}, {"min", bound_text(o.min)}, {"max", bound_text(o.max)}, {"got", printable(raw)}});
+      return std::nullopt;
+    }
+    case OverrideKind::choice:
+      if (std::find(o.choices.begin(), o.choices.end(), raw) != o.choices.end()) return std::nullopt;
+      return api_error(400, "invalid_parameter", o.choice_error, {{"name", name}, {"got", printable(raw)}}, o.choices);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -87,53 +106,21 @@ std::optional<ApiError> parse_int_param(std::string_view name, const std::string
 
 std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,
                                                RetryPolicy& policy, std::vector<std::string>& changed) {
+  std::vector<std::pair<const PolicyOverride*, const std::string*>> given;
+  for (const auto& o : policy_overrides())
+    if (const std::string* raw = lookup(std::string(o.name).c_str())) given.emplace_back(&o, raw);
   // Most requests name no override: the policy stands as it is, already within bounds.
-  const auto named = [&lookup](const char* name) { return lookup(name) != nullptr; };
-  if (std::none_of(std::begin(kPolicyOverrideParams), std::end(kPolicyOverrideParams), named)) return std::nullopt;
+  if (given.empty()) return std::nullopt;
   RetryPolicy p = policy;
-  // An absent override keeps the policy's value: the policy is the fallback.
-  const auto read = [&lookup](const IntParam& range, int& value) {
-    return parse_int_param(range.name, lookup(std::string(range.name).c_str()), range.min, range.max, value, value);
-  };
-  if (auto e = read(kTimeoutMsOverride, p.timeout_ms)) return e;
-  if (auto e = read(kMaxAttemptsOverride, p.max_attempts)) return e;
-  if (auto e = read(kBackoffBaseMsOverride, p.backoff_base_ms)) return e;
-  if (const std::string* raw = lookup("jitter")) {
-    if (!parse_jitter(*raw, p.jitter))
-      return api_error(400, "invalid_parameter", MessageId::unknown_jitter, {}, jitter_names());
-    // Legacy's policy has no backoff room at all; a jitter choice should be visible, so it
-    // borrows the course's resilient cap and additive range.
-    if (p.backoff_max_ms == 0) p.backoff_max_ms = course_backoff().backoff_max_ms;
-    if (p.jitter == Jitter::additive && p.jitter_max_ms == 0) {
-      p.jitter_min_ms = course_backoff().jitter_min_ms;
-      p.jitter_max_ms = course_backoff().jitter_max_ms;
-    }
-  }
-  if (lookup("backoff_base_ms") && p.backoff_max_ms == 0) p.backoff_max_ms = course_backoff().backoff_max_ms;
-  if (auto e = read(kRetryBudgetMinPerSOverride, p.retry_budget_min_per_s)) return e;
-  if (auto e = read(kDeadlineMsOverride, p.deadline_ms)) return e;
-  if (const std::string* raw = lookup("retry_budget_ratio")) {
-    double ratio = -1;
-    const auto [ptr, ec] = std::from_chars(raw->data(), raw->data() + raw->size(), ratio);
-    if (raw->empty() || ec != std::errc() || ptr != raw->data() + raw->size() || !(ratio >= 0 && ratio <= 1))
-      return api_error(400, "invalid_parameter", MessageId::number_out_of_range,
-                       {{"name", "retry_budget_ratio"}, {"min", "0"}, {"max", "1"}, {"got", printable(*raw)}});
-    p.retry_budget_ratio = ratio;
-  }
-  if (const std::string* raw = lookup("idempotency_key"); raw && !parse_idempotency_key(*raw, p.idempotency_key))
-    return api_error(400, "invalid_parameter", MessageId::unknown_choice,
-                     {{"name", "idempotency_key"}, {"got", printable(*raw)}}, idempotency_key_names());
-  if (const std::string* raw = lookup("circuit_breaker")) {
-    if (*raw != "true" && *raw != "false")
-      return api_error(400, "invalid_parameter", MessageId::unknown_choice,
-                       {{"name", "circuit_breaker"}, {"got", printable(*raw)}}, {"true", "false"});
-    p.circuit_breaker = *raw == "true";
+  for (const auto& [o, raw] : given) {
+    double number = 0;
+    if (auto e = parse_override(*o, *raw, number)) return e;
+    o->apply(p, number, *raw);
   }
   if (const Millis worst = worst_case_duration(p); worst.count() > kMaxQuoteMs)
     return api_error(400, "quote_too_long", MessageId::quote_too_long,
                      {{"worst_ms", std::to_string(worst.count())}, {"bound_ms", std::to_string(kMaxQuoteMs)}});
-  for (const char* name : kPolicyOverrideParams)
-    if (lookup(name)) changed.emplace_back(name);
+  for (const auto& [o, raw] : given) changed.emplace_back(o->name);
   policy = p;
   return std::nullopt;
 }

@@ -39,16 +39,8 @@ std::optional<ApiError> parse_int_param(std::string_view name, const std::string
 /// The same for a parameter of the domain (domain.hpp): its name, range and default.
 std::optional<ApiError> parse_int_param(const IntParam& p, const std::string* raw, int& out);
 
-/// Query parameters that vary the policy of one quote request, for teaching.
-inline constexpr const char* kPolicyOverrideParams[] = {
-    "timeout_ms",         "max_attempts", "backoff_base_ms", "jitter",         "retry_budget_ratio",
-    "retry_budget_min_per_s", "deadline_ms", "idempotency_key", "circuit_breaker"};
-
 /// Applies the per-request overrides found by `lookup` (name → raw value or null) to
-/// `policy`: timeout_ms 10–5000, max_attempts 1–10, backoff_base_ms 0–5000 (domain.hpp), jitter one of
-/// none, additive, full, equal, decorrelated; retry_budget_ratio a number 0–1,
-/// retry_budget_min_per_s 0–1000, deadline_ms 10–5000, idempotency_key per_flow |
-/// per_attempt | none, circuit_breaker true | false. Each bad value is a 400 naming the
+/// `policy`, as the table of policy_overrides.hpp says: each bad value is a 400 naming the
 /// parameter and its range (`allowed` for a choice). Returns the first error; `policy` is only
 /// changed when every value is valid. `changed` lists the names that were given.
 /// Overrides whose worst case (timeout × attempts + waits) is above kMaxQuoteMs are a

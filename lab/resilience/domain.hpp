@@ -31,14 +31,6 @@ inline constexpr IntParam kItems{"items", 1, 50, 3};
 /// How many incidents /incidents lists (also how many the lab keeps).
 inline constexpr IntParam kIncidentsLimit{"limit", 1, 200, 10};
 
-/// Per-request policy overrides of one quote (for teaching): the range each accepts.
-/// `fallback` is unused: an absent override keeps the mode's policy value.
-inline constexpr IntParam kTimeoutMsOverride{"timeout_ms", 10, 5000, 0};
-inline constexpr IntParam kMaxAttemptsOverride{"max_attempts", 1, 10, 0};
-inline constexpr IntParam kBackoffBaseMsOverride{"backoff_base_ms", 0, 5000, 0};
-inline constexpr IntParam kRetryBudgetMinPerSOverride{"retry_budget_min_per_s", 0, 1000, 0};
-inline constexpr IntParam kDeadlineMsOverride{"deadline_ms", 10, 5000, 0};
-
 /// The carrier's mode at start and after a reset: every request that names no scenario
 /// runs this one.
 inline constexpr std::string_view kDefaultScenario = "ok";

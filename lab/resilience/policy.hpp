@@ -138,7 +138,7 @@ std::span<const RetryIntField> retry_int_fields();
 inline constexpr int kFailureThresholdMin = 1;
 inline constexpr int kFailureThresholdMax = 100;
 
-/// Upper bounds of retry_budget_min_per_s and deadline_ms in a policy (overrides: domain.hpp).
+/// Upper bounds of retry_budget_min_per_s and deadline_ms in a policy (a request's overrides: http/policy_overrides.hpp).
 inline constexpr int kRetryBudgetMinPerSMax = 1000;
 inline constexpr int kDeadlineMsMax = 60000;
 

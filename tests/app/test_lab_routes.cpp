@@ -9,6 +9,7 @@
 #include <set>
 
 #include "lab/app/route_table.hpp"
+#include "lab/http/policy_overrides.hpp"
 #include "support/in_process_lab.hpp"
 #include "support/poll.hpp"
 
@@ -321,6 +322,35 @@ TEST_CASE("methods: HEAD never has effects, wrong methods get 405 with Allow") {
   CHECK(put->status == 405);
   CHECK(put->get_header_value("Allow") == "GET, POST");
   CHECK(client.Delete("/nowhere")->status == 404);
+}
+
+TEST_CASE("GET / describes every override a quote and a storm accept, from the one table the parser reads") {
+  InProcessLab lab;
+  const Reply index = lab.get("/", {{"Accept-Language", "es"}});
+  REQUIRE(index.status == 200);
+  const auto& rows = index.json["policy_overrides"];
+  REQUIRE(rows.size() == quote_lab::policy_overrides().size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const quote_lab::PolicyOverride& o = quote_lab::policy_overrides()[i];
+    const std::string name(o.name);
+    CAPTURE(name);
+    CHECK(rows[i]["name"] == name);
+    CHECK(rows[i]["description"]["es"] == std::string(o.es));
+    CHECK(index.json["parameters"][name].get<std::string>().find(std::string(o.es)) != std::string::npos);
+    // Listed, so accepted: the quote route and the storm know it (a bad value is a 400
+    // about its value, never an unknown parameter).
+    const Reply quote = lab.get("/quote-resilient?" + name + "=zzz");
+    CHECK(quote.status == 400);
+    CHECK(quote.json["error"] == "invalid_parameter");
+    const Reply storm = lab.request("POST", "/experiments/storm?clients=1&duration_s=1&" + name + "=zzz");
+    CHECK(storm.status == 400);
+    CHECK(storm.json["error"] == "invalid_parameter");
+  }
+  CHECK(rows[0]["kind"] == "integer");
+  CHECK(rows[0]["min"] == 10);
+  CHECK(rows[0]["max"] == 5000);
+  CHECK(rows[4]["kind"] == "number");
+  CHECK(rows[8]["choices"] == nlohmann::ordered_json::array({"true", "false"}));
 }
 
 TEST_CASE("GET / lists every route the server answers, and paths it does not list are 404") {

@@ -197,7 +197,7 @@ test('any policy from the page: an adr0005 storm without its breaker gets a card
     // Every policy of the lab, the course's two first.
     assert.deepEqual(await page.locator('#storm-mode option').evaluateAll(os => os.map(o => o.value)), ['legacy', 'resilient', 'adr0005']);
     await page.selectOption('#storm-mode', 'adr0005');
-    await page.check('#storm-no-breaker');
+    await page.selectOption('#storm-override-circuit_breaker', 'false');
     await page.selectOption('#storm-scenario', 'provider_down');
     await page.fill('#storm-clients', '4');
     await page.fill('#storm-duration', '2');

@@ -3,7 +3,11 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
+#include "lab/formats/policy_json.hpp"
 #include "lab/http/params.hpp"
+#include "lab/http/policy_overrides.hpp"
 
 namespace test_params {
 
@@ -85,6 +89,56 @@ TEST_CASE("per-request policy overrides: bad values are 400s that name the param
     CHECK(e->status == 400);
     CHECK(e->message.find(r.says) != std::string::npos);
     CHECK(p.timeout_ms == 220);  // untouched
+  }
+}
+
+TEST_CASE("every row of the override table is what the parser does: its bounds or choices accepted and changing the policy, one past them a 400 naming them") {
+  REQUIRE(policy_overrides().size() == 9);
+  for (const PolicyOverride& o : policy_overrides()) {
+    CAPTURE(o.name);
+    const std::string name(o.name);
+    const auto apply = [&](const std::string& value, RetryPolicy& p) {
+      std::map<std::string, std::string> q{{name, value}};
+      std::vector<std::string> changed;
+      auto e = apply_policy_overrides(lookup_in(q), p, changed);
+      if (!e) CHECK(changed == std::vector<std::string>{name});
+      return e;
+    };
+    std::vector<std::string> good, bad;
+    if (o.kind == OverrideKind::choice) {
+      good = o.choices;
+      bad = {"maybe"};
+    } else {
+      const double step = o.kind == OverrideKind::integer ? 1 : 0.01;
+      good = {bound_text(o.min), bound_text(o.max)};
+      bad = {bound_text(o.min - step), bound_text(o.max + step), "x"};
+    }
+    for (const auto& value : good) {
+      CAPTURE(value);
+      RetryPolicy p = default_policies().resilient;
+      // Short attempts, no waits: no accepted value takes the quote over its bound (that
+      // refusal, quote_too_long, has its own case).
+      p.timeout_ms = 10;
+      p.max_attempts = 1;
+      p.backoff_base_ms = 0;
+      p.jitter = Jitter::none;
+      REQUIRE_FALSE(apply(value, p));
+      // The policy field of the same name now holds it (as the answer's `policy` shows).
+      const nlohmann::ordered_json shown = to_json(p, true)[name];
+      if (shown.is_boolean()) CHECK((shown.get<bool>() ? "true" : "false") == value);
+      else if (shown.is_string()) CHECK(shown.get<std::string>() == value);
+      else CHECK(shown.get<double>() == doctest::Approx(std::stod(value)));
+    }
+    for (const auto& value : bad) {
+      CAPTURE(value);
+      RetryPolicy p = default_policies().resilient;
+      const auto e = apply(value, p);
+      REQUIRE(e);
+      CHECK(e->status == 400);
+      CHECK(e->message.find(name) != std::string::npos);
+      if (o.kind == OverrideKind::choice) CHECK(e->allowed == o.choices);
+      else CHECK(e->message.find("between " + bound_text(o.min) + " and " + bound_text(o.max)) != std::string::npos);
+    }
   }
 }
 
