@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "lab/carrier/carrier_simulator.hpp"
-#include "lab/resilience/circuit_breaker.hpp"
+#include "lab/resilience/breaker.hpp"
 #include "lab/resilience/quote_trace.hpp"
 
 namespace quote_lab {

@@ -7,7 +7,7 @@
 
 namespace quote_lab {
 
-QuoteExecutor::QuoteExecutor(CarrierCaller& carrier, CircuitBreaker& breaker, FallbackCache& cache,
+QuoteExecutor::QuoteExecutor(CarrierCaller& carrier, Breaker& breaker, FallbackCache& cache,
                              Clock& clock, RandomSource& random, std::stop_token shutdown)
     : carrier_(carrier), breaker_(breaker), cache_(cache), clock_(clock), random_(random),
       shutdown_(std::move(shutdown)) {}

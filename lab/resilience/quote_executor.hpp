@@ -16,7 +16,7 @@
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
 #include "lab/resilience/carrier_call.hpp"
-#include "lab/resilience/circuit_breaker.hpp"
+#include "lab/resilience/breaker.hpp"
 #include "lab/resilience/fallback_cache.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_trace.hpp"
@@ -32,7 +32,7 @@ class QuoteExecutor {
   /// `shutdown`: once requested, flows in progress make no further attempt (the attempt
   /// running ends at its own deadline) and a backoff wait ends at once; the skipped retry
   /// is a `retry_skipped` event with reason `shutting_down`, then the usual fallback.
-  QuoteExecutor(CarrierCaller& carrier, CircuitBreaker& breaker, FallbackCache& cache,
+  QuoteExecutor(CarrierCaller& carrier, Breaker& breaker, FallbackCache& cache,
                 Clock& clock, RandomSource& random, std::stop_token shutdown = {});
 
   /// Runs `request` under `policy` and reports what happened. Never throws for carrier
@@ -70,7 +70,7 @@ class QuoteExecutor {
   void fall_back(QuoteTrace& trace, const QuoteRequest& request);
 
   CarrierCaller& carrier_;
-  CircuitBreaker& breaker_;
+  Breaker& breaker_;
   FallbackCache& cache_;
   Clock& clock_;
   RandomSource& random_;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lab/base/clock.hpp"
-#include "lab/resilience/circuit_breaker.hpp"
+#include "lab/resilience/breaker.hpp"
 #include "lab/resilience/domain.hpp"
 #include "lab/resilience/quote.hpp"
 #include "lab/resilience/vocabulary.hpp"

@@ -36,8 +36,8 @@
 #include <variant>
 
 #include "lab/base/clock.hpp"
+#include "lab/resilience/breaker.hpp"
 #include "lab/resilience/carrier_call.hpp"
-#include "lab/resilience/circuit_breaker.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/vocabulary.hpp"
 

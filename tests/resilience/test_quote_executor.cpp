@@ -21,6 +21,41 @@ struct Rig : ExecutorRig {
 
 }  // namespace
 
+// A breaker the executor cannot see inside: it always refuses (another caller holds the
+// probe) and says so in its snapshot.
+struct ProbeTakenBreaker final : Breaker {
+  int asked = 0;
+  Admission try_acquire() override {
+    ++asked;
+    return {std::nullopt, true, Reason::probe_in_flight};
+  }
+  BreakerRecord record(const BreakerPermit&, bool, std::string_view, double) override {
+    FAIL("a refused call is never recorded");
+    return {BreakerState::half_open};
+  }
+  BreakerSnapshot snapshot() override {
+    BreakerSnapshot s;
+    s.name = "elsewhere";
+    s.state = BreakerState::half_open;
+    return s;
+  }
+  void reset() override {}
+};
+
+TEST_CASE("the executor asks the Breaker it is given, whichever it is: refused, no call, the fallback, and that breaker in the answer") {
+  ExecutorRig rig;
+  ProbeTakenBreaker breaker;
+  QuoteExecutor executor{rig.carrier, breaker, rig.cache, rig.clock, rig.random};
+  const QuoteTrace t = executor.run({"resilient", "provider_down", 42, 3, "req-1", "trace-1"}, rig.policies.resilient);
+  CHECK(breaker.asked == 1);
+  CHECK(rig.carrier.requests().empty());
+  CHECK(event_names(t) == std::vector<std::string>{"short_circuit", "fallback_used"});
+  CHECK(t.events[0].reason == Reason::probe_in_flight);
+  CHECK(t.status == QuoteStatus::degraded);
+  CHECK(t.dependency.name == "elsewhere");
+  CHECK(t.dependency.state == BreakerState::half_open);
+}
+
 TEST_CASE("legacy against a carrier that never answers: 4 immediate attempts of 360 ms, then failed") {
   Rig rig;
   const QuoteTrace t = rig.run(Mode::legacy);

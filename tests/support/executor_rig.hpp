@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/resilience/circuit_breaker.hpp"
 #include "lab/resilience/quote_executor.hpp"
 #include "support/fixed_random.hpp"
 #include "support/scripted_carrier.hpp"
