@@ -13,7 +13,7 @@
 #include "lab/app/quote_sentences.hpp"
 #include "lab/carrier/carrier_simulator.hpp"
 #include "lab/observability/telemetry.hpp"
-#include "lab/resilience/circuit_breaker.hpp"
+#include "lab/resilience/breaker.hpp"
 #include "lab/resilience/fallback_cache.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_trace.hpp"

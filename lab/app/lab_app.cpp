@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/app/json_views.hpp"
-#include "lab/app/route_table.hpp"
 #include "lab/base/time_format.hpp"
 #include "lab/formats/policy_json.hpp"
 
@@ -43,7 +42,7 @@ LabApp::LabApp(LabDeps deps)
       breaker_("carrier", deps.policies.breaker, deps.clock),
       cache_(deps.clock),
       executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random, shutdown_.get_token()),
-      metrics_(canonical_names(deps.scenarios), route_templates(), deps.policies.names()),
+      metrics_(canonical_names(deps.scenarios), deps.http_routes, deps.policies.names()),
       events_(deps.max_event_clients),
       store_(deps.state_file) {
   build_runtimes();

@@ -62,11 +62,10 @@ struct LabDeps {
   /// --state-backend redis://…: the breaker is shared through it (not owned); null = the
   /// state file alone, nothing shared with other replicas.
   RedisClient* shared_state = nullptr;
+  /// The route templates that label `quote_lab_http_requests_total` (the API's route table,
+  /// api/route_table's route_templates()); a request on no template counts as "other".
+  std::vector<std::string> http_routes;
 };
-
-/// The route templates that label `quote_lab_http_requests_total`, derived from the route
-/// table (route_table.hpp, which defines it).
-const std::vector<std::string>& route_templates();
 
 class LabApp {
  public:

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "lab/base/clock.hpp"
-#include "lab/resilience/circuit_breaker.hpp"
+#include "lab/resilience/breaker.hpp"
 #include "lab/resilience/fallback_cache.hpp"
 #include "lab/resilience/policy.hpp"
 

@@ -34,8 +34,8 @@
 #include "lab/base/clock.hpp"
 #include "lab/carrier/carrier_simulator.hpp"
 #include "lab/carrier/refusing_port.hpp"
-#include "lab/resilience/carrier_call.hpp"
 #include "lab/http/http_server.hpp"
+#include "lab/resilience/carrier_call.hpp"
 
 namespace quote_lab {
 

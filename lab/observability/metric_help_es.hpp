@@ -9,7 +9,7 @@
 namespace quote_lab {
 
 /// The Spanish HELP of the family called `name`; nullopt for a name this table lacks
-/// (the walk of every route, tests/app/test_spanish_surfaces.cpp, finds it).
+/// (the walk of every route, tests/api/test_spanish_surfaces.cpp, finds it).
 std::optional<std::string_view> metric_help_es(std::string_view name);
 
 }  // namespace quote_lab

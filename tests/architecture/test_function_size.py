@@ -12,8 +12,8 @@ import sys
 # (file, the definition's start, most lines)
 BOUNDS = [
     ("lab/resilience/quote_executor.cpp", "QuoteTrace QuoteExecutor::run(", 60),
-    ("lab/app/cli.cpp", "int run_cli(", 80),
-    ("lab/app/serve_wiring.cpp", "int run_serve(", 80),
+    ("lab/main/cli.cpp", "int run_cli(", 80),
+    ("lab/main/serve_wiring.cpp", "int run_serve(", 80),
     ("lab/experiments/storm.cpp", "StormResult run_storm(", 80),
 ]
 

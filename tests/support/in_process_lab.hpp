@@ -14,12 +14,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "lab/app/classroom.hpp"
+#include "lab/api/lab_routes.hpp"
+#include "lab/api/rate_limiting.hpp"
 #include "lab/app/lab_registry.hpp"
-#include "lab/app/lab_routes.hpp"
-#include "lab/app/rate_limiting.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/static_files.hpp"
+#include "lab/main/classroom.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fixed_random.hpp"
 #include "support/lab_client.hpp"
@@ -49,7 +49,9 @@ class InProcessLab {
         carrier_(scenarios(), random_, clock_),
         labs_(std::make_unique<LabRegistry>(
             LabDeps{scenarios(), default_policies(), carrier_, &carrier_.simulator(),
-                    o.state_file.empty() ? dir_ / "state.json" : o.state_file, clock_, random_, o.max_event_clients},
+                    o.state_file.empty() ? dir_ / "state.json" : o.state_file, clock_, random_, o.max_event_clients,
+                    /*lab_name=*/{}, /*on_state_changed=*/{}, /*student_states=*/{}, /*shared_state=*/nullptr,
+                    route_templates()},
             LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)})) {
     apply_classroom(server_, "127.0.0.1", o.classroom);
     register_lab_routes(server_, *labs_, StaticRoots{std::filesystem::path(source_dir()) / "public"}, kCarrierUrl,

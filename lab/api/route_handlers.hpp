@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "lab/app/route_table.hpp"
+#include "lab/api/route_table.hpp"
 
 namespace quote_lab::handlers {
 

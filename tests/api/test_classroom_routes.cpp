@@ -1,5 +1,5 @@
 // One lab, a whole class, in-process (support/in_process_lab.hpp): the classroom's access
-// rules (lab/app/classroom.hpp) in front of the real route table, and the student labs
+// rules (lab/main/classroom.hpp) in front of the real route table, and the student labs
 // (?lab=NAME) over HTTP, each answer as a real `quote-lab serve` gives it. What needs a real
 // process (slow heads, connection bounds, storms, live streams, starvation) stays in
 // test_classroom.cpp.

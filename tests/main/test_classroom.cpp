@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "lab/app/classroom.hpp"
+#include "lab/main/classroom.hpp"
 #include "support/lab_process.hpp"
 #include "support/raw_socket.hpp"
 #include "support/paths.hpp"

@@ -1,4 +1,4 @@
-#include "lab/app/cli.hpp"
+#include "lab/main/cli.hpp"
 
 #include <CLI/CLI.hpp>
 #include <csignal>
@@ -7,12 +7,12 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include "lab/app/classroom.hpp"
 #include "lab/app/options.hpp"
-#include "lab/app/serve_wiring.hpp"
 #include "lab/experiments/herd.hpp"
 #include "lab/experiments/herd_occ.hpp"
 #include "lab/experiments/storm.hpp"
+#include "lab/main/classroom.hpp"
+#include "lab/main/serve_wiring.hpp"
 #include "lab/resilience/policy.hpp"
 
 namespace quote_lab {

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <set>
 
-#include "lab/app/route_table.hpp"
+#include "lab/api/route_table.hpp"
 #include "lab/http/policy_overrides.hpp"
 #include "support/in_process_lab.hpp"
 #include "support/poll.hpp"

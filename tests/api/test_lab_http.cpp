@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-#include "lab/app/route_table.hpp"
+#include "lab/api/route_table.hpp"
 #include "lab/base/time_format.hpp"
 #include "lab/carrier/carrier_server.hpp"
 #include "support/lab_process.hpp"

@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/api/route_handlers.hpp"
+#include "lab/api/route_support.hpp"
+#include "lab/api/route_table.hpp"
 #include "lab/app/lab_app.hpp"
-#include "lab/app/route_handlers.hpp"
-#include "lab/app/route_support.hpp"
-#include "lab/app/route_table.hpp"
 #include "lab/formats/policy_json.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/policy_overrides.hpp"

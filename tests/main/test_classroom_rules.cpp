@@ -1,9 +1,9 @@
-// The classroom's rules (lab/app/classroom.hpp) that need no server: what the lab says at
+// The classroom's rules (lab/main/classroom.hpp) that need no server: what the lab says at
 // start-up when it listens beyond loopback without a teacher token. What a class sends to a
 // real lab is in test_classroom.cpp.
 #include <doctest/doctest.h>
 
-#include "lab/app/classroom.hpp"
+#include "lab/main/classroom.hpp"
 
 namespace test_classroom_rules {
 

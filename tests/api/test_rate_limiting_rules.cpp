@@ -1,11 +1,11 @@
-// Who a rate-limited client is (lab/app/rate_limiting.hpp), without a server: the peer
+// Who a rate-limited client is (lab/api/rate_limiting.hpp), without a server: the peer
 // address or a trusted proxy's header, and the limiter's key. What a refused client sees
 // from a real lab is in test_rate_limiting.cpp.
 #include <doctest/doctest.h>
 
 #include <httplib.h>
 
-#include "lab/app/rate_limiting.hpp"
+#include "lab/api/rate_limiting.hpp"
 
 namespace test_rate_limiting_rules {
 

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "lab/app/rate_limiting.hpp"
-#include "lab/app/route_table.hpp"
+#include "lab/api/rate_limiting.hpp"
+#include "lab/api/route_table.hpp"
 #include "lab/base/clock.hpp"
 
 namespace quote_lab {

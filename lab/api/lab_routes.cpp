@@ -1,4 +1,4 @@
-#include "lab/app/lab_routes.hpp"
+#include "lab/api/lab_routes.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,12 +6,12 @@
 #include <memory>
 #include <unordered_map>
 
+#include "lab/api/rate_limiting.hpp"
+#include "lab/api/route_support.hpp"
+#include "lab/api/route_table.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_registry.hpp"
-#include "lab/app/rate_limiting.hpp"
-#include "lab/app/route_support.hpp"
-#include "lab/app/route_table.hpp"
 #include "lab/base/did_you_mean.hpp"
 #include "lab/base/lab_name.hpp"
 #include "lab/http/http_server.hpp"

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "lab/api/route_handlers.hpp"
+#include "lab/api/route_support.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_registry.hpp"
-#include "lab/app/route_handlers.hpp"
-#include "lab/app/route_support.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/policy_overrides.hpp"

@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/api/route_handlers.hpp"
+#include "lab/api/route_support.hpp"
 #include "lab/app/json_views.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_registry.hpp"
-#include "lab/app/route_handlers.hpp"
-#include "lab/app/route_support.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/http_server.hpp"
 

@@ -2,10 +2,10 @@
 // event stream /events (Server-Sent Events).
 #include <httplib.h>
 
+#include "lab/api/lab_routes.hpp"
+#include "lab/api/route_handlers.hpp"
+#include "lab/api/route_support.hpp"
 #include "lab/app/lab_app.hpp"
-#include "lab/app/lab_routes.hpp"
-#include "lab/app/route_handlers.hpp"
-#include "lab/app/route_support.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/static_files.hpp"
 

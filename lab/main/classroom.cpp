@@ -1,11 +1,11 @@
-#include "lab/app/classroom.hpp"
+#include "lab/main/classroom.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <cmath>
 
-#include "lab/app/lab_routes.hpp"
-#include "lab/app/route_support.hpp"
+#include "lab/api/lab_routes.hpp"
+#include "lab/api/route_support.hpp"
 
 namespace quote_lab {
 

@@ -1,4 +1,4 @@
-#include "lab/app/route_support.hpp"
+#include "lab/api/route_support.hpp"
 
 #include <fstream>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "lab/app/stop_signals.hpp"
+#include "lab/main/stop_signals.hpp"
 
 #include <pthread.h>
 

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "lab/api/route_handlers.hpp"
+#include "lab/api/route_support.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_registry.hpp"
-#include "lab/app/route_handlers.hpp"
-#include "lab/app/route_support.hpp"
 #include "lab/base/time_format.hpp"
 #include "lab/carrier/scenario.hpp"
 #include "lab/http/accept.hpp"

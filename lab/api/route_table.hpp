@@ -52,7 +52,8 @@ struct RouteContext {
 using RouteHandler = void (*)(RouteContext& ctx, const httplib::Request& req, const std::string& body,
                               httplib::Response& res);
 
-/// One entry of the table.
+/// One entry of the table, written with designated initializers: a flag left out keeps the
+/// default below.
 struct Route {
   std::vector<std::string> methods;  ///< "GET", "POST", "PUT", "DELETE"; HEAD follows GET unless `mutating`
   std::string path;                  ///< template: "/health", "/ui/{file}" ({name}: any rest of the path)

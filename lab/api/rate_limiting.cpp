@@ -1,4 +1,4 @@
-#include "lab/app/rate_limiting.hpp"
+#include "lab/api/rate_limiting.hpp"
 
 #include <httplib.h>
 

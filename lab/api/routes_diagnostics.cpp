@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/api/route_handlers.hpp"
+#include "lab/api/route_support.hpp"
 #include "lab/app/json_views.hpp"
 #include "lab/app/lab_app.hpp"
-#include "lab/app/route_handlers.hpp"
-#include "lab/app/route_support.hpp"
 #include "lab/http/accept.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/observability/metric_help_es.hpp"

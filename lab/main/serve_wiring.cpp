@@ -1,4 +1,4 @@
-#include "lab/app/serve_wiring.hpp"
+#include "lab/main/serve_wiring.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -9,16 +9,16 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "lab/app/classroom.hpp"
+#include "lab/api/lab_routes.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_registry.hpp"
-#include "lab/app/lab_routes.hpp"
-#include "lab/app/stop_signals.hpp"
 #include "lab/carrier/carrier_server.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/formats/policy_json.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/static_files.hpp"
+#include "lab/main/classroom.hpp"
+#include "lab/main/stop_signals.hpp"
 #include "lab/shared_state/redis_client.hpp"
 #include "lab/shared_state/redis_rate_limiter.hpp"
 #include "lab/shared_state/redis_url.hpp"
@@ -230,7 +230,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   auto labs = std::make_unique<LabRegistry>(
       LabDeps{catalog, policies, carrier_client, carrier.simulator.get(), paths.state_file, clock, random,
               static_cast<std::size_t>(o.max_event_clients), /*lab_name=*/{}, /*on_state_changed=*/{},
-              /*student_states=*/{}, shared_state.get()},
+              /*student_states=*/{}, shared_state.get(), route_templates()},
       LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)},
       &key_random);
   HttpServer server;
