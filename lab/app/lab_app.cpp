@@ -28,74 +28,37 @@ LabApp::LabApp(LabDeps deps)
       embedded_carrier_(deps.embedded_carrier),
       clock_(deps.clock),
       random_(deps.random),
-      state_file_(deps.state_file.string()),
+      state_file_(deps.state_file),
       name_(deps.lab_name),
-      student_(!deps.lab_name.empty()),
-      on_state_changed_(std::move(deps.on_state_changed)),
-      student_states_(std::move(deps.student_states)),
+      log_label_(deps.lab_name.empty() ? "" : " (lab " + deps.lab_name + ")"),
+      mode_carrier_(deps.mode_carrier),
       shared_state_(deps.shared_state),
       shared_breaker_(deps.shared_state ? std::make_unique<RedisBreakerStore>(*deps.shared_state, deps.lab_name,
                                                                               deps.policies.breaker)
                                         : nullptr),
       shared_fallback_(deps.shared_state ? std::make_unique<RedisFallbackStore>(*deps.shared_state, deps.lab_name)
                                          : nullptr),
-      breaker_("carrier", deps.policies.breaker, deps.clock),
+      local_breaker_("carrier", deps.policies.breaker, deps.clock),
+      replicated_(shared_breaker_ ? std::make_unique<ReplicatedBreaker>(local_breaker_, *shared_breaker_) : nullptr),
+      breaker_(replicated_ ? static_cast<Breaker&>(*replicated_) : local_breaker_),
       cache_(deps.clock),
       executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random, shutdown_.get_token()),
       metrics_(canonical_names(deps.scenarios), deps.http_routes, deps.policies.names()),
-      events_(deps.max_event_clients),
-      store_(deps.state_file) {
+      events_(deps.max_event_clients) {
   build_runtimes();
-  breaker_.set_listener([this](const BreakerTransition& t) { on_transition(t); });
+  local_breaker_.set_listener([this](const BreakerTransition& t) { on_transition(t); });
   cache_.set_shared(shared_fallback_.get());
-  // A student lab is restored later by the registry; its Redis state (if any) wins then.
-  if (student_) {
-    breaker_.set_shared(shared_breaker_.get());
-    return;
-  }  // the teacher's file holds it; the registry restores it
-  // Throws StateFileError for a device, FIFO or socket at the path: start-up stops.
-  auto loaded = store_.load(clock_.wall_now());
-  if (const std::size_t removed = store_.remove_stale_temp_files(); removed > 0)
-    spdlog::info("removed {} temp file(s) left beside {} by a save that a crash interrupted", removed, state_file_);
-  if (loaded.set_aside) {
-    set_aside_ = loaded.set_aside;
-    spdlog::error("state file {} is unusable ({}); set aside as {}; starting from the seed state",
-                  state_file_, loaded.problem, *loaded.set_aside);
-  } else if (!loaded.problem.empty()) {
-    spdlog::error("state file {}: {}; starting from the seed state", state_file_, loaded.problem);
-  }
-  if (loaded.keep_unchanged) {
-    state_file_error_ = "the state file " + loaded.problem + "; the lab will not overwrite it, so nothing is saved";
-    spdlog::error("{}", state_file_error_);
-  }
-  if (loaded.state) {
-    restore(*loaded.state);
-    loaded_students_ = static_cast<const PersistedStudents&>(*loaded.state);
-    const auto snap = breaker_.snapshot();
-    spdlog::info("resumed state from {}: breaker {}, cooldown left {} ms, {} cached quote(s), {} student lab(s)",
-                 state_file_, to_string(snap.state), snap.cooldown_left_ms,
-                 loaded.state->fallback_quotes.size(), loaded.state->labs.size());
+  if (deps.restored) {
+    local_breaker_.restore(deps.restored->breaker);
+    cache_.restore(deps.restored->fallback_seeded_at, deps.restored->fallback_quotes);
   }
   // After the file: an empty Redis is seeded from it, a Redis that has state keeps its own.
-  breaker_.set_shared(shared_breaker_.get());
-  if (loaded.keep_unchanged) return;  // no saver: the unreadable file stays as it is
-  // Logged once per episode: a full disk retried every 500 ms must not flood the log.
-  saver_ = std::make_unique<StateSaver>(
-      store_, [this] { return persisted_state(); },
-      [this](const std::optional<std::string>& error, int failed_saves) {
-        if (error)
-          spdlog::error("cannot save state to {}: {}; retrying until it works (shown in /dependency/state "
-                        "as state_file_error)",
-                        state_file_, *error);
-        else
-          spdlog::info("state saved to {} again after {} failed attempt(s)", state_file_, failed_saves);
-      });
-  saver_->mark_dirty();
+  if (replicated_) replicated_->join();
 }
 
 // Transitions are logged, counted and persisted; the listener runs outside the breaker's lock.
 void LabApp::on_transition(const BreakerTransition& t) {
-  const std::string lab = student_ ? " (lab " + name_ + ")" : "";
+  const std::string& lab = log_label_;
   if (t.to == BreakerState::open)
     spdlog::warn("breaker {}{}: {} -> open after {} consecutive failed attempt(s); cooldown {} s", t.upstream, lab,
                  to_string(t.from), t.consecutive_failures, policies_.breaker.open_duration_s);
@@ -107,10 +70,6 @@ void LabApp::on_transition(const BreakerTransition& t) {
                               {"to", std::string(to_string(t.to))},
                               {"at", format_iso8601(t.at)}});
   mark_state_dirty();
-}
-
-LabApp::~LabApp() {
-  saver_.reset();  // joins its thread and writes the last state
 }
 
 std::string LabApp::new_id(int hex_digits) {
@@ -191,33 +150,6 @@ PersistedLab LabApp::persisted_lab() {
   return s;
 }
 
-PersistedState LabApp::persisted_state() {
-  PersistedState s;
-  static_cast<PersistedLab&>(s) = persisted_lab();
-  {
-    // Until the registry has taken the student labs read at start-up, they are written back
-    // as read: a save in between must not drop them.
-    std::lock_guard lock(loaded_mutex_);
-    if (!loaded_taken_) {
-      static_cast<PersistedStudents&>(s) = loaded_students_;
-      return s;
-    }
-  }
-  if (student_states_) static_cast<PersistedStudents&>(s) = student_states_();
-  return s;
-}
-
-void LabApp::restore(const PersistedLab& state) {
-  breaker_.restore(state.breaker);
-  cache_.restore(state.fallback_seeded_at, state.fallback_quotes);
-}
-
-PersistedStudents LabApp::take_loaded_students() {
-  std::lock_guard lock(loaded_mutex_);
-  loaded_taken_ = true;
-  return std::exchange(loaded_students_, {});
-}
-
 DependencyView LabApp::dependency_view() { return dependency_view(breaker_.snapshot()); }
 
 DependencyView LabApp::dependency_view(const BreakerSnapshot& breaker) {
@@ -226,11 +158,12 @@ DependencyView LabApp::dependency_view(const BreakerSnapshot& breaker) {
   v.now = clock_.wall_now();
   const auto latest = cache_.latest();
   v.fallback_quote = latest ? *latest : cache_.lookup(kCustomerId.fallback, kItems.fallback);
-  v.state_file = state_file_;
-  v.state_file_set_aside = set_aside_;
-  // SPEC: null, or why the last save failed; a file the lab may not overwrite says so for good.
-  v.state_file_error = saver_ ? saver_->last_error() : std::nullopt;
-  if (!state_file_error_.empty()) v.state_file_error = state_file_error_;
+  if (state_file_) {
+    LabStateFile::Health h = state_file_->health();
+    v.state_file = std::move(h.path);
+    v.state_file_set_aside = std::move(h.set_aside);
+    v.state_file_error = std::move(h.error);
+  }
   if (shared_state_) {
     const RedisHealth h = shared_state_->health();
     v.state_backend = {"redis", h.healthy, h.healthy ? std::nullopt : std::optional<std::string>(h.error)};
@@ -270,23 +203,19 @@ void LabApp::reset() {
     if (r.breaker) r.breaker->reset();
   }
   cache_.reset();
-  if (embedded_carrier_ && !student_) embedded_carrier_->reset();  // the class's carrier: the teacher's to reset
-  if (embedded_carrier_ && student_) embedded_carrier_->restart_episode(name_);  // a student's own metastable episode
+  if (mode_carrier_) mode_carrier_->reset();  // the class's carrier, its mode and its episode
+  else if (embedded_carrier_) embedded_carrier_->restart_episode(name_);  // this lab's own metastable episode
   {
     std::lock_guard lock(mode_mutex_);
     external_mode_ = kDefaultScenario;
   }
   mark_state_dirty();
   events_.publish("reset", {{"at", format_iso8601(clock_.wall_now())}});
-  if (student_) {
-    spdlog::info("lab {} reset: its telemetry, breaker, fallback cache and carrier mode back to seeds", name_);
-    return;
-  }
-  spdlog::info("lab reset: telemetry, metrics, breaker, fallback cache and carrier mode back to seeds");
+  spdlog::info("lab reset{}: telemetry, metrics, breaker, fallback cache and carrier mode back to seeds", log_label_);
 }
 
 std::string LabApp::carrier_mode() const {
-  if (embedded_carrier_ && !student_) return embedded_carrier_->mode();
+  if (mode_carrier_) return mode_carrier_->mode();
   std::lock_guard lock(mode_mutex_);
   return external_mode_;
 }
@@ -294,15 +223,14 @@ std::string LabApp::carrier_mode() const {
 bool LabApp::set_carrier_mode(const std::string& name) {
   const Scenario* s = scenarios_.find(name);
   if (s == nullptr) return false;
-  if (embedded_carrier_ && !student_) embedded_carrier_->set_mode(s->name);
-  if (embedded_carrier_ && student_) embedded_carrier_->restart_episode(name_);  // as set_mode does for the teacher's
+  if (mode_carrier_) mode_carrier_->set_mode(s->name);  // which restarts its episode
+  else if (embedded_carrier_) embedded_carrier_->restart_episode(name_);  // as set_mode does for the class's
   {
     std::lock_guard lock(mode_mutex_);
     external_mode_ = s->name;
   }
   events_.publish("carrier_mode", {{"mode", s->name}});
-  if (student_) spdlog::info("lab {}: carrier mode is now {}", name_, s->name);
-  else spdlog::info("carrier mode is now {}", s->name);
+  spdlog::info("carrier mode{} is now {}", log_label_, s->name);
   return true;
 }
 
@@ -316,13 +244,8 @@ std::optional<MetastableView> LabApp::metastable_episode() const {
   return embedded_carrier_->episode(name_, clock_.now());
 }
 
-void LabApp::flush_state() {
-  if (saver_) saver_->flush();
-}
-
 void LabApp::mark_state_dirty() {
-  if (on_state_changed_) on_state_changed_();
-  if (saver_) saver_->mark_dirty();
+  if (state_file_) state_file_->changed();
 }
 
 }  // namespace quote_lab

@@ -1,10 +1,10 @@
 #pragma once
-// The lab without its HTTP layer: it owns the breaker, the fallback cache, the telemetry,
-// the metrics and the persisted state, and runs quote flows through the executor.
+// The lab without its HTTP layer: it owns the breaker, the fallback cache, the telemetry
+// and the metrics, and runs quote flows through the executor. What it persists it hands
+// out (persisted_lab) and is given at start (LabDeps::restored); the registry owns the file.
 // It answers with values (lab_views.hpp); json_views renders them, and the route handlers
 // (routes_*.cpp) only parse requests, call this and send the rendering.
 
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lab/app/json_views.hpp"
+#include "lab/app/lab_state_file.hpp"
 #include "lab/app/lab_views.hpp"
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
@@ -35,6 +36,7 @@
 #include "lab/shared_state/redis_breaker_store.hpp"
 #include "lab/shared_state/redis_client.hpp"
 #include "lab/shared_state/redis_fallback_store.hpp"
+#include "lab/shared_state/replicated_breaker.hpp"
 
 namespace quote_lab {
 
@@ -45,35 +47,34 @@ struct LabDeps {
   Policies policies;
   CarrierCaller& carrier;
   CarrierSimulator* embedded_carrier = nullptr;
-  std::filesystem::path state_file;
   Clock& clock;
   RandomSource& random;
   std::size_t max_event_clients = 32;  ///< open dashboards (SSE streams) at once
-  /// A student lab's name (`?lab=NAME`, normalize_lab_name's form); empty for the teacher's
-  /// lab. A student lab owns no state file (the teacher's file holds it, see
-  /// `student_states`), never changes nor resets the shared embedded carrier (its capacity
-  /// is the class's, like a real dependency's), and sends its own carrier mode with every call.
-  std::string lab_name;
-  /// Student lab: told whenever what the file holds for it may have changed.
-  std::function<void()> on_state_changed;
-  /// Teacher lab: the student labs and their owners' keys, written into its state file
-  /// beside its own state.
-  std::function<PersistedStudents()> student_states;
+  /// A student lab's name (`?lab=NAME`, normalize_lab_name's form); empty for the teacher's.
+  std::string lab_name{};
+  /// The embedded carrier whose mode is this lab's carrier mode: the teacher's lab sets and
+  /// resets the class's carrier. Null: the lab keeps its own mode and sends it with every call
+  /// (a student lab — the carrier's capacity is the class's, like a real dependency's — or
+  /// any lab with --carrier-url).
+  CarrierSimulator* mode_carrier = nullptr;
+  /// The class's state file (not owned; the registry's), told when what this lab persists
+  /// changed and shown in /dependency/state. Null: nothing is saved.
+  LabStateFile* state_file = nullptr;
+  /// The breaker and fallback quotes to start from (the state file's, read by the registry).
+  std::optional<PersistedLab> restored{};
   /// --state-backend redis://…: the breaker is shared through it (not owned); null = the
   /// state file alone, nothing shared with other replicas.
   RedisClient* shared_state = nullptr;
   /// The route templates that label `quote_lab_http_requests_total` (the API's route table,
   /// api/route_table's route_templates()); a request on no template counts as "other".
-  std::vector<std::string> http_routes;
+  std::vector<std::string> http_routes{};
 };
 
 class LabApp {
  public:
-  /// Loads the state file (a corrupt one is set aside and logged), removes temp files a
-  /// crash left beside it, and starts the saver. Throws StateFileError when the state path
-  /// is a device, FIFO or socket (start-up stops; the path is left untouched).
+  /// Starts from `deps.restored` when given; with a shared breaker, then follows Redis (an
+  /// empty Redis is seeded from this lab, a Redis that has state keeps its own).
   explicit LabApp(LabDeps deps);
-  ~LabApp();  // flushes the state file
 
   /// A finished quote flow as the client gets it: the trace and its JSON answer, written
   /// once (json_views' quote_response_text, pretty); open dashboards get it on one line.
@@ -142,21 +143,11 @@ class LabApp {
 
   const Policies& policies() const { return policies_; }
   const ScenarioCatalog& scenarios() const { return scenarios_; }
-  /// Writes the state file now if it changed (shutdown).
-  void flush_state();
-  /// What the state file may hold has changed: write it soon (at most every 250 ms). A
-  /// student lab tells its `on_state_changed` instead.
-  void mark_state_dirty();
 
   /// The lab's name: "" for the teacher's, else the student's (`?lab=NAME`).
   const std::string& name() const { return name_; }
   /// The breaker and fallback quotes now, as the state file keeps them.
   PersistedLab persisted_lab();
-  /// Puts a persisted breaker and fallback back (a student lab found in the state file).
-  void restore(const PersistedLab& state);
-  /// Teacher lab: the student labs and owners' keys its state file held at start-up, handed
-  /// over once, together (later calls return nothing).
-  PersistedStudents take_loaded_students();
   /// Per-lab totals over both modes, for the class view (GET /class).
   ClassTotals class_totals() const { return telemetry_.class_totals(); }
   /// The clock the lab measures with (queue waits are measured on it too).
@@ -169,8 +160,9 @@ class LabApp {
   std::stop_token shutdown_token() const { return shutdown_.get_token(); }
 
  private:
-  PersistedState persisted_state();
   void on_transition(const BreakerTransition& t);
+  // What the state file holds for this lab may have changed: write it soon.
+  void mark_state_dirty();
   std::string new_id(int hex_digits);
 
   const ScenarioCatalog& scenarios_;
@@ -191,33 +183,26 @@ class LabApp {
   CarrierSimulator* embedded_carrier_;
   Clock& clock_;
   RandomSource& random_;
-  const std::string state_file_;
+  LabStateFile* const state_file_;  // null: nothing is saved
   std::stop_source shutdown_;  // before executor_, which watches it
   const std::string name_;
-  const bool student_;  // see LabDeps::lab_name
-  std::function<void()> on_state_changed_;
-  std::function<PersistedStudents()> student_states_;
-  mutable std::mutex loaded_mutex_;  // guards the two below (the saver's thread reads them)
-  PersistedStudents loaded_students_;  // until the registry takes them
-  bool loaded_taken_ = false;  // the registry has them: student_states_ answers from now on
+  const std::string log_label_;  // "" for the teacher's lab, " (lab NAME)" for a student's
+  CarrierSimulator* const mode_carrier_;  // see LabDeps::mode_carrier
 
   RedisClient* shared_state_;
-  std::unique_ptr<RedisBreakerStore> shared_breaker_;  // before breaker_, which points to it
+  std::unique_ptr<RedisBreakerStore> shared_breaker_;  // before replicated_, which points to it
   std::unique_ptr<RedisFallbackStore> shared_fallback_;  // before cache_, which points to it
-  CircuitBreaker breaker_;
+  CircuitBreaker local_breaker_;  // restored from the state file; follows the store when shared
+  std::unique_ptr<ReplicatedBreaker> replicated_;  // with --state-backend redis://…; else null
+  Breaker& breaker_;  // what the quote flow and the views ask: replicated_ if set, else local_breaker_
   FallbackCache cache_;
   QuoteExecutor executor_;
   Telemetry telemetry_;
   Metrics metrics_;
   EventHub events_;
-  StateStore store_;
-  std::optional<std::string> set_aside_;
-  std::string state_file_error_;  // set when the state file can be neither used nor moved
 
   mutable std::mutex mode_mutex_;  // guards external_mode_
   std::string external_mode_{kDefaultScenario};
-
-  std::unique_ptr<StateSaver> saver_;  // last: it reads the members above from its thread; null = do not save
 };
 
 }  // namespace quote_lab

@@ -6,7 +6,7 @@
 // Changing a claimed owner's lab (reset, carrier mode, storms) then needs that key, in an
 // `X-Lab-Key` header or a `lab_key=` parameter, or the teacher's token; reading never does.
 //
-// The keys live in the teacher's state file with the labs (a restart does not lock students
+// The keys live in the class's state file with the labs (a restart does not lock students
 // out) and, with `--state-backend redis://…`, in one Redis key per owner claimed with
 // SET NX, so two replicas never hand out two keys for one owner.
 

@@ -15,32 +15,42 @@ std::optional<double> ClassRow::calls_per_request() const {
   return static_cast<double>(totals.carrier_calls) / static_cast<double>(totals.requests);
 }
 
-LabRegistry::LabRegistry(LabDeps teacher, LabLimits limits, RandomSource* key_random)
-    : deps_(teacher),
+LabRegistry::LabRegistry(LabDeps teacher, const std::filesystem::path& state_file, LabLimits limits,
+                         RandomSource* key_random)
+    : state_file_(std::make_unique<LabStateFile>(state_file, teacher.clock)),
+      deps_(teacher),
       limits_(limits),
       keys_(key_random ? *key_random : teacher.random, teacher.clock, teacher.shared_state, limits.idle_expiry) {
-  deps_.on_state_changed = nullptr;
-  deps_.student_states = nullptr;
-  teacher.lab_name.clear();
-  teacher.student_states = [this] { return student_states(); };
-  teacher_ = std::make_shared<Lab>(std::move(teacher));
+  // Student labs keep their own carrier mode; the teacher's is the class's carrier's.
+  deps_.lab_name.clear();
+  deps_.mode_carrier = nullptr;
+  deps_.state_file = state_file_.get();
+  deps_.restored.reset();
+  std::optional<PersistedState> loaded = state_file_->take_loaded();
+  LabDeps teacher_deps = deps_;
+  teacher_deps.mode_carrier = teacher.embedded_carrier;
+  if (loaded) teacher_deps.restored = static_cast<const PersistedLab&>(*loaded);
+  teacher_ = std::make_shared<Lab>(std::move(teacher_deps));
+  if (loaded) {
+    const auto breaker = teacher_->app.persisted_lab().breaker;
+    spdlog::info("resumed state from {}: breaker {}, {} cached quote(s), {} student lab(s)", state_file.string(),
+                 to_string(breaker.state), loaded->fallback_quotes.size(), loaded->labs.size());
+  }
   const WallTime now = deps_.clock.wall_now();
   std::size_t dropped = 0, keys_dropped = 0;
   {
     std::lock_guard lock(mutex_);
-    PersistedStudents loaded = teacher_->app.take_loaded_students();
-    for (auto& saved : loaded.labs) {
+    for (auto& saved : loaded ? loaded->labs : std::vector<PersistedStudentLab>{}) {
       if (now - saved.last_active > limits_.idle_expiry || students_.size() >= limits_.max_labs) {
         ++dropped;
         continue;
       }
-      auto lab = make_student_lab(saved.name);
-      lab->app.restore(saved);
-      students_[saved.name] = Entry{std::move(lab), saved.last_active};
+      students_[saved.name] = Entry{make_student_lab(saved.name, static_cast<const PersistedLab&>(saved)),
+                                    saved.last_active};
     }
     // The keys of owners with a lab left; a name whose labs were all forgotten is free again.
     std::map<std::string, std::string> kept;
-    for (const auto& [owner, key] : loaded.lab_keys) {
+    for (const auto& [owner, key] : loaded ? loaded->lab_keys : std::map<std::string, std::string>{}) {
       const bool used = std::any_of(students_.begin(), students_.end(),
                                     [&owner](const auto& e) { return lab_owner(e.first) == owner; });
       if (used && well_formed_lab_key(key)) kept.emplace(owner, key);
@@ -51,25 +61,25 @@ LabRegistry::LabRegistry(LabDeps teacher, LabLimits limits, RandomSource* key_ra
   if (!students_.empty() || dropped > 0)
     spdlog::info("resumed {} student lab(s) from the state file; {} idle or beyond --max-labs forgotten",
                  students_.size(), dropped);
-  if (dropped > 0 || keys_dropped > 0) teacher_->app.mark_state_dirty();
+  // Every lab exists: from now on the file is written from them (at once, then on changes).
+  state_file_->start([this] { return persisted_state(); });
+  if (dropped > 0 || keys_dropped > 0) state_file_->changed();
 }
 
 LabRegistry::~LabRegistry() {
-  // Storms first (they call the lab over HTTP and publish to its page), then the teacher's
-  // lab, whose last save still reads the student labs.
+  // Storms first (they call the lab over HTTP and publish to its page), then the last save,
+  // which reads every lab.
   for (const auto& lab : all_labs()) lab->storm.cancel();
   wait_for_storms();
-  teacher_.reset();
+  state_file_.reset();
+  std::lock_guard lock(mutex_);
+  students_.clear();
 }
 
-std::shared_ptr<Lab> LabRegistry::make_student_lab(const std::string& name) {
+std::shared_ptr<Lab> LabRegistry::make_student_lab(const std::string& name, std::optional<PersistedLab> restored) {
   LabDeps d = deps_;
   d.lab_name = name;
-  // The teacher's file holds every lab: a student's change is saved with it (still at most
-  // 4 writes a second, whatever the class does).
-  d.on_state_changed = [this] {
-    if (teacher_) teacher_->app.mark_state_dirty();
-  };
+  d.restored = std::move(restored);
   auto lab = std::make_shared<Lab>(std::move(d));
   if (!self_url_.empty()) lab->storm.set_self_url(self_url_);
   return lab;
@@ -106,7 +116,7 @@ LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
   }
   if (created) spdlog::info("student lab {} created ({} of at most {})", *name, student_count(), limits_.max_labs);
   keys_.touch(lab_owner(*name));
-  if (created || !expired.empty()) teacher_->app.mark_state_dirty();
+  if (created || !expired.empty()) state_file_->changed();
   return {lab, std::nullopt};
 }
 
@@ -142,8 +152,8 @@ std::optional<std::string> LabRegistry::claim_key(const std::string& name) {
   auto key = keys_.claim(lab_owner(name));
   if (key) {
     spdlog::info("lab owner {} claimed (first answer for lab {} carries its lab_key)", lab_owner(name), name);
-    teacher_->app.mark_state_dirty();
-    teacher_->app.flush_state();  // on disk before the student reads it
+    state_file_->changed();
+    state_file_->flush();  // on disk before the student reads it
   }
   return key;
 }
@@ -154,7 +164,7 @@ std::size_t LabRegistry::expire_idle() {
     std::lock_guard lock(mutex_);
     expired = expire_idle_locked(deps_.clock.wall_now());
   }
-  if (!expired.empty()) teacher_->app.mark_state_dirty();
+  if (!expired.empty()) state_file_->changed();
   return expired.size();
 }
 
@@ -189,15 +199,16 @@ std::vector<ClassRow> LabRegistry::class_rows() {
   return rows;
 }
 
-PersistedStudents LabRegistry::student_states() {
+PersistedState LabRegistry::persisted_state() {
   std::vector<std::pair<std::shared_ptr<Lab>, WallTime>> labs;
-  PersistedStudents students;
+  PersistedState state;
+  static_cast<PersistedLab&>(state) = teacher_->app.persisted_lab();
   {
     std::lock_guard lock(mutex_);
     for (const auto& [name, e] : students_) labs.emplace_back(e.lab, e.last_active);
   }
-  students.lab_keys = keys_.all();
-  auto& out = students.labs;
+  state.lab_keys = keys_.all();
+  auto& out = state.labs;
   out.reserve(labs.size());
   for (const auto& [lab, last_active] : labs) {
     PersistedStudentLab s;
@@ -210,7 +221,7 @@ PersistedStudents LabRegistry::student_states() {
     s.last_active = last_active;
     out.push_back(std::move(s));
   }
-  return students;
+  return state;
 }
 
 std::vector<std::shared_ptr<Lab>> LabRegistry::all_labs() const {

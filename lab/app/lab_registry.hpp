@@ -2,8 +2,9 @@
 // The lab per student (SPEC.md last section): `?lab=NAME` selects a named lab with its
 // own breaker, fallback cache, telemetry, carrier mode and storm; no `lab` is the teacher's
 // lab, the one a lone user works in. This registry is their one owner: it creates a lab on
-// first use (bounded by --max-labs), forgets labs idle for --lab-idle-minutes, and gives
-// the teacher's state file every lab's breaker and fallback quotes. All labs share the one
+// first use (bounded by --max-labs), forgets labs idle for --lab-idle-minutes, and owns the
+// class's state file (lab_state_file.hpp): it starts each lab from what the file holds and
+// writes every lab's breaker and fallback quotes and the owners' keys into it. All labs share the one
 // carrier (its capacity is the class's, like a real dependency's) and the worker slots.
 //
 // Metrics: each lab keeps its own families (/metrics?lab=NAME, /metrics-prometheus?lab=NAME),
@@ -22,6 +23,7 @@
 
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_keys.hpp"
+#include "lab/app/lab_state_file.hpp"
 #include "lab/app/options.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/params.hpp"
@@ -65,14 +67,15 @@ struct ClassRow {
 /// student labs and their last use; each lab guards its own state.
 class LabRegistry {
  public:
-  /// Creates the teacher's lab from `teacher` (which loads the state file) and the student
-  /// labs that file holds, except those idle past `limits.idle_expiry` (by wall time: the
-  /// idle time goes on while the lab is down) and those beyond `limits.max_labs`, with the
-  /// keys of the owners of the labs kept. Lab keys are drawn from `key_random` (null: the
-  /// lab's own random source; `serve` gives keys a source of their own, so that `--seed`
-  /// neither makes them predictable nor shifts the lab's seeded draws).
-  /// Throws what LabApp's constructor throws.
-  LabRegistry(LabDeps teacher, LabLimits limits, RandomSource* key_random = nullptr);
+  /// Loads `state_file` (LabStateFile), then creates the teacher's lab from `teacher` and the
+  /// student labs the file holds, each starting from its saved breaker and fallback quotes,
+  /// except those idle past `limits.idle_expiry` (by wall time: the idle time goes on while
+  /// the lab is down) and those beyond `limits.max_labs`, with the keys of the owners of the
+  /// labs kept. Lab keys are drawn from `key_random` (null: the lab's own random source;
+  /// `serve` gives keys a source of their own, so that `--seed` neither makes them
+  /// predictable nor shifts the lab's seeded draws). Throws StateFileError as LabStateFile.
+  LabRegistry(LabDeps teacher, const std::filesystem::path& state_file, LabLimits limits,
+              RandomSource* key_random = nullptr);
   /// Stops every storm, then writes the state file one last time.
   ~LabRegistry();
   LabRegistry(const LabRegistry&) = delete;
@@ -125,27 +128,29 @@ class LabRegistry {
   /// Waits for every storm's thread.
   void wait_for_storms();
   /// Writes the state file now if it changed.
-  void flush_state() { teacher_->app.flush_state(); }
+  void flush_state() { state_file_->flush(); }
 
  private:
   struct Entry {
     std::shared_ptr<Lab> lab;
     WallTime last_active{};
   };
-  std::shared_ptr<Lab> make_student_lab(const std::string& name);
-  PersistedStudents student_states();
+  std::shared_ptr<Lab> make_student_lab(const std::string& name, std::optional<PersistedLab> restored = {});
+  // Every lab's state and the owners' keys, as the file keeps them (the saver's thread).
+  PersistedState persisted_state();
   void forget_unused_keys_locked(const std::vector<std::shared_ptr<Lab>>& expired);
   std::vector<std::shared_ptr<Lab>> expire_idle_locked(WallTime now);
   std::vector<std::shared_ptr<Lab>> all_labs() const;
   std::vector<std::pair<std::string, std::shared_ptr<Lab>>> student_labs() const;
 
+  std::unique_ptr<LabStateFile> state_file_;  // first: every lab points to it
   LabDeps deps_;  // the teacher's, copied for each student lab
   const LabLimits limits_;
   mutable std::mutex mutex_;  // guards students_ and self_url_
   std::map<std::string, Entry> students_;
   std::string self_url_;
-  LabKeys keys_;  // before teacher_: its state file reads them until it is gone
-  std::shared_ptr<Lab> teacher_;  // last: its state file reads students_ until it is gone
+  LabKeys keys_;
+  std::shared_ptr<Lab> teacher_;
 };
 
 }  // namespace quote_lab

@@ -228,9 +228,16 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   HttpCarrierClient carrier_client(carrier.url, clock, carrier.simulator ? refusing_route(*carrier.simulator, *carrier.server)
                                                                          : HttpCarrierClient::Route{});
   auto labs = std::make_unique<LabRegistry>(
-      LabDeps{catalog, policies, carrier_client, carrier.simulator.get(), paths.state_file, clock, random,
-              static_cast<std::size_t>(o.max_event_clients), /*lab_name=*/{}, /*on_state_changed=*/{},
-              /*student_states=*/{}, shared_state.get(), route_templates()},
+      LabDeps{.scenarios = catalog,
+              .policies = policies,
+              .carrier = carrier_client,
+              .embedded_carrier = carrier.simulator.get(),
+              .clock = clock,
+              .random = random,
+              .max_event_clients = static_cast<std::size_t>(o.max_event_clients),
+              .shared_state = shared_state.get(),
+              .http_routes = route_templates()},
+      paths.state_file,
       LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)},
       &key_random);
   HttpServer server;

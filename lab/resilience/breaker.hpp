@@ -55,12 +55,6 @@ struct Admission {
   static Admission unguarded() { return {}; }
 };
 
-/// What recording one call did.
-struct BreakerRecord {
-  BreakerState state;      ///< the state after recording
-  bool opened_now = false; ///< this call's failure opened (or reopened) the breaker
-};
-
 /// What a caller and the persisted state see of a breaker at one instant.
 struct BreakerSnapshot {
   std::string name;
@@ -72,6 +66,15 @@ struct BreakerSnapshot {
   std::uint64_t short_circuit_count = 0; ///< calls refused
   std::string last_outcome;              ///< "success", "timeout", ... or "" before any call
   std::optional<double> last_latency_ms; ///< of the last recorded call
+};
+
+/// What recording one call did.
+struct BreakerRecord {
+  BreakerState state = BreakerState::closed;  ///< the state after recording
+  bool opened_now = false;  ///< this call's failure opened (or reopened) the breaker
+  /// The breaker as this record left it: what the answer shows, with no second read (for a
+  /// breaker shared by replicas, no further round trip).
+  BreakerSnapshot snapshot;
 };
 
 /// A circuit breaker as the quote flow uses it. Implementations are thread-safe.

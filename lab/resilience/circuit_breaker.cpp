@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "lab/base/name_table.hpp"
-#include "lab/resilience/shared_breaker.hpp"
 
 namespace quote_lab {
 namespace {
@@ -39,16 +38,6 @@ void CircuitBreaker::set_listener(Listener listener) {
   listener_ = std::move(listener);
 }
 
-void CircuitBreaker::set_shared(SharedBreakerStore* shared) {
-  {
-    std::lock_guard lock(mutex_);
-    shared_ = shared;
-  }
-  // A replica that (re)starts takes the shared state at once, even an open mirror restored
-  // from its own file: until then short circuits would follow the file, not the others.
-  if (shared_) pull_shared();
-}
-
 void CircuitBreaker::transition_locked(BreakerState to, SteadyTime now) {
   if (!legal(state_, to)) return;
   // The time-driven open → half_open change is noticed on the next read; date it to the
@@ -81,80 +70,54 @@ void CircuitBreaker::refresh_locked(SteadyTime now) {
   }
 }
 
-void CircuitBreaker::adopt_locked(const SharedBreakerState& shared, SteadyTime now) {
+std::uint64_t CircuitBreaker::follow(const SharedBreakerState& decided) {
   using S = BreakerState;
-  // Answers of concurrent round trips can arrive out of order: an older one must not
-  // move the mirror back (the store's generation only grows, except after a restart).
-  if (shared.generation < shared_generation_) return;
-  shared_generation_ = shared.generation;
-  consecutive_failures_ = shared.consecutive_failures;  // what the listener's log line reports
-  if (state_ != shared.state) {
-    // Two states apart: go through the middle one, so the listener sees legal steps only.
-    if (state_ == S::closed && shared.state == S::half_open) transition_locked(S::open, now);
-    if (state_ == S::open && shared.state == S::closed) transition_locked(S::half_open, now);
-    transition_locked(shared.state, now);
-  }
-  // The store's counters and cooldown win over what the local steps computed.
-  consecutive_failures_ = shared.consecutive_failures;
-  open_events_ = shared.open_events;
-  open_until_ = now + std::chrono::milliseconds(shared.cooldown_left_ms);
-}
-
-void CircuitBreaker::resync_shared() {
-  const std::uint64_t epoch = shared_->epoch();
-  SharedBreakerState local;
+  std::uint64_t generation = 0;
   {
     std::lock_guard lock(mutex_);
-    if (epoch == synced_epoch_) return;
-    local.state = state_;
-    local.consecutive_failures = consecutive_failures_;
-    local.cooldown_left_ms = std::chrono::ceil<Millis>(open_until_ - clock_.now()).count();
-    local.open_events = open_events_;
+    const SteadyTime now = clock_.now();
+    consecutive_failures_ = decided.consecutive_failures;  // what the listener's log line reports
+    if (state_ != decided.state) {
+      // Two states apart: go through the middle one, so the listener sees legal steps only.
+      if (state_ == S::closed && decided.state == S::half_open) transition_locked(S::open, now);
+      if (state_ == S::open && decided.state == S::closed) transition_locked(S::half_open, now);
+      transition_locked(decided.state, now);
+    }
+    // The store's counters and cooldown win over what the local steps computed.
+    consecutive_failures_ = decided.consecutive_failures;
+    open_events_ = decided.open_events;
+    open_until_ = now + std::chrono::milliseconds(decided.cooldown_left_ms);
+    generation = generation_;
   }
-  if (!shared_->seed(local)) return;  // unreachable: try again on the next call
-  std::lock_guard lock(mutex_);
-  synced_epoch_ = epoch;
-  shared_generation_ = 0;  // a restarted store counts generations from 1 again
+  notify();
+  return generation;
 }
 
-bool CircuitBreaker::open_locally() {
-  bool open = false;
+std::uint64_t CircuitBreaker::generation() {
+  std::lock_guard lock(mutex_);
+  return generation_;
+}
+
+void CircuitBreaker::count_short_circuit() {
+  std::lock_guard lock(mutex_);
+  ++short_circuit_count_;
+}
+
+void CircuitBreaker::show_outcome(std::string_view outcome, double latency_ms) {
+  std::lock_guard lock(mutex_);
+  last_outcome_ = std::string(outcome);
+  last_latency_ms_ = latency_ms;
+}
+
+BreakerState CircuitBreaker::state() {
+  BreakerState now_state;
   {
     std::lock_guard lock(mutex_);
     refresh_locked(clock_.now());
-    open = state_ == BreakerState::open;
+    now_state = state_;
   }
   notify();
-  return open;
-}
-
-std::optional<Admission> CircuitBreaker::try_acquire_shared() {
-  if (open_locally()) return std::nullopt;  // the local path refuses it without a round trip
-  resync_shared();
-  const auto shared = shared_->acquire();
-  if (!shared) return std::nullopt;
-  Admission admission;
-  {
-    std::lock_guard lock(mutex_);
-    adopt_locked(shared->state, clock_.now());
-    const BreakerPermit permit{generation_, shared->verdict == SharedVerdict::probe, shared->state.generation};
-    switch (shared->verdict) {
-      case SharedVerdict::call:
-      case SharedVerdict::probe:
-        admission.permit = permit;
-        break;
-      case SharedVerdict::open:
-        admission.refusal = Reason::circuit_open;
-        break;
-      case SharedVerdict::probe_busy:
-        admission.refusal = Reason::probe_in_flight;
-        break;
-    }
-    admission.refused = !admission.permit;
-    if (admission.refused) ++short_circuit_count_;
-  }
-  notify();
-  return admission;
+  return now_state;
 }
 
 void CircuitBreaker::notify() {
@@ -177,8 +140,6 @@ void CircuitBreaker::notify() {
 }
 
 Admission CircuitBreaker::try_acquire() {
-  if (shared_)
-    if (auto admission = try_acquire_shared()) return *admission;
   const SteadyTime now = clock_.now();
   Admission admission;
   {
@@ -211,20 +172,6 @@ Admission CircuitBreaker::try_acquire() {
 BreakerRecord CircuitBreaker::record(const BreakerPermit& permit, bool failure,
                                     std::string_view outcome, double latency_ms) {
   BreakerRecord result{};
-  if (shared_ && permit.shared_generation) {
-    if (const auto shared = shared_->record(*permit.shared_generation, permit.probe, failure)) {
-      {
-        std::lock_guard lock(mutex_);
-        last_outcome_ = std::string(outcome);
-        last_latency_ms_ = latency_ms;
-        adopt_locked(shared->state, clock_.now());
-        result.state = state_;
-        result.opened_now = shared->opened_now;
-      }
-      notify();
-      return result;
-    }
-  }  // else decided locally below (the store is unavailable, or admitted nothing)
   const SteadyTime now = clock_.now();
   {
     std::lock_guard lock(mutex_);
@@ -252,50 +199,43 @@ BreakerRecord CircuitBreaker::record(const BreakerPermit& permit, bool failure,
     result.state = state_;
     for (std::size_t i = queued_before; i < pending_.size(); ++i)
       result.opened_now |= pending_[i].to == BreakerState::open;
+    result.snapshot = snapshot_locked(now, clock_.wall_now());
   }
   notify();
   return result;
 }
 
-void CircuitBreaker::pull_shared() {
-  resync_shared();
-  if (const auto shared = shared_->peek()) {
-    {
-      std::lock_guard lock(mutex_);
-      adopt_locked(*shared, clock_.now());
-    }
-    notify();
+BreakerSnapshot CircuitBreaker::snapshot_locked(SteadyTime now, WallTime wall) const {
+  BreakerSnapshot s;
+  s.name = name_;
+  s.state = state_;
+  s.consecutive_failures = consecutive_failures_;
+  if (state_ != BreakerState::closed) {
+    const auto left = std::max(SteadyTime::duration::zero(), open_until_ - now);
+    s.opened_until = wall + std::chrono::duration_cast<WallTime::duration>(open_until_ - now);
+    if (state_ == BreakerState::open) s.cooldown_left_ms = std::chrono::ceil<Millis>(left).count();
   }
+  s.open_events = open_events_;
+  s.short_circuit_count = short_circuit_count_;
+  s.last_outcome = last_outcome_;
+  s.last_latency_ms = last_latency_ms_;
+  return s;
 }
 
 BreakerSnapshot CircuitBreaker::snapshot() {
-  if (shared_ && !open_locally()) pull_shared();
   const SteadyTime now = clock_.now();
   const WallTime wall = clock_.wall_now();
   BreakerSnapshot s;
   {
     std::lock_guard lock(mutex_);
     refresh_locked(now);
-    s.name = name_;
-    s.state = state_;
-    s.consecutive_failures = consecutive_failures_;
-    if (state_ != BreakerState::closed) {
-      const auto left = std::max(SteadyTime::duration::zero(), open_until_ - now);
-      s.opened_until = wall + std::chrono::duration_cast<WallTime::duration>(open_until_ - now);
-      if (state_ == BreakerState::open)
-        s.cooldown_left_ms = std::chrono::ceil<Millis>(left).count();
-    }
-    s.open_events = open_events_;
-    s.short_circuit_count = short_circuit_count_;
-    s.last_outcome = last_outcome_;
-    s.last_latency_ms = last_latency_ms_;
+    s = snapshot_locked(now, wall);
   }
   notify();
   return s;
 }
 
 void CircuitBreaker::reset() {
-  if (shared_) shared_->reset();
   std::lock_guard lock(mutex_);
   state_ = BreakerState::closed;
   ++generation_;

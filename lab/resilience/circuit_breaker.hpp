@@ -14,11 +14,9 @@
 // Time is read once per public call from the injected Clock.
 // Standard library, clock and vocabulary only: no HTTP, no JSON, no threads.
 //
-// Shared by replicas (set_shared): the store (shared_breaker.hpp) decides and this
-// breaker mirrors it — a sync layer under the same public contract, so the executor, the
-// listener (logs, metrics, events) and the state file see one breaker, shared or not.
-// Round trips happen outside the lock; an open mirror short-circuits locally until its
-// cooldown ends; whenever the store cannot answer, this breaker decides alone.
+// Replicas that share one breaker wrap this one (shared_state/replicated_breaker.hpp): a
+// store decides and this breaker `follow`s it, so the listener (logs, metrics, events) and
+// the state file see one breaker, shared or not.
 
 #include <cstdint>
 #include <functional>
@@ -35,8 +33,17 @@
 
 namespace quote_lab {
 
-class SharedBreakerStore;
-struct SharedBreakerState;
+/// A breaker state decided elsewhere — by the store several replicas share — as `follow`
+/// takes it.
+struct SharedBreakerState {
+  BreakerState state = BreakerState::closed;
+  int consecutive_failures = 0;
+  /// opened_until minus the store's now, in ms: > 0 while open; ≤ 0 once the cooldown has
+  /// passed. Relative, so no replica ever compares its own wall clock with another's.
+  std::int64_t cooldown_left_ms = 0;
+  std::uint64_t open_events = 0;  ///< times the shared breaker has opened
+  std::uint64_t generation = 0;   ///< the store's; grows with every shared change
+};
 
 /// The fields restored from the state file after a restart.
 struct BreakerRestore {
@@ -61,17 +68,26 @@ class CircuitBreaker final : public Breaker {
 
   /// Set before traffic starts; called for every transition (logs, metrics, persistence).
   void set_listener(Listener listener);
-  /// Set before traffic starts: decide through `shared` (not owned; outlives this breaker)
-  /// and mirror its state (read from the store at once); null = local only. Transitions the
-  /// mirror makes to follow the store reach the listener like local ones.
-  void set_shared(SharedBreakerStore* shared);
 
   Admission try_acquire() override;
   BreakerRecord record(const BreakerPermit& permit, bool failure, std::string_view outcome,
                       double latency_ms) override;
   BreakerSnapshot snapshot() override;
-  /// Also clears the shared state, when shared.
   void reset() override;
+
+  /// The state now (an open breaker whose cooldown has passed is half_open).
+  BreakerState state();
+  /// Moves to `decided` by legal steps only (closed → open → half_open → closed; the
+  /// listener sees each), then takes its counters and cooldown. Returns the generation
+  /// a permit given now carries. The caller orders concurrent answers (an older one must
+  /// not move the breaker back).
+  std::uint64_t follow(const SharedBreakerState& decided);
+  /// The generation a permit given now carries (changes with every transition).
+  std::uint64_t generation();
+  /// Counts a call refused by the shared store, as try_acquire counts its own refusals.
+  void count_short_circuit();
+  /// Shows a call recorded by the shared store as the last outcome, as record does.
+  void show_outcome(std::string_view outcome, double latency_ms);
 
   /// Resumes a persisted breaker: an open one keeps its remaining cooldown (capped at the
   /// configured one); one whose cooldown ran out while the lab was down comes back half-open.
@@ -81,18 +97,8 @@ class CircuitBreaker final : public Breaker {
 
  private:
   void transition_locked(BreakerState to, SteadyTime now);
-  // Follows the store's state: legal steps only (closed → open → half_open, open →
-  // half_open → closed), then its counters and cooldown.
-  void adopt_locked(const SharedBreakerState& shared, SteadyTime now);
-  // Seeds the store from this breaker after it (re)connected (epoch changed).
-  void resync_shared();
-  // The shared admission, or nullopt to decide locally (store unavailable).
-  std::optional<Admission> try_acquire_shared();
-  // Seeds the store if needed, then mirrors its state (a read only).
-  void pull_shared();
-  // True while the local mirror is open: no round trip needed.
-  bool open_locally();
   void refresh_locked(SteadyTime now);  // open → half_open once the cooldown has passed
+  BreakerSnapshot snapshot_locked(SteadyTime now, WallTime wall) const;
   // Delivers pending_ to the listener in order, outside the lock, unless another caller
   // is already delivering (it then delivers ours too). Call without holding mutex_.
   void notify();
@@ -100,7 +106,6 @@ class CircuitBreaker final : public Breaker {
   const std::string name_;
   const BreakerPolicy policy_;
   const Clock& clock_;
-  SharedBreakerStore* shared_ = nullptr;  // set before traffic; null = local only
 
   std::mutex mutex_;  // guards every field below
   Listener listener_;
@@ -116,8 +121,6 @@ class CircuitBreaker final : public Breaker {
   std::optional<double> last_latency_ms_;
   std::vector<BreakerTransition> pending_;  // filled under the lock in order, drained by notify()
   bool delivering_ = false;                 // a caller is running the listener on pending_
-  std::uint64_t synced_epoch_ = 0;          // the store's epoch this breaker last seeded
-  std::uint64_t shared_generation_ = 0;     // the newest store generation adopted
 };
 
 }  // namespace quote_lab

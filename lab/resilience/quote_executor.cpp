@@ -46,6 +46,7 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
   const SteadyTime envelope_end = started + std::max(Millis(kMaxQuoteMs), worst_case_duration(policy));
   if (budget) budget->deposit();
   Millis previous_wait{0};
+  std::optional<BreakerSnapshot> recorded;  // the breaker as the last attempt's record left it
 
   for (int attempt = 1;; ++attempt) {
     if (attempt > 1) {
@@ -54,7 +55,7 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
         break;
       }
     }
-    AttemptFacts facts = call_once(trace, request, policy, attempt, deadline);
+    AttemptFacts facts = call_once(trace, request, policy, attempt, deadline, recorded);
     facts.shutting_down = shutdown_.stop_requested();
     facts.time_left = deadline.left(clock_);
     facts.retry_after_room = std::chrono::duration_cast<Millis>(envelope_end - clock_.now()) -
@@ -78,20 +79,24 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
       steps.push_back({.step = retry.wait_step, .attempt = attempt, .wait_ms = retry.delay.count()});
       // A stop during the wait ends it at once; before_attempt then skips the retry.
       clock_.sleep_unless_stopped(retry.delay, shutdown_);
+      recorded.reset();  // the breaker may have moved during the wait
     }
   }
 
   if (trace.status != QuoteStatus::completed && policy.fallback) fall_back(trace, request);
   trace.elapsed_ms = elapsed_ms(started, clock_.now());
   trace.timestamp = clock_.wall_now();
-  trace.dependency = breaker_.snapshot();
+  // A shared breaker's record answered with its state: no further round trip for it.
+  trace.dependency = recorded ? std::move(*recorded) : breaker_.snapshot();
   return trace;
 }
 
 AttemptFacts QuoteExecutor::call_once(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
-                                      int attempt, const Deadline& deadline) {
+                                      int attempt, const Deadline& deadline,
+                                      std::optional<BreakerSnapshot>& recorded) {
   auto& steps = trace.events;
   AttemptFacts facts{.attempt = attempt};
+  recorded.reset();
   const Admission admission = policy.circuit_breaker ? breaker_.try_acquire() : Admission::unguarded();
   if (!admission.admitted()) {
     facts.refused = admission.refusal;
@@ -110,10 +115,11 @@ AttemptFacts QuoteExecutor::call_once(QuoteTrace& trace, const QuoteRequest& req
   bool opened_now = false;
   if (admission.permit) {
     // carrier_failure() excludes a 4xx: the carrier answered, so it counts as healthy.
-    const BreakerRecord recorded = breaker_.record(*admission.permit, outcome.carrier_failure(),
+    BreakerRecord record = breaker_.record(*admission.permit, outcome.carrier_failure(),
                                                    to_string(outcome.error), outcome.elapsed_ms);
-    facts.breaker_after = recorded.state;
-    opened_now = recorded.opened_now;
+    facts.breaker_after = record.state;
+    opened_now = record.opened_now;
+    recorded = std::move(record.snapshot);
   }
   if (outcome.ok()) {
     steps.push_back({.step = Step::attempt_success, .attempt = attempt, .elapsed_ms = outcome.elapsed_ms});

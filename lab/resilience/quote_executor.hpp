@@ -64,8 +64,10 @@ class QuoteExecutor {
   };
   /// Attempt slot `attempt`: the breaker's admission, the call and its record; appends its
   /// steps (and the answer, on success) to `trace` and returns what next_step needs of it.
+  /// `recorded` becomes the breaker as the record left it, or empty when nothing was
+  /// recorded (the answer then reads the breaker once more at the end).
   AttemptFacts call_once(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
-                         int attempt, const Deadline& deadline);
+                         int attempt, const Deadline& deadline, std::optional<BreakerSnapshot>& recorded);
   /// Answers from the cache (a seed quote when it holds nothing for this customer).
   void fall_back(QuoteTrace& trace, const QuoteRequest& request);
 

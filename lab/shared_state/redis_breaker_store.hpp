@@ -15,7 +15,7 @@
 #include <string>
 
 #include "lab/resilience/policy.hpp"
-#include "lab/resilience/shared_breaker.hpp"
+#include "lab/shared_state/shared_breaker_store.hpp"
 #include "lab/shared_state/redis_client.hpp"
 
 namespace quote_lab {

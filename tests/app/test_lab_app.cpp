@@ -10,7 +10,6 @@
 #include "support/fixed_random.hpp"
 #include "support/scripted_carrier.hpp"
 #include "support/simulated_carrier.hpp"
-#include "support/temp_dir.hpp"
 #include "support/paths.hpp"
 
 namespace test_lab_app {
@@ -44,11 +43,11 @@ class CarrierWithHook final : public CarrierCaller {
 
 // The lab as `serve` composes it, at the user's default settings.
 struct Lab {
-  TempDir dir;
   FakeClock clock;  // starts at 2026-11-29T00:00:00.000Z
   CarrierWithHook carrier{clock};
   FixedRandom random{0.5};  // first resilient backoff: 80 + 30 = 110 ms
-  LabApp app{LabDeps{shipped_scenarios(), default_policies(), carrier, nullptr, dir / "state.json", clock, random}};
+  LabApp app{LabDeps{.scenarios = shipped_scenarios(), .policies = default_policies(), .carrier = carrier,
+                     .clock = clock, .random = random}};
 
   json quote(Mode mode, const std::string& scenario, int customer_id = 42, int items = 3) {
     return json::parse(app.quote(mode, scenario, customer_id, items).body);
@@ -63,11 +62,12 @@ json events(const char* text) { return json::parse(text); }
 // and every backoff jitter is at the same point of its range.
 struct SimulatedLab {
   explicit SimulatedLab(double u) : random(u) {}
-  TempDir dir;
   FakeClock clock;
   FixedRandom random;
   SimulatedCarrier carrier{shipped_scenarios(), random, clock};
-  LabApp app{LabDeps{shipped_scenarios(), default_policies(), carrier, &carrier.simulator(), dir / "state.json", clock, random}};
+  LabApp app{LabDeps{.scenarios = shipped_scenarios(), .policies = default_policies(), .carrier = carrier,
+                     .embedded_carrier = &carrier.simulator(), .clock = clock, .random = random,
+                     .mode_carrier = &carrier.simulator()}};
 };
 
 std::vector<std::string> event_names(const json& answer) {

@@ -32,8 +32,11 @@ const ScenarioCatalog& shipped_scenarios() {
 // out every call nobody scripted (a provider_down).
 struct Class {
   explicit Class(LabLimits limits = {}, std::filesystem::path state = {})
-      : state_file(state.empty() ? dir / "state.json" : state), labs(deps(), limits) {}
-  LabDeps deps() { return LabDeps{shipped_scenarios(), default_policies(), carrier, nullptr, state_file, clock, random}; }
+      : state_file(state.empty() ? dir / "state.json" : state), labs(deps(), state_file, limits) {}
+  LabDeps deps() {
+    return LabDeps{.scenarios = shipped_scenarios(), .policies = default_policies(), .carrier = carrier,
+                   .clock = clock, .random = random};
+  }
 
   std::shared_ptr<Lab> lab(const std::string& name) {
     const auto found = labs.find(&name);
@@ -166,7 +169,7 @@ TEST_CASE("the class view: fewest carrier calls per request first, labs without 
   CHECK_FALSE(rows[2].totals.p99_ms);
 }
 
-TEST_CASE("student labs live in the teacher's state file and come back after a restart, idle ones do not") {
+TEST_CASE("student labs live in the class's state file and come back after a restart, idle ones do not") {
   TempDir dir;
   const auto state = dir / "state.json";
   {

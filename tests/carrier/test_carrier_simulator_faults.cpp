@@ -308,12 +308,12 @@ namespace {
 // the fake clock; one seeded source for both, as `serve --seed N` has.
 struct SimulatedLab {
   explicit SimulatedLab(std::uint64_t seed) : random(seed) {}
-  TempDir dir;
   FakeClock clock;
   RandomSource random;
   SimulatedCarrier carrier{shipped_scenarios(), random, clock};
-  LabApp app{LabDeps{shipped_scenarios(), default_policies(), carrier, &carrier.simulator(), dir / "state.json", clock,
-                     random}};
+  LabApp app{LabDeps{.scenarios = shipped_scenarios(), .policies = default_policies(), .carrier = carrier,
+                     .embedded_carrier = &carrier.simulator(), .clock = clock, .random = random,
+                     .mode_carrier = &carrier.simulator()}};
 };
 
 // One quote's answer against its file's expectation, as a user reads the answer.

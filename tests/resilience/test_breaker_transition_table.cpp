@@ -3,8 +3,6 @@
 // shared_state/test_breaker_transition_table_redis.cpp.
 #include <doctest/doctest.h>
 
-#include <optional>
-
 #include "lab/resilience/circuit_breaker.hpp"
 #include "support/breaker_transition_table.hpp"
 #include "support/fake_clock.hpp"
@@ -16,33 +14,15 @@ using namespace quote_lab::testing;
 
 namespace {
 
-class LocalBreaker final : public BreakerDriver {
+class LocalBreaker final : public BreakerInterfaceDriver {
  public:
-  std::string acquire() override {
-    const Admission a = breaker_.try_acquire();
-    if (a.permit) {
-      permit_ = a.permit;
-      return a.permit->probe ? "probe" : "call";
-    }
-    return a.refusal == Reason::probe_in_flight ? "probe_busy" : "open";
-  }
-  void record(bool failure) override { report(permit_, failure); }
   void end_cooldown() override { clock_.advance(std::chrono::seconds(30)); }
   void expire_probe() override { clock_.advance(std::chrono::seconds(30)); }
-  void reset() override { breaker_.reset(); }
-  void hold() override { held_ = permit_; }
-  void record_held(bool failure) override { report(held_, failure); }
-  std::string state() override { return std::string(to_string(breaker_.snapshot().state)); }
-  int failures() override { return breaker_.snapshot().consecutive_failures; }
 
  private:
-  void report(const std::optional<BreakerPermit>& permit, bool failure) {
-    REQUIRE(permit.has_value());
-    breaker_.record(*permit, failure, failure ? "timeout" : "success", 10);
-  }
+  Breaker& breaker() override { return breaker_; }
   FakeClock clock_;
   CircuitBreaker breaker_{"carrier", BreakerPolicy{.failure_threshold = kTableThreshold, .open_duration_s = 30}, clock_};
-  std::optional<BreakerPermit> permit_, held_;
 };
 
 }  // namespace

@@ -56,6 +56,38 @@ TEST_CASE("the executor asks the Breaker it is given, whichever it is: refused, 
   CHECK(t.dependency.state == BreakerState::half_open);
 }
 
+// A breaker that admits every call and counts how often it is read: a breaker several
+// replicas share answers each read with a round trip to Redis.
+struct CountingBreaker final : Breaker {
+  int snapshots = 0;
+  Admission try_acquire() override { return {BreakerPermit{1, false}}; }
+  BreakerRecord record(const BreakerPermit&, bool, std::string_view outcome, double) override {
+    BreakerRecord r;
+    r.snapshot.name = "as recorded";
+    r.snapshot.last_outcome = std::string(outcome);
+    return r;
+  }
+  BreakerSnapshot snapshot() override {
+    ++snapshots;
+    BreakerSnapshot s;
+    s.name = "read again";
+    return s;
+  }
+  void reset() override {}
+};
+
+TEST_CASE("the answer shows the breaker as the last record left it, without reading it again") {
+  ExecutorRig rig;
+  CountingBreaker breaker;
+  QuoteExecutor executor{rig.carrier, breaker, rig.cache, rig.clock, rig.random};
+  rig.carrier.succeed(20);
+  const QuoteTrace ok = executor.run({"resilient", "ok", 42, 3, "req-1", "trace-1"}, rig.policies.resilient);
+  CHECK(ok.status == QuoteStatus::completed);
+  CHECK(breaker.snapshots == 0);
+  CHECK(ok.dependency.name == "as recorded");
+  CHECK(ok.dependency.last_outcome == "success");
+}
+
 TEST_CASE("legacy against a carrier that never answers: 4 immediate attempts of 360 ms, then failed") {
   Rig rig;
   const QuoteTrace t = rig.run(Mode::legacy);

@@ -12,7 +12,10 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
+
+#include "lab/resilience/breaker.hpp"
 
 namespace quote_lab::testing {
 
@@ -37,6 +40,38 @@ class BreakerDriver {
   /// "closed", "open" or "half_open".
   virtual std::string state() = 0;
   virtual int failures() = 0;
+};
+
+/// A driver over the Breaker interface the lab's quote flow uses; only how time passes is
+/// left to each implementation.
+class BreakerInterfaceDriver : public BreakerDriver {
+ public:
+  std::string acquire() override {
+    const Admission a = breaker().try_acquire();
+    if (a.permit) {
+      permit_ = a.permit;
+      return a.permit->probe ? "probe" : "call";
+    }
+    return a.refusal == Reason::probe_in_flight ? "probe_busy" : "open";
+  }
+  void record(bool failure) override { report(permit_, failure); }
+  void reset() override { breaker().reset(); }
+  void hold() override { held_ = permit_; }
+  void record_held(bool failure) override { report(held_, failure); }
+  std::string state() override { return std::string(to_string(breaker().snapshot().state)); }
+  int failures() override { return breaker().snapshot().consecutive_failures; }
+
+ protected:
+  virtual Breaker& breaker() = 0;
+  /// The permit of the last admission.
+  const std::optional<BreakerPermit>& permit() const { return permit_; }
+
+ private:
+  void report(const std::optional<BreakerPermit>& permit, bool failure) {
+    REQUIRE(permit.has_value());
+    breaker().record(*permit, failure, failure ? "timeout" : "success", 10);
+  }
+  std::optional<BreakerPermit> permit_, held_;
 };
 
 enum class From { closed, closed_2_failures, open, half_open, probing };

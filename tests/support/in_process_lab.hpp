@@ -48,10 +48,15 @@ class InProcessLab {
       : random_(o.draw),
         carrier_(scenarios(), random_, clock_),
         labs_(std::make_unique<LabRegistry>(
-            LabDeps{scenarios(), default_policies(), carrier_, &carrier_.simulator(),
-                    o.state_file.empty() ? dir_ / "state.json" : o.state_file, clock_, random_, o.max_event_clients,
-                    /*lab_name=*/{}, /*on_state_changed=*/{}, /*student_states=*/{}, /*shared_state=*/nullptr,
-                    route_templates()},
+            LabDeps{.scenarios = scenarios(),
+                    .policies = default_policies(),
+                    .carrier = carrier_,
+                    .embedded_carrier = &carrier_.simulator(),
+                    .clock = clock_,
+                    .random = random_,
+                    .max_event_clients = o.max_event_clients,
+                    .http_routes = route_templates()},
+            o.state_file.empty() ? dir_ / "state.json" : o.state_file,
             LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)})) {
     apply_classroom(server_, "127.0.0.1", o.classroom);
     register_lab_routes(server_, *labs_, StaticRoots{std::filesystem::path(source_dir()) / "public"}, kCarrierUrl,

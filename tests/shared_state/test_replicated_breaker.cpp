@@ -3,10 +3,11 @@
 #include <vector>
 
 #include "lab/resilience/circuit_breaker.hpp"
-#include "lab/resilience/shared_breaker.hpp"
+#include "lab/shared_state/replicated_breaker.hpp"
+#include "lab/shared_state/shared_breaker_store.hpp"
 #include "support/fake_clock.hpp"
 
-namespace test_shared_breaker {
+namespace test_replicated_breaker {
 
 using namespace quote_lab;
 using quote_lab::testing::FakeClock;
@@ -52,15 +53,24 @@ SharedBreakerState open_for(std::int64_t ms, std::uint64_t events = 1) {
   return {BreakerState::open, 2, ms, events, 7};
 }
 
-}  // namespace
-
-TEST_CASE("shared breaker: opened by another replica, it is open here, and short circuits make no round trip") {
+// One replica's breaker over a store the test scripts.
+struct Replica {
+  Replica() {
+    local.set_listener([this](const BreakerTransition& t) { seen.push_back(t); });
+    b.join();
+  }
   FakeClock clock;
   FakeStore store;
-  CircuitBreaker b("carrier", default_policies().breaker, clock);
-  std::vector<BreakerTransition> seen;
-  b.set_listener([&](const BreakerTransition& t) { seen.push_back(t); });
-  b.set_shared(&store);
+  CircuitBreaker local{"carrier", default_policies().breaker, clock};
+  std::vector<BreakerTransition> seen;  // what the local breaker's listener was told
+  ReplicatedBreaker b{local, store};
+};
+
+}  // namespace
+
+TEST_CASE("replicated breaker: opened by another replica, it is open here, and short circuits make no round trip") {
+  Replica replica;
+  auto& [clock, store, local, seen, b] = replica;
   CHECK(store.seeds.size() == 1);  // an empty store gets this replica's state first
 
   store.verdict = SharedVerdict::open;
@@ -90,13 +100,9 @@ TEST_CASE("shared breaker: opened by another replica, it is open here, and short
   CHECK(store.acquires == acquires + 1);  // the cooldown is over: the store decides again
 }
 
-TEST_CASE("shared breaker: the probe's outcome is recorded in the store with the store's generation") {
-  FakeClock clock;
-  FakeStore store;
-  CircuitBreaker b("carrier", default_policies().breaker, clock);
-  std::vector<BreakerTransition> seen;
-  b.set_listener([&](const BreakerTransition& t) { seen.push_back(t); });
-  b.set_shared(&store);
+TEST_CASE("replicated breaker: the probe's outcome is recorded in the store with the store's generation") {
+  Replica replica;
+  auto& [clock, store, local, seen, b] = replica;
   store.verdict = SharedVerdict::probe;
   store.state = {BreakerState::half_open, 2, -5, 1, 9};
   const Admission a = b.try_acquire();
@@ -115,11 +121,9 @@ TEST_CASE("shared breaker: the probe's outcome is recorded in the store with the
   CHECK(b.snapshot().last_outcome == "success");
 }
 
-TEST_CASE("shared breaker: with the store down the local breaker decides (fail-soft)") {
-  FakeClock clock;
-  FakeStore store;
-  CircuitBreaker b("carrier", default_policies().breaker, clock);
-  b.set_shared(&store);
+TEST_CASE("replicated breaker: with the store down the local breaker decides (fail-soft)") {
+  Replica replica;
+  auto& [clock, store, local, seen, b] = replica;
   store.up = false;
   for (int i = 0; i < 2; ++i) {
     const Admission a = b.try_acquire();
@@ -132,11 +136,9 @@ TEST_CASE("shared breaker: with the store down the local breaker decides (fail-s
   CHECK(store.records == 0);  // permits the store never gave are not recorded there
 }
 
-TEST_CASE("shared breaker: after the store reconnects it is seeded from this replica's state") {
-  FakeClock clock;
-  FakeStore store;
-  CircuitBreaker b("carrier", default_policies().breaker, clock);
-  b.set_shared(&store);
+TEST_CASE("replicated breaker: after the store reconnects it is seeded from this replica's state") {
+  Replica replica;
+  auto& [clock, store, local, seen, b] = replica;
   REQUIRE(store.seeds.size() == 1);
   store.up = false;
   for (int i = 0; i < 2; ++i) {
@@ -157,4 +159,37 @@ TEST_CASE("shared breaker: after the store reconnects it is seeded from this rep
   CHECK(store.seeds.size() == 2);  // once per reconnect
 }
 
-}  // namespace test_shared_breaker
+TEST_CASE("replicated breaker: a quote asks the store twice (admission, outcome), and the outcome's answer is its snapshot") {
+  Replica replica;
+  auto& [clock, store, local, seen, b] = replica;
+  const int peeks = store.peeks;
+  store.state = {BreakerState::closed, 0, 0, 0, 3};
+  const Admission a = b.try_acquire();
+  REQUIRE(a.permit);
+  store.state = {BreakerState::closed, 1, 0, 0, 3};  // another replica's failure is counted too
+  const BreakerRecord r = b.record(*a.permit, true, "timeout", 220);
+  CHECK(store.acquires == 1);
+  CHECK(store.records == 1);
+  CHECK(store.peeks == peeks);
+  CHECK(r.snapshot.state == BreakerState::closed);
+  CHECK(r.snapshot.consecutive_failures == 1);
+  CHECK(r.snapshot.last_outcome == "timeout");
+  CHECK(r.snapshot.last_latency_ms == 220);
+}
+
+TEST_CASE("replicated breaker: an answer older than one already followed changes nothing") {
+  Replica replica;
+  auto& [clock, store, local, seen, b] = replica;
+  store.state = open_for(30000, 1);  // generation 7
+  store.verdict = SharedVerdict::open;
+  CHECK(b.try_acquire().refused);
+  clock.advance(milliseconds(30000));
+  // A round trip that left before the breaker opened answers late: closed, generation 5.
+  store.state = {BreakerState::closed, 0, 0, 0, 5};
+  store.verdict = SharedVerdict::call;
+  const Admission late = b.try_acquire();
+  REQUIRE(late.permit);
+  CHECK(b.snapshot().state == BreakerState::half_open);  // the open breaker's cooldown passed; not closed
+}
+
+}  // namespace test_replicated_breaker

@@ -1,10 +1,10 @@
 #pragma once
-// A breaker state shared by several replicas, as the local CircuitBreaker sees
-// it. The store (lab/shared_state/redis_breaker_store.hpp) decides every transition
-// atomically on the server with the server's clock; the local breaker mirrors what the
-// store answers, keeps an open breaker's cooldown locally (short circuits need no round
-// trip) and decides alone whenever the store cannot answer (fail-soft, ADR-0005).
-// Standard library only: the store's implementation lives outside the core.
+// Where replicas keep one breaker: the interface the Redis store implements
+// (redis_breaker_store.hpp) and the replicated breaker asks (replicated_breaker.hpp). The
+// store decides every transition atomically on the server with the server's clock; each
+// replica's local CircuitBreaker follows what it answers (SharedBreakerState,
+// circuit_breaker.hpp).
+// Standard library and the breaker's vocabulary only.
 
 #include <cstdint>
 #include <optional>
@@ -12,17 +12,6 @@
 #include "lab/resilience/circuit_breaker.hpp"
 
 namespace quote_lab {
-
-/// The shared breaker at one instant of the store's clock.
-struct SharedBreakerState {
-  BreakerState state = BreakerState::closed;
-  int consecutive_failures = 0;
-  /// opened_until minus the store's now, in ms: > 0 while open; ≤ 0 once the cooldown has
-  /// passed. Relative, so no replica ever compares its own wall clock with another's.
-  std::int64_t cooldown_left_ms = 0;
-  std::uint64_t open_events = 0;  ///< times the shared breaker has opened
-  std::uint64_t generation = 0;   ///< grows with every shared change; permits carry it
-};
 
 /// The store's answer to "may I call?".
 enum class SharedVerdict {

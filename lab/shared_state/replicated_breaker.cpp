@@ -1,0 +1,91 @@
+#include "lab/shared_state/replicated_breaker.hpp"
+
+#include <chrono>
+
+namespace quote_lab {
+
+ReplicatedBreaker::ReplicatedBreaker(CircuitBreaker& local, SharedBreakerStore& store)
+    : local_(local), store_(store) {}
+
+void ReplicatedBreaker::resync() {
+  const std::uint64_t epoch = store_.epoch();
+  {
+    std::lock_guard lock(mutex_);
+    if (epoch == synced_epoch_) return;
+  }
+  const BreakerSnapshot now = local_.snapshot();
+  const SharedBreakerState seed{.state = now.state,
+                                .consecutive_failures = now.consecutive_failures,
+                                .cooldown_left_ms = now.cooldown_left_ms,
+                                .open_events = now.open_events};
+  if (!store_.seed(seed)) return;  // unreachable: try again on the next call
+  std::lock_guard lock(mutex_);
+  synced_epoch_ = epoch;
+  followed_generation_ = 0;  // a restarted store counts generations from 1 again
+}
+
+std::uint64_t ReplicatedBreaker::follow(const SharedBreakerState& decided) {
+  // Held while the local breaker follows, so two answers are followed in generation order.
+  std::lock_guard lock(mutex_);
+  if (decided.generation < followed_generation_) return local_.generation();
+  followed_generation_ = decided.generation;
+  return local_.follow(decided);
+}
+
+void ReplicatedBreaker::join() {
+  resync();
+  if (const auto decided = store_.peek()) follow(*decided);
+}
+
+Admission ReplicatedBreaker::try_acquire() {
+  // An open local breaker refuses without a round trip until its cooldown ends.
+  if (local_.state() == BreakerState::open) return local_.try_acquire();
+  resync();
+  const auto shared = store_.acquire();
+  if (!shared) return local_.try_acquire();  // fail-soft: the local breaker decides
+  const std::uint64_t generation = follow(shared->state);
+  Admission admission;
+  switch (shared->verdict) {
+    case SharedVerdict::call:
+    case SharedVerdict::probe:
+      admission.permit = BreakerPermit{generation, shared->verdict == SharedVerdict::probe, shared->state.generation};
+      break;
+    case SharedVerdict::open:
+      admission.refusal = Reason::circuit_open;
+      break;
+    case SharedVerdict::probe_busy:
+      admission.refusal = Reason::probe_in_flight;
+      break;
+  }
+  admission.refused = !admission.permit;
+  if (admission.refused) local_.count_short_circuit();
+  return admission;
+}
+
+BreakerRecord ReplicatedBreaker::record(const BreakerPermit& permit, bool failure, std::string_view outcome,
+                                        double latency_ms) {
+  // A permit the store never gave (it was down at admission) is the local breaker's alone;
+  // so is an outcome the store cannot take now.
+  if (!permit.shared_generation) return local_.record(permit, failure, outcome, latency_ms);
+  const auto shared = store_.record(*permit.shared_generation, permit.probe, failure);
+  if (!shared) return local_.record(permit, failure, outcome, latency_ms);
+  local_.show_outcome(outcome, latency_ms);
+  follow(shared->state);
+  BreakerRecord result;
+  result.snapshot = local_.snapshot();
+  result.state = result.snapshot.state;
+  result.opened_now = shared->opened_now;
+  return result;
+}
+
+BreakerSnapshot ReplicatedBreaker::snapshot() {
+  if (local_.state() != BreakerState::open) join();
+  return local_.snapshot();
+}
+
+void ReplicatedBreaker::reset() {
+  store_.reset();
+  local_.reset();
+}
+
+}  // namespace quote_lab
