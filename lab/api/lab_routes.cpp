@@ -6,6 +6,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "lab/api/quote_answer.hpp"
 #include "lab/api/rate_limiting.hpp"
 #include "lab/api/route_support.hpp"
 #include "lab/api/route_table.hpp"
@@ -29,12 +30,14 @@ using httplib::Response;
 struct Shared {
   Shared(LabRegistry& l, StaticRoots d, std::string url, int workers, RateLimitGate gate, std::string token)
       : labs(l),
+        policy_views(l.teacher().app.policies()),
         dashboard(std::move(d)),
         carrier_url(std::move(url)),
         slots(workers),
         rate_limit(std::move(gate)),
         admin_token(std::move(token)) {}
   LabRegistry& labs;
+  const PolicyViews policy_views;  // every lab runs the same policies
   StaticRoots dashboard;
   std::string carrier_url;
   WorkerSlots slots;
@@ -93,7 +96,7 @@ void serve_lab(Shared& shared, const Route& route, const Request& req, const std
       return send_rate_limited(req, res, d);
     }
   }
-  RouteContext ctx{lab.app, lab.storm, shared.dashboard, shared.carrier_url, shared.labs, shared.health, found.lab, 0};
+  RouteContext ctx{lab.app, lab.storm, shared.dashboard, shared.carrier_url, shared.labs, shared.health, shared.policy_views, found.lab, 0};
   if (!route.worker_slot) return route.handler(ctx, req, body, res);
   Clock& clock = lab.app.clock();
   const SteadyTime asked = clock.now();

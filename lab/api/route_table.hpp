@@ -20,6 +20,7 @@ namespace quote_lab {
 
 class LabApp;
 class LabRegistry;
+class PolicyViews;
 class StormExperiment;
 
 /// What a handler may reach: the lab the request's `?lab=` selects (the teacher's without
@@ -40,6 +41,8 @@ struct RouteContext {
     std::string body;  // empty until the first /health
   };
   RenderedHealth& health;
+  /// Every policy's `policy` object and note, built once for every lab.
+  const PolicyViews& policy_views;
   /// Keeps the selected lab alive while something outlives the handler (an event stream):
   /// an idle student lab is forgotten only once nothing holds it.
   std::shared_ptr<void> hold;
@@ -57,7 +60,7 @@ using RouteHandler = void (*)(RouteContext& ctx, const httplib::Request& req, co
 struct Route {
   std::vector<std::string> methods;  ///< "GET", "POST", "PUT", "DELETE"; HEAD follows GET unless `mutating`
   std::string path;                  ///< template: "/health", "/ui/{file}" ({name}: any rest of the path)
-  std::string example_query;         ///< appended to the path in `GET /`, e.g. "?limit=10"
+  std::string example_query{};       ///< appended to the path in `GET /`, e.g. "?limit=10"
   bool mutating = false;             ///< changes the lab (a quote flow, a reset, a mode): no HEAD
   bool worker_slot = true;           ///< holds one of --workers while served: quotes and /health
                                      ///< only (the exhaustion lesson); the rest answer meanwhile

@@ -6,7 +6,7 @@
 
 #include "lab/api/route_handlers.hpp"
 #include "lab/api/route_support.hpp"
-#include "lab/app/json_views.hpp"
+#include "lab/api/json_views.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/http/accept.hpp"
 #include "lab/http/http_server.hpp"
@@ -24,7 +24,7 @@ void prometheus_text(LabApp& app, httplib::Response& res) {
 
 void diagnostics_summary(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
   if (serve_page_to_browser(req, res, ctx.dashboard.public_dir / kViewPage)) return;
-  send_json(res, 200, ctx.app.diagnostics());
+  send_json(res, 200, diagnostics_json(ctx.app.mode_summary(), ctx.app.diagnostics_view()));
 }
 
 void metrics(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {

@@ -6,7 +6,8 @@
 
 #include "lab/api/route_handlers.hpp"
 #include "lab/api/route_support.hpp"
-#include "lab/app/json_views.hpp"
+#include "lab/api/json_views.hpp"
+#include "lab/api/quote_answer.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/policy_overrides.hpp"
@@ -36,9 +37,10 @@ void quote(const std::string& policy_name, RouteContext& ctx, const httplib::Req
   std::vector<std::string> overrides;
   if (auto e = apply_policy_overrides([&req](const char* name) { return query_param(req, name); }, policy, overrides))
     return send_api_error(req, res, *e);
-  auto result =
-      app.quote(policy_name, scenario, customer_id, items, &policy, overrides, ctx.queue_ms, request_language(req));
-  send_rendered_json(res, quote_http_status(result.trace), std::move(result.body));
+  const auto result = app.quote(policy_name, scenario, customer_id, items, &policy, ctx.queue_ms);
+  std::string body = answer_quote(app, result, ctx.policy_views,
+                                  {policy_name, policy, overrides, ctx.queue_ms, request_language(req)});
+  send_rendered_json(res, quote_http_status(result.trace), std::move(body));
   res.set_header("Vary", "Accept-Language");
 }
 

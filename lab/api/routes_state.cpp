@@ -6,7 +6,7 @@
 
 #include "lab/api/route_handlers.hpp"
 #include "lab/api/route_support.hpp"
-#include "lab/app/json_views.hpp"
+#include "lab/api/json_views.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_registry.hpp"
 #include "lab/experiments/storm_experiment.hpp"

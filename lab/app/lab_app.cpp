@@ -7,9 +7,7 @@
 #include <utility>
 #include <nlohmann/json.hpp>
 
-#include "lab/app/json_views.hpp"
 #include "lab/base/time_format.hpp"
-#include "lab/formats/policy_json.hpp"
 
 namespace quote_lab {
 
@@ -86,18 +84,17 @@ std::string LabApp::new_id(int hex_digits) {
 }
 
 void LabApp::build_runtimes() {
-  const auto add = [this](const RetryPolicy& p, const nlohmann::ordered_json& rendered) -> PolicyRuntime& {
+  const auto add = [this](const RetryPolicy& p) -> PolicyRuntime& {
     PolicyRuntime& r = runtimes_[p.mode];
-    r.view = quote_lab::policy_view(p, rendered);
     // One budget per lab and policy: a class of students, each with ?lab=NAME, do not
     // spend each other's retries.
     r.budget = std::make_unique<RetryBudget>(clock_);
     return r;
   };
-  add(policies_.legacy, to_json(policies_.legacy));
-  add(policies_.resilient, to_json(policies_.resilient));
+  add(policies_.legacy);
+  add(policies_.resilient);
   for (const auto& n : policies_.named) {
-    PolicyRuntime& r = add(n.retry, to_json(n));
+    PolicyRuntime& r = add(n.retry);
     if (!n.breaker) continue;
     // Its own breaker, with its own numbers (ADR-0005: 5 failures, 30 s); in memory only.
     r.breaker = std::make_unique<CircuitBreaker>("carrier:" + n.retry.mode, *n.breaker, clock_);
@@ -106,15 +103,12 @@ void LabApp::build_runtimes() {
 }
 
 LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int customer_id, int items,
-                                  const RetryPolicy* override_policy,
-                                  const std::vector<std::string>& overrides, double queue_ms, Language language) {
-  return quote(std::string(to_string(mode)), scenario, customer_id, items, override_policy, overrides, queue_ms,
-               language);
+                                  const RetryPolicy* override_policy, double queue_ms) {
+  return quote(std::string(to_string(mode)), scenario, customer_id, items, override_policy, queue_ms);
 }
 
 LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::string& scenario, int customer_id,
-                                  int items, const RetryPolicy* override_policy,
-                                  const std::vector<std::string>& overrides, double queue_ms, Language language) {
+                                  int items, const RetryPolicy* override_policy, double queue_ms) {
   const PolicyRuntime& runtime = runtimes_.at(policy_name);  // the route checked the name
   QuoteRequest request{policy_name, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
                        new_id(16), new_id(32), name_};
@@ -126,16 +120,8 @@ LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::str
   // Only a call that reached the carrier can change what the file holds (the failure
   // count, a cached quote); transitions mark it from the breaker's listener.
   if (trace.attempts() > 0) mark_state_dirty();
-  // The same answer for the client and every open dashboard (written for them only when
-  // one is open).
-  const DependencyView dependency = dependency_view(trace.dependency);
-  const PolicyView overridden = overrides.empty() ? PolicyView{} : quote_lab::policy_view(chosen, to_json(chosen, !parse_mode(policy_name)));
-  const PolicyView& shown = overrides.empty() ? runtime.view : overridden;
-  events_.publish_rendered("quote", [&] {
-    return quote_response_text(trace, dependency, shown, overrides, queue_ms, JsonLayout::one_line);
-  });
-  std::string body = quote_response_text(trace, dependency, shown, overrides, queue_ms, JsonLayout::pretty, language);
-  return {std::move(trace), std::move(body)};
+  DependencyView dependency = dependency_view(trace.dependency);
+  return {std::move(trace), std::move(dependency)};
 }
 
 PersistedLab LabApp::persisted_lab() {
@@ -173,8 +159,6 @@ DependencyView LabApp::dependency_view(const BreakerSnapshot& breaker) {
   return v;
 }
 
-nlohmann::ordered_json LabApp::dependency_state() { return dependency_json(dependency_view()); }
-
 DiagnosticsView LabApp::diagnostics_view() { return {policies_, dependency_view(), carrier_mode()}; }
 
 nlohmann::ordered_json LabApp::mode_summary() const {
@@ -182,8 +166,6 @@ nlohmann::ordered_json LabApp::mode_summary() const {
   for (const Scenario& s : scenarios_.all()) names.push_back(s.name);
   return telemetry_.summary_json(names);
 }
-
-nlohmann::ordered_json LabApp::diagnostics() { return diagnostics_json(mode_summary(), diagnostics_view()); }
 
 std::vector<prometheus::MetricFamily> LabApp::metric_families() {
   auto families = metrics_.collect(breaker_.snapshot(), carrier_stats());

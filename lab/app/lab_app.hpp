@@ -2,8 +2,7 @@
 // The lab without its HTTP layer: it owns the breaker, the fallback cache, the telemetry
 // and the metrics, and runs quote flows through the executor. What it persists it hands
 // out (persisted_lab) and is given at start (LabDeps::restored); the registry owns the file.
-// It answers with values (lab_views.hpp); json_views renders them, and the route handlers
-// (routes_*.cpp) only parse requests, call this and send the rendering.
+// It answers with values (lab_views.hpp); the API (lab/api/) renders them.
 
 #include <functional>
 #include <map>
@@ -15,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "lab/app/json_views.hpp"
 #include "lab/app/lab_state_file.hpp"
 #include "lab/app/lab_views.hpp"
 #include "lab/base/clock.hpp"
@@ -76,30 +74,26 @@ class LabApp {
   /// empty Redis is seeded from this lab, a Redis that has state keeps its own).
   explicit LabApp(LabDeps deps);
 
-  /// A finished quote flow as the client gets it: the trace and its JSON answer, written
-  /// once (json_views' quote_response_text, pretty); open dashboards get it on one line.
+  /// A finished quote flow: its trace and the dependency as the flow left it (the answer's
+  /// `dependency`).
   struct QuoteResult {
     QuoteTrace trace;
-    std::string body;
+    DependencyView dependency;
   };
 
   /// Runs one quote flow under `mode`'s policy. `scenario` must be a canonical name or
-  /// empty (the carrier's current mode). Records it everywhere.
-  /// `policy` replaces the mode's policy for this request only (per-request overrides;
-  /// `overrides` names what was changed, shown in the answer).
-  /// `queue_ms`: how long the request waited for a worker slot before it ran (the answer's
-  /// `queue_ms`, and the incident's; 0.01 ms precision). `language`: the answer's
-  /// `policy_note` (open dashboards get it in English, as one rendering serves them all).
+  /// empty (the carrier's current mode). Records it in the telemetry and the metrics.
+  /// `policy` replaces the mode's policy for this request only (per-request overrides).
+  /// `queue_ms`: how long the request waited for a worker slot before it ran (the
+  /// incident's `queue_ms`; 0.01 ms precision).
   QuoteResult quote(Mode mode, const std::string& scenario, int customer_id, int items,
-                    const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {},
-                    double queue_ms = 0, Language language = Language::en);
+                    const RetryPolicy* policy = nullptr, double queue_ms = 0);
   /// The same under the policy called `policy_name` (legacy, resilient or a named policy,
   /// GET /quote/{policy}); it must be one of policies().names(). A named policy with its
   /// own breaker runs against that breaker (the answer's `dependency` is it); any other
   /// shares the course breaker. Every policy has its own retry budget in this lab.
   QuoteResult quote(const std::string& policy_name, const std::string& scenario, int customer_id, int items,
-                    const RetryPolicy* policy = nullptr, const std::vector<std::string>& overrides = {},
-                    double queue_ms = 0, Language language = Language::en);
+                    const RetryPolicy* policy = nullptr, double queue_ms = 0);
 
   /// The configured policy called `name`; null if there is none.
   const RetryPolicy* find_policy(const std::string& name) const { return policies_.find(name); }
@@ -108,16 +102,11 @@ class LabApp {
   DependencyView dependency_view();
   /// The same view for a breaker snapshot already taken (saves a second snapshot per quote).
   DependencyView dependency_view(const BreakerSnapshot& breaker);
-  /// dependency_view() rendered by json_views (SPEC fields + state_file_set_aside and
-  /// state_file_error: null, or the OS reason the last save failed, until one succeeds).
-  nlohmann::ordered_json dependency_state();
   std::vector<Incident> incidents(std::size_t limit) const { return telemetry_.incidents(limit); }
   /// The policies, the dependency and the carrier mode now (/diagnostics/summary).
   DiagnosticsView diagnostics_view();
   /// Per mode and scenario counters and latency percentiles, as the telemetry renders them.
   nlohmann::ordered_json mode_summary() const;
-  /// /diagnostics/summary rendered by json_views: mode_summary() and diagnostics_view().
-  nlohmann::ordered_json diagnostics();
   /// All metric families now.
   std::vector<prometheus::MetricFamily> metric_families();
   void count_http(const std::string& route, int code) { metrics_.record_http(route, code); }
@@ -167,11 +156,10 @@ class LabApp {
 
   const ScenarioCatalog& scenarios_;
   const Policies policies_;
-  /// What one policy runs with besides its data: its answers' policy object (rendered
-  /// once), its retry budget and, for a named policy with a breaker of its own, that
-  /// breaker and an executor bound to it (null: the course breaker's executor_).
+  /// What one policy runs with besides its data: its retry budget and, for a named policy
+  /// with a breaker of its own, that breaker and an executor bound to it (null: the course
+  /// breaker's executor_).
   struct PolicyRuntime {
-    PolicyView view;
     std::unique_ptr<RetryBudget> budget;
     std::unique_ptr<CircuitBreaker> breaker;
     std::unique_ptr<QuoteExecutor> executor;

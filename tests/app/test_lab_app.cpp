@@ -11,6 +11,7 @@
 #include "support/scripted_carrier.hpp"
 #include "support/simulated_carrier.hpp"
 #include "support/paths.hpp"
+#include "support/quote_answers.hpp"
 
 namespace test_lab_app {
 
@@ -50,7 +51,7 @@ struct Lab {
                      .clock = clock, .random = random}};
 
   json quote(Mode mode, const std::string& scenario, int customer_id = 42, int items = 3) {
-    return json::parse(app.quote(mode, scenario, customer_id, items).body);
+    return quote_answer(app, app.quote(mode, scenario, customer_id, items));
   }
   std::size_t carrier_calls() const { return carrier.script.requests().size(); }
 };
@@ -109,7 +110,7 @@ TEST_CASE("the class sequence, exact: ok, legacy storm, resilient opens the brea
   // 2. provider_down on legacy: 4 immediate attempts of 360 ms = 1440 ms, then failed, no quote.
   const auto legacy = lab.app.quote(Mode::legacy, "provider_down", 42, 3);
   CHECK(legacy.trace.status == QuoteStatus::failed);
-  const json storm = json::parse(legacy.body);
+  const json storm = quote_answer(lab.app, legacy);
   CHECK(storm["status"] == "failed");
   CHECK(storm["quote"].is_null());
   CHECK(storm["attempts"] == 4);
@@ -148,7 +149,7 @@ TEST_CASE("the class sequence, exact: ok, legacy storm, resilient opens the brea
   CHECK(contained["explanation"]["es"] == "El proveedor falló 2 veces; se respondió con la cotización de respaldo.");
   CHECK(lab.carrier_calls() == 7);
 
-  const json opened = lab.app.dependency_state();
+  const json opened = dependency_state(lab.app);
   CHECK(opened["name"] == "carrier");
   CHECK(opened["circuit_status"] == "open");
   CHECK(opened["consecutive_failures"] == 2);
@@ -186,7 +187,7 @@ TEST_CASE("the class sequence, exact: ok, legacy storm, resilient opens the brea
   CHECK(lab.carrier_calls() == 7);
 
   // The summary counts what the students just saw.
-  const json modes = lab.app.diagnostics()["modes"];
+  const json modes = diagnostics(lab.app)["modes"];
   CHECK(modes["legacy"]["requests"] == 1);
   CHECK(modes["legacy"]["failures"] == 1);
   CHECK(modes["legacy"]["attempts"] == 4);
@@ -211,10 +212,10 @@ TEST_CASE("half-open after exactly 30 s, without traffic, one probe reaches the 
   const std::size_t calls_before = lab.carrier_calls();
 
   lab.clock.advance(seconds(30) - milliseconds(1));
-  CHECK(lab.app.dependency_state()["circuit_status"] == "open");
-  CHECK(lab.app.dependency_state()["cooldown_left_ms"] == 1);
+  CHECK(dependency_state(lab.app)["circuit_status"] == "open");
+  CHECK(dependency_state(lab.app)["cooldown_left_ms"] == 1);
   lab.clock.advance(milliseconds(1));
-  const json half_open = lab.app.dependency_state();
+  const json half_open = dependency_state(lab.app);
   CHECK(half_open["circuit_status"] == "half_open");
   CHECK(half_open["cooldown_left_ms"] == 0);
 
@@ -237,7 +238,7 @@ TEST_CASE("half-open after exactly 30 s, without traffic, one probe reaches the 
         "El disyuntor estaba semiabierto: esta solicitud hizo la llamada de prueba, el proveedor respondió y el "
         "disyuntor se cerró.");
   CHECK(lab.carrier_calls() == calls_before + 1);  // exactly one probe
-  const json closed = lab.app.dependency_state();
+  const json closed = dependency_state(lab.app);
   CHECK(closed["circuit_status"] == "closed");
   CHECK(closed["consecutive_failures"] == 0);
   CHECK(closed["opened_until"].is_null());
@@ -297,16 +298,16 @@ TEST_CASE("the carrier mode names the scenario of requests that name none, and r
   const json outage = lab.quote(Mode::resilient, "");
   CHECK(outage["scenario"] == "provider_down");
   CHECK(lab.carrier.script.requests().front().scenario == "provider_down");
-  CHECK(lab.app.dependency_state()["circuit_status"] == "open");
+  CHECK(dependency_state(lab.app)["circuit_status"] == "open");
 
   lab.app.reset();
   CHECK(lab.app.carrier_mode() == "ok");
-  const json state = lab.app.dependency_state();
+  const json state = dependency_state(lab.app);
   CHECK(state["circuit_status"] == "closed");
   CHECK(state["open_events"] == 0);
   CHECK(state["last_outcome"].is_null());
   CHECK(state["fallback_quote"]["seed"] == true);
-  CHECK(lab.app.diagnostics()["modes"]["resilient"]["requests"] == 0);
+  CHECK(diagnostics(lab.app)["modes"]["resilient"]["requests"] == 0);
   lab.carrier.script.succeed(120);
   CHECK(lab.quote(Mode::resilient, "")["status"] == "completed");  // closed again: the carrier is called
 }
@@ -318,7 +319,7 @@ TEST_CASE("one retry budget per lab and policy: resilient's requests earn adr000
     p.circuit_breaker = false;  // the budget alone
     p.retry_budget_ratio = ratio;
     p.retry_budget_min_per_s = 0;
-    return json::parse(lab.app.quote(name, "provider_down", 42, 3, &p, {"retry_budget_ratio"}).body);
+    return quote_answer(lab.app, lab.app.quote(name, "provider_down", 42, 3, &p), &p, {"retry_budget_ratio"});
   };
   for (int i = 0; i < 10; ++i) CHECK(with_budget("resilient", 0)["attempts"] == 1);  // 10 requests, no retry
   // adr0005's own budget has seen 1 request: half a retry is not one (a shared one would allow it).
@@ -379,7 +380,7 @@ TEST_CASE("every scenario of the matrix in both modes, exact: statuses, attempts
       lab.clock.advance(seconds(10));
       lab.app.reset();  // at t = 10 s: the seed quotes are priced again now
       const auto result = lab.app.quote(row.mode, row.scenario, 42, 3);
-      const json answer = json::parse(result.body);
+      const json answer = quote_answer(lab.app, result);
       CHECK(quote_http_status(result.trace) == row.http);
       CHECK(answer["mode"] == mode);
       CHECK(answer["scenario"] == row.scenario);
@@ -422,7 +423,7 @@ TEST_CASE("queue_ms is the wait the route measured before the flow ran, to 0.01 
   const json waited = lab.quote(Mode::resilient, "ok");
   CHECK(waited["queue_ms"] == 0);  // the default: no wait measured
   lab.carrier.script.succeed(130);
-  const json queued = json::parse(lab.app.quote(Mode::resilient, "ok", 42, 3, nullptr, {}, 12.3456).body);
+  const json queued = quote_answer(lab.app, lab.app.quote(Mode::resilient, "ok", 42, 3, nullptr, 12.3456), nullptr, {}, 12.3456);
   CHECK(queued["queue_ms"] == 12.35);
   CHECK(queued["elapsed_ms"] == 130);  // the flow's own time does not include the wait
   const auto incidents = lab.app.incidents(1);

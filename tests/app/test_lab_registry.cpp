@@ -9,6 +9,7 @@
 #include "lab/app/lab_registry.hpp"
 #include "support/fixed_random.hpp"
 #include "support/poll.hpp"
+#include "support/quote_answers.hpp"
 #include "support/scripted_carrier.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
@@ -104,7 +105,7 @@ TEST_CASE("a student's provider_down, carrier mode and reset change nothing in t
   teacher.quote(Mode::resilient, "ok", 42, 3);  // the teacher's lab has one incident, breaker closed
   const auto ana = c.lab("ana");
   // Ana's provider_down opens Ana's breaker (2 timed-out attempts) ...
-  const json down = json::parse(ana->app.quote(Mode::resilient, "provider_down", 42, 3).body);
+  const json down = quote_answer(ana->app, ana->app.quote(Mode::resilient, "provider_down", 42, 3));
   CHECK(down["dependency"]["circuit_status"] == "open");
   CHECK(ana->app.dependency_view().breaker.state == BreakerState::open);
   // ... and the teacher's stays closed, with its own single incident.
@@ -123,7 +124,7 @@ TEST_CASE("a student's provider_down, carrier mode and reset change nothing in t
   // A quote naming no scenario uses its own lab's mode: the teacher's provider_down is not Ana's.
   REQUIRE(teacher.set_carrier_mode("provider_down"));
   c.carrier.succeed(130);
-  CHECK(json::parse(ana->app.quote(Mode::resilient, "", 42, 3).body)["scenario"] == "ok");
+  CHECK(quote_answer(ana->app, ana->app.quote(Mode::resilient, "", 42, 3))["scenario"] == "ok");
   CHECK(c.carrier.requests().back().scenario == "ok");
 }
 

@@ -12,6 +12,7 @@
 #include "support/fixed_random.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
+#include "support/quote_answers.hpp"
 #include "support/simulated_carrier.hpp"
 
 namespace test_carrier_simulator_faults {
@@ -317,15 +318,16 @@ struct SimulatedLab {
 };
 
 // One quote's answer against its file's expectation, as a user reads the answer.
-void check_answer(const Expectation& e, const LabApp::QuoteResult& r) {
-  const auto body = nlohmann::ordered_json::parse(r.body);
+void check_answer(const Expectation& e, LabApp& app, const LabApp::QuoteResult& r) {
+  const std::string text = quote_lab::testing::quote_answer_text(app, r);
+  const auto body = nlohmann::ordered_json::parse(text);
   std::vector<std::string> reasons;
   for (const auto& event : body.at("events"))
     if (event.at("event") == "attempt_failed") reasons.push_back(event.at("reason").get<std::string>());
   const auto& quote = body.at("quote");
   const std::string source = quote.is_null() ? "null" : quote.at("source").get<std::string>();
   const int attempts = body.at("attempts").get<int>();
-  CAPTURE(r.body);
+  CAPTURE(text);
   CHECK(std::find(e.statuses.begin(), e.statuses.end(), body.at("status").get<std::string>()) != e.statuses.end());
   if (e.http_status) CHECK(quote_http_status(r.trace) == *e.http_status);
   CHECK(attempts >= e.attempts_min);
@@ -353,7 +355,7 @@ TEST_CASE("every scenario file's expected outcome, per policy, on a fresh lab wi
         REQUIRE(lab.app.find_policy(policy) != nullptr);
         lab.app.reset();  // POST /reset-lab: a fresh lab for each quote
         const auto result = lab.app.quote(policy, s->name, kCustomerId.fallback, kItems.fallback);
-        check_answer(expected, result);
+        check_answer(expected, lab.app, result);
         if (s->name == "carrier_offline") {  // each refused attempt is counted by the carrier (GET /carrier)
           REQUIRE(lab.app.carrier_stats());
           CHECK(lab.app.carrier_stats()->refused_calls == static_cast<std::uint64_t>(result.trace.attempts()));

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "lab/app/lab_views.hpp"
-#include "lab/app/quote_sentences.hpp"
+#include "lab/api/quote_sentences.hpp"
 #include "lab/carrier/carrier_simulator.hpp"
 #include "lab/observability/telemetry.hpp"
 #include "lab/resilience/breaker.hpp"

@@ -1,10 +1,10 @@
-// The JSON renderings of lab/app/json_views.hpp that the HTTP tests cannot reach with the
+// The JSON renderings of lab/api/json_views.hpp that the HTTP tests cannot reach with the
 // default policies.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "lab/app/json_views.hpp"
+#include "lab/api/json_views.hpp"
 
 namespace test_json_views {
 

@@ -1,4 +1,4 @@
-#include "lab/app/json_views.hpp"
+#include "lab/api/json_views.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <rapidjson/writer.h>
 #include <string_view>
 
-#include "lab/app/quote_sentences.hpp"
+#include "lab/api/quote_sentences.hpp"
 #include "lab/base/time_format.hpp"
 #include "lab/formats/policy_json.hpp"
 #include "lab/formats/quote_json.hpp"

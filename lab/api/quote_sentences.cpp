@@ -1,4 +1,4 @@
-#include "lab/app/quote_sentences.hpp"
+#include "lab/api/quote_sentences.hpp"
 
 #include <algorithm>
 
