@@ -68,7 +68,8 @@ struct ServeOptions {
   int workers = kDefaultWorkers;
   int carrier_workers = kDefaultCarrierWorkers;
   std::string state_file;
-  /// `file` or `redis://HOST:PORT[/DB]` (validated at start-up: a bad one exits 1).
+  /// `file` or `redis://[[USER]:PASSWORD@]HOST:PORT[/DB]` (validated at start-up: a bad one,
+  /// an unreachable Redis or a refused password exits 1).
   std::string state_backend = "file";
   int state_backend_timeout_ms = 50;  ///< bound on every Redis connect and round trip
   std::string policies_file;

@@ -102,7 +102,8 @@ CLI::App* add_serve_command(CLI::App& cli, ServeOptions& serve) {
   s->add_option("--state-file", serve.state_file, "persisted breaker and fallback state (default var/state.json)")
       ->envname("STATE_FILE");
   s->add_option("--state-backend", serve.state_backend,
-                "file, or redis://HOST:PORT[/DB] to share the breaker between replicas")
+                "file, or redis://[[USER]:PASSWORD@]HOST:PORT[/DB] to share the breaker between replicas "
+                "(a password is better given in the STATE_BACKEND environment variable than on the command line)")
       ->envname("STATE_BACKEND")->capture_default_str();
   s->add_option("--state-backend-timeout-ms", serve.state_backend_timeout_ms,
                 "longest a quote waits on the shared state backend per round trip before deciding locally")

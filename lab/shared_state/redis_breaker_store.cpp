@@ -103,13 +103,29 @@ refresh(b, now)
 return reply('peek', b, now)
 )lua";
 
-// KEYS: breaker. ARGV: state, failures, cooldown left ms, open_events, ttl s. Writes only
-// into an empty store (a restarted Redis): a store that has state keeps it.
+// KEYS: breaker, probe. ARGV: state, failures, cooldown left ms, open_events, ttl s. An
+// empty store (a restarted Redis) takes the replica's state. A store that has state keeps
+// it, except that a replica's breaker open with cooldown left opens a store that is not
+// open: a breaker open on any replica is open for all again, whichever replica reached
+// the restarted Redis first (its generation grows, so permits given before are stale).
 const std::string kSeed = kPrelude + R"lua(
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local now = now_ms()
-save(KEYS[1], {state = ARGV[1], failures = tonumber(ARGV[2]), opened_until = now + tonumber(ARGV[3]),
-               open_events = tonumber(ARGV[4]), gen = 1}, ARGV[5])
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  save(KEYS[1], {state = ARGV[1], failures = tonumber(ARGV[2]), opened_until = now + tonumber(ARGV[3]),
+                 open_events = tonumber(ARGV[4]), gen = 1}, ARGV[5])
+  return 1
+end
+if ARGV[1] ~= 'open' or tonumber(ARGV[3]) <= 0 then return 0 end
+local b = load(KEYS[1])
+refresh(b, now)
+if b.state == 'open' then return 0 end
+redis.call('DEL', KEYS[2])
+b.state = 'open'
+b.failures = tonumber(ARGV[2])
+b.opened_until = now + tonumber(ARGV[3])
+b.open_events = math.max(b.open_events, tonumber(ARGV[4]))
+b.gen = b.gen + 1
+save(KEYS[1], b, ARGV[5])
 return 1
 )lua";
 
@@ -176,7 +192,7 @@ std::optional<SharedBreakerState> RedisBreakerStore::peek() {
 }
 
 bool RedisBreakerStore::seed(const SharedBreakerState& local) {
-  const auto v = client_.eval(kSeed, {keys_[0]},
+  const auto v = client_.eval(kSeed, keys_,
                               {std::string(to_string(local.state)), std::to_string(local.consecutive_failures),
                                std::to_string(std::max<std::int64_t>(0, local.cooldown_left_ms)),
                                std::to_string(local.open_events), ttl_s_});

@@ -34,6 +34,7 @@ class RedisBreakerStore final : public SharedBreakerStore {
   bool seed(const SharedBreakerState& local) override;
   void reset() override;
   std::uint64_t epoch() const override { return client_.epoch(); }
+  bool healthy() const override { return client_.healthy(); }
 
   /// The key prefix of a lab: "quote-lab:{_}:" or "quote-lab:{NAME}:".
   static std::string key_prefix(const std::string& lab_name);

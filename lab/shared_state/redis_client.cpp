@@ -33,6 +33,13 @@ std::string describe(const redisContext& c, Millis timeout) {
   return std::string(text);
 }
 
+// A Redis that asks for a password answers NOAUTH: say where the password goes.
+std::string with_hint(const std::string& error) {
+  if (error.starts_with("NOAUTH"))
+    return error + " (this Redis asks for a password: redis://:PASSWORD@HOST:PORT, or redis://USER:PASSWORD@HOST:PORT)";
+  return error;
+}
+
 }  // namespace
 
 struct RedisClient::Connection {
@@ -60,11 +67,23 @@ RedisClient::ConnectionPtr RedisClient::open(std::string& problem) {
     problem = describe(*ctx, options_.timeout);
     return nullptr;
   }
+  const RedisEndpoint& e = options_.endpoint;
+  if (!e.password.empty()) {
+    std::vector<std::string> auth{"AUTH"};
+    if (!e.username.empty()) auth.push_back(e.username);
+    auth.push_back(e.password);
+    const auto r = run(*c, auth, problem);
+    if (!r) return nullptr;
+    if (r->type == RedisValue::Type::error) {
+      problem = "AUTH refused: " + r->text + " (check the user and password in --state-backend)";
+      return nullptr;
+    }
+  }
   if (options_.endpoint.db != 0) {
     const auto r = run(*c, {"SELECT", std::to_string(options_.endpoint.db)}, problem);
     if (!r) return nullptr;
     if (r->type == RedisValue::Type::error) {
-      problem = "SELECT " + std::to_string(options_.endpoint.db) + ": " + r->text;
+      problem = "SELECT " + std::to_string(options_.endpoint.db) + ": " + with_hint(r->text);
       return nullptr;
     }
   }
@@ -94,7 +113,7 @@ void RedisClient::connect_or_throw() {
   auto c = open(problem);
   if (c) {
     const auto pong = run(*c, {"PING"}, problem);
-    if (pong && pong->type == RedisValue::Type::error) problem = "PING: " + pong->text;
+    if (pong && pong->type == RedisValue::Type::error) problem = "PING: " + with_hint(pong->text);
     if (!pong || pong->type == RedisValue::Type::error) c.reset();
   }
   if (!c) throw RedisUnreachable("cannot reach Redis at " + options_.endpoint.url() + ": " + problem);
@@ -229,6 +248,11 @@ std::optional<RedisValue> RedisClient::eval(const std::string& source, const std
     return std::nullopt;
   }
   return v;
+}
+
+bool RedisClient::healthy() const {
+  std::lock_guard lock(mutex_);
+  return healthy_;
 }
 
 RedisHealth RedisClient::health() const {

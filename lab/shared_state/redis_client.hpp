@@ -75,6 +75,8 @@ class RedisClient {
                                  const std::vector<std::string>& args);
 
   RedisHealth health() const;
+  /// health().healthy, without copying the last error.
+  bool healthy() const;
   /// Grows by one at every successful (re)connect.
   std::uint64_t epoch() const;
   const RedisEndpoint& endpoint() const { return options_.endpoint; }

@@ -8,19 +8,20 @@ ReplicatedBreaker::ReplicatedBreaker(CircuitBreaker& local, SharedBreakerStore& 
     : local_(local), store_(store) {}
 
 void ReplicatedBreaker::resync() {
-  const std::uint64_t epoch = store_.epoch();
   {
     std::lock_guard lock(mutex_);
-    if (epoch == synced_epoch_) return;
+    if (store_.epoch() == synced_epoch_ && store_.healthy()) return;
   }
   const BreakerSnapshot now = local_.snapshot();
   const SharedBreakerState seed{.state = now.state,
                                 .consecutive_failures = now.consecutive_failures,
                                 .cooldown_left_ms = now.cooldown_left_ms,
                                 .open_events = now.open_events};
+  // Through the pool: the caller due to reconnect does so here, bounded by the client's timeout;
+  // the others are told at once that the store is still away.
   if (!store_.seed(seed)) return;  // unreachable: try again on the next call
   std::lock_guard lock(mutex_);
-  synced_epoch_ = epoch;
+  synced_epoch_ = store_.epoch();  // after the seed, which may have reconnected
   followed_generation_ = 0;  // a restarted store counts generations from 1 again
 }
 
@@ -38,8 +39,12 @@ void ReplicatedBreaker::join() {
 }
 
 Admission ReplicatedBreaker::try_acquire() {
-  // An open local breaker refuses without a round trip until its cooldown ends.
-  if (local_.state() == BreakerState::open) return local_.try_acquire();
+  // An open local breaker refuses without a round trip until its cooldown ends, except to
+  // tell a store that came back (empty, or closed) that it is open here.
+  if (local_.state() == BreakerState::open) {
+    resync();
+    return local_.try_acquire();
+  }
   resync();
   const auto shared = store_.acquire();
   if (!shared) return local_.try_acquire();  // fail-soft: the local breaker decides

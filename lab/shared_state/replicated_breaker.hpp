@@ -6,7 +6,8 @@
 //
 // Round trips: a quote flow makes at most two (admission, outcome) — the outcome's answer is
 // the snapshot the quote shows. An open local breaker short-circuits without asking the
-// store until its cooldown ends. Whenever the store cannot answer (down, paused, slow), the
+// store until its cooldown ends, except once after the store came back: then it seeds the
+// store, and an open breaker here opens the store's. Whenever the store cannot answer (down, paused, slow), the
 // local breaker decides alone (fail-soft, ADR-0005); after the store (re)connects it is
 // seeded from this replica once, and a store that already has state keeps its own.
 
@@ -42,7 +43,8 @@ class ReplicatedBreaker final : public Breaker {
   void reset() override;
 
  private:
-  // Seeds the store from the local breaker when the store's epoch changed (it reconnected).
+  // Seeds the store from the local breaker when the store reconnected since the last seed
+  // (its epoch changed) or is away (the seed's call is then what reconnects it, when due).
   void resync();
   // Follows `decided` unless an answer with a newer generation was followed already
   // (concurrent round trips answer out of order). Returns the local generation.

@@ -46,13 +46,17 @@ class SharedBreakerStore {
   virtual std::optional<SharedRecord> record(std::uint64_t generation, bool probe, bool failure) = 0;
   /// The state now, changing nothing.
   virtual std::optional<SharedBreakerState> peek() = 0;
-  /// Writes `local` as the shared state only if the store holds none (an empty or restarted
-  /// store is resynced from a replica; a store that has state keeps it). False if unreachable.
+  /// Resyncs the store from a replica after a (re)connect: an empty store takes `local`; a
+  /// store that has state keeps it, unless `local` is open with cooldown left and the store
+  /// is not open — then the store opens for that cooldown (a breaker open on any replica is
+  /// open for all again). False if unreachable.
   virtual bool seed(const SharedBreakerState& local) = 0;
   /// Forgets the shared state (the lab's reset). Best effort.
   virtual void reset() = 0;
   /// Changes whenever the store has (re)connected: the breaker seeds it again then.
   virtual std::uint64_t epoch() const = 0;
+  /// False since the store last failed, until it answers again (no round trip).
+  virtual bool healthy() const = 0;
 };
 
 }  // namespace quote_lab

@@ -5,10 +5,14 @@ Debian's HAProxy 2.6 with deploy/replicas/haproxy.cfg (checked with `haproxy -c`
 Through the proxy: requests reach all three replicas in turn; the client's address reaches
 the replicas' rate limit (X-Forwarded-For, trusted because only the proxy reaches them); 50
 connections sending their request head one line per second do not delay /health (p95 < 1 s).
-Then with --backend redis (Debian's redis-server): the same limit is one for all three replicas.
+Then with --backend redis (Debian's redis-server): the same limit is one for all three replicas;
+Redis killed: every replica still answers, Redis is restarted and a breaker open before the
+crash is open in it again; a replica killed: no request through the proxy is lost, and it
+comes back.
 Usage: test_replicas.py <quote-lab binary> <source dir>"""
 import contextlib
 import http.client
+import json
 import os
 import pathlib
 import signal
@@ -154,5 +158,75 @@ with replicas("redis", "--rate-limit", "2"):
     statuses = [get(public, "/quote-resilient?scenario=ok")[0] for _ in range(9)]
     check(statuses.count(200) == 2 and statuses.count(429) == 7,
           f"redis backend: a limit of 2 is one limit across the three replicas (got {statuses})")
+
+
+def pid_of(pattern):
+    """The pid of the one process whose command line matches `pattern` (pgrep -f), or None."""
+    found = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
+    return int(found[0]) if len(found) == 1 else None
+
+
+def lab_state(port):
+    return json.loads(get(port, "/dependency/state")[2])
+
+
+def redis_breaker_state(port):
+    """The teacher's breaker as Redis holds it (the hash the replicas share)."""
+    r = subprocess.run(["redis-cli", "-p", str(port), "HGET", "quote-lab:{_}:breaker", "state"],
+                       capture_output=True, text=True)
+    return r.stdout.strip()
+
+
+# Its parts die, the class goes on: Redis killed, then one replica killed.
+ports = [picked_port() for _ in range(3)]
+redis_port = picked_port()
+env.update(LAB_PORTS=" ".join(map(str, ports)), REDIS_PORT=str(redis_port), CARRIER_PORT=str(picked_port()))
+with replicas("redis"):
+    status, _, body = get(public, "/quote-resilient?scenario=server_errors")
+    check(json.loads(body)["dependency"]["circuit_status"] == "open",
+          "redis backend: a server_errors quote through the proxy opens the shared breaker")
+    check(redis_breaker_state(redis_port) == "open", "...and Redis holds it open")
+    redis_pid = pid_of(f"redis-server 127.0.0.1:{redis_port}")
+    check(redis_pid is not None, "deploy/replicas/run started its redis-server")
+    os.kill(redis_pid, signal.SIGKILL)
+    answers = []
+    for _ in range(6):
+        t0 = time.monotonic()
+        status, replica, _ = get(public, "/quote-resilient?scenario=ok")
+        answers.append((status, replica, round((time.monotonic() - t0) * 1000)))
+    check(all(status == 200 and ms <= 400 for status, _, ms in answers) and
+          {replica for _, replica, _ in answers} == {"r1", "r2", "r3"},
+          f"Redis killed: HAProxy and all three replicas answer, each quote within 400 ms (got {answers})")
+    restarted = eventually(lambda: pid_of(f"redis-server 127.0.0.1:{redis_port}") not in (None, redis_pid), 5)
+    check(restarted, "deploy/replicas/run restarts Redis within 5 s")
+
+    # Redis is back, empty: the replicas seed it; the breaker open before the crash (30 s
+    # cooldown) is open there again. Quotes keep coming as in a class: they are what reconnects.
+    def open_again():
+        get(public, "/quote-resilient?scenario=ok")
+        return redis_breaker_state(redis_port) == "open"
+
+    check(eventually(open_again, 10, every=0.2), "within 10 s the breaker open before the crash is open in Redis again")
+    states = {}
+
+    def every_replica_back():
+        get(public, "/quote-resilient?scenario=ok")
+        states.update({n: lab_state(port) for n, port in enumerate(ports, 1)})
+        return all(s["circuit_status"] == "open" and s["state_backend"]["healthy"] for s in states.values())
+
+    check(eventually(every_replica_back, 10, every=0.2),
+          "...and within 10 s every replica's backend is healthy again, its breaker open: "
+          + ", ".join(f"r{n} {s['circuit_status']} healthy={s['state_backend']['healthy']}" for n, s in states.items()))
+
+    replica_pid = pid_of(f"serve --host 127.0.0.1 --port {ports[1]} ")
+    check(replica_pid is not None, "replica 2 runs")
+    os.kill(replica_pid, signal.SIGKILL)
+    check(eventually(lambda: not os.path.exists(f"/proc/{replica_pid}/cmdline") or
+                     not open(f"/proc/{replica_pid}/cmdline").read(), 5), "replica 2 is gone")
+    served = [get(public, "/health") for _ in range(9)]
+    check(all(status == 200 for status, _, _ in served),
+          f"replica 2 killed: 9 of 9 requests through the proxy answered "
+          f"(got {[(status, replica) for status, replica, _ in served]})")
+    check(eventually(all_up, 10, every=0.5), "deploy/replicas/run restarts replica 2 and HAProxy sends to it again")
 
 sys.exit(1 if failures else 0)

@@ -251,7 +251,7 @@ TEST_CASE("Redis breaker store: a probe whose permit expired is stale, the next 
   CHECK(closed.state.generation == 5);
 }
 
-TEST_CASE("Redis breaker store: seed writes a replica's state into an empty store only, its cooldown on Redis's clock") {
+TEST_CASE("Redis breaker store: seed writes a replica's state into an empty store, its cooldown on Redis's clock") {
   RedisServer redis;
   Replica a(redis), b(redis);
   Admin admin(redis);
@@ -282,6 +282,36 @@ TEST_CASE("Redis breaker store: seed writes a replica's state into an empty stor
   CHECK(kept.open_events == 2);
   CHECK(kept.generation == 1);
   CHECK(admin.field("", "opened_until") == std::to_string(opened_until));
+  // So does an open store seeded open by another replica: its own cooldown stands.
+  CHECK(b.store.seed(SharedBreakerState{.state = BreakerState::open, .cooldown_left_ms = 60000, .open_events = 9}));
+  CHECK(admin.field("", "opened_until") == std::to_string(opened_until));
+  CHECK(peek(a.store).open_events == 2);
+}
+
+TEST_CASE("Redis breaker store: a replica's open breaker opens a restarted store that another replica seeded closed") {
+  RedisServer redis;
+  Replica closed_one(redis), open_one(redis);
+  Admin admin(redis);
+  // Redis came back empty; the first replica to reach it had a closed breaker.
+  CHECK(closed_one.store.seed(SharedBreakerState{.state = BreakerState::closed}));
+  const std::int64_t before = admin.now_ms();
+  CHECK(open_one.store.seed(SharedBreakerState{.state = BreakerState::open, .consecutive_failures = 2,
+                                                .cooldown_left_ms = 20000, .open_events = 3}));
+  const std::int64_t after = admin.now_ms();
+  const SharedBreakerState s = peek(closed_one.store);
+  CHECK(s.state == BreakerState::open);
+  CHECK(s.consecutive_failures == 2);
+  CHECK(s.open_events == 3);
+  CHECK(s.generation == 2);  // permits given while it was closed are stale now
+  const std::int64_t opened_until = std::stoll(admin.field("", "opened_until"));
+  CHECK(opened_until >= before + 20000);
+  CHECK(opened_until <= after + 20000);
+  CHECK(admit(closed_one.store).verdict == SharedVerdict::open);
+  // An open seed whose cooldown has passed changes nothing: the store's half-open probe stands.
+  admin.end_cooldown();
+  CHECK(admit(closed_one.store).verdict == SharedVerdict::probe);
+  CHECK(open_one.store.seed(SharedBreakerState{.state = BreakerState::open, .cooldown_left_ms = 0, .open_events = 3}));
+  CHECK(admit(open_one.store).verdict == SharedVerdict::probe_busy);
 }
 
 TEST_CASE("Redis breaker store: a seed whose cooldown has passed is half-open at once, and no store answers false") {

@@ -2,7 +2,7 @@
 """Many replicas, one breaker, with real components: Debian's redis-server and
 three `quote-lab serve` processes on 127.0.0.1 and free ports, sharing one carrier (the
 embedded one of replica 1) and one Redis. Checks: a malformed or unreachable
---state-backend stops start-up (exit 1); a breaker opened through one replica is open on
+--state-backend or a wrong Redis password stops start-up (exit 1); a breaker opened through one replica is open on
 the others; after the cooldown 20 concurrent requests over the three replicas make exactly
 one carrier call; a restarted replica keeps the shared state; Redis killed in the middle of
 a storm: every quote still answers in its usual time and /dependency/state says unhealthy;
@@ -99,6 +99,33 @@ def start_up_errors(redis_port, nobody):
     check(r.returncode == 1 and "the host is missing" in r.stdout + r.stderr, "env STATE_BACKEND is validated too")
 
 
+def password_at_start_up(folder):
+    """A Redis that asks for a password (requirepass): the URL's password starts the lab, whose
+    backend is healthy and whose log shows the URL without it; a wrong one stops start-up
+    (exit 1) with one sentence that says AUTH refused and never repeats the password."""
+    guarded = RedisServer(folder, password="correct-horse")
+    guarded.start()
+    try:
+        wrong = f"redis://:battery-staple@127.0.0.1:{guarded.port}/0"
+        r = subprocess.run([BINARY, "serve", "--port", "0", "--carrier-port", "0", "--state-file",
+                            os.devnull + ".none", "--state-backend", wrong], capture_output=True, text=True, timeout=30)
+        out = r.stdout + r.stderr
+        check(r.returncode == 1 and "AUTH refused: WRONGPASS" in out and "battery-staple" not in out,
+              f"a wrong Redis password: exit 1 saying AUTH refused, the password not repeated "
+              f"(got {r.returncode}: {out.strip()[-300:]})")
+        lab = Lab(BINARY, folder, "guarded", ["--state-backend", guarded.url])
+        try:
+            backend = get(lab.port, "/dependency/state")[1]["state_backend"]
+            check(backend == {"kind": "redis", "healthy": True, "error": None},
+                  f"the right password: the lab starts on that Redis, healthy (got {backend})")
+            check("correct-horse" not in lab.log() and ":***@127.0.0.1" in lab.log(),
+                  "the lab's log shows the Redis URL with its password masked")
+        finally:
+            lab.stop()
+    finally:
+        guarded.kill()
+
+
 def state_after_cooldown(replica):
     """Reads what is left of the shared breaker's cooldown from `replica`, sleeps past it, and
     reads the state once more: the state is a function of time (SPEC), computed when asked, so
@@ -122,6 +149,7 @@ def main():
     check(True, f"redis-server answers PING on port {redis.port}")
     with refused_port() as nobody:
         start_up_errors(redis.port, nobody)
+    password_at_start_up(folder)
 
     backend = ["--state-backend", redis.url]
     replicas = []

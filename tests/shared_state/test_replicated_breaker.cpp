@@ -47,6 +47,7 @@ struct FakeStore final : SharedBreakerStore {
   }
   void reset() override {}
   std::uint64_t epoch() const override { return epoch_value; }
+  bool healthy() const override { return up; }
 };
 
 SharedBreakerState open_for(std::int64_t ms, std::uint64_t events = 1) {
@@ -190,6 +191,31 @@ TEST_CASE("replicated breaker: an answer older than one already followed changes
   const Admission late = b.try_acquire();
   REQUIRE(late.permit);
   CHECK(b.snapshot().state == BreakerState::half_open);  // the open breaker's cooldown passed; not closed
+}
+
+TEST_CASE("replicated breaker: open here while the store was away, the first short circuit after it is back seeds it open") {
+  Replica replica;
+  auto& [clock, store, local, seen, b] = replica;
+  REQUIRE(store.seeds.size() == 1);
+  store.up = false;  // Redis dies: this replica decides alone and opens
+  for (int i = 0; i < 2; ++i) {
+    const auto permit = b.try_acquire().permit;
+    REQUIRE(permit);
+    b.record(*permit, true, "timeout", 220);
+  }
+  REQUIRE(local.state() == BreakerState::open);
+  CHECK(b.try_acquire().refused);
+  CHECK(store.seeds.size() == 1);  // away: nothing reached it
+  clock.advance(milliseconds(5000));
+  store.up = true;  // back, empty (another replica may already have seeded it closed)
+  store.epoch_value = 2;
+  CHECK(b.try_acquire().refusal == Reason::circuit_open);  // still refused here, no admission asked
+  REQUIRE(store.seeds.size() == 2);
+  CHECK(store.seeds[1].state == BreakerState::open);
+  CHECK(store.seeds[1].cooldown_left_ms == 25000);
+  CHECK(store.acquires == 2);  // the two failed calls asked it (it was away); no admission since
+  b.try_acquire();
+  CHECK(store.seeds.size() == 2);  // once per return
 }
 
 }  // namespace test_replicated_breaker

@@ -141,22 +141,25 @@ def serving(binary, log_tail_on=lambda: False, args=()):
 class RedisServer:
     """Debian's redis-server on 127.0.0.1, without persistence, its log in FOLDER/redis.log.
     Its port is a `picked_port()`: `--port 0` would turn its TCP listener off. `start()` may
-    be called again after `kill()` (Redis back on the same port, empty)."""
+    be called again after `kill()` (Redis back on the same port, empty). `password`: set as
+    `requirepass`, and in `url`."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, password=None):
         self.port = picked_port()
-        self.log_path = pathlib.Path(folder) / "redis.log"
-        self.folder, self.proc = folder, None
+        self.log_path = pathlib.Path(folder) / f"redis-{self.port}.log"
+        self.folder, self.proc, self.password = folder, None, password
 
     @property
     def url(self):
-        return f"redis://127.0.0.1:{self.port}/0"
+        credentials = f":{self.password}@" if self.password else ""
+        return f"redis://{credentials}127.0.0.1:{self.port}/0"
 
     def start(self, seconds=10):
         """Starts it and waits until it answers PING; stops the test with the reason if not."""
         with open(self.log_path, "a") as log:
             self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-                                          "--save", "", "--appendonly", "no", "--dir", str(self.folder)],
+                                          "--save", "", "--appendonly", "no", "--dir", str(self.folder)]
+                                         + (["--requirepass", self.password] if self.password else []),
                                          stdout=log, stderr=subprocess.STDOUT)
         if eventually(lambda: self.proc.poll() is not None or self.ping(), seconds) and self.ping_quietly():
             return
@@ -166,6 +169,10 @@ class RedisServer:
 
     def ping(self):
         with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+            if self.password:
+                s.sendall(f"AUTH {self.password}\r\n".encode())
+                if not s.recv(64).startswith(b"+OK"):
+                    return False
             s.sendall(b"PING\r\n")
             return s.recv(64).startswith(b"+PONG")
 

@@ -36,7 +36,8 @@ namespace quote_lab::testing {
 
 class RedisServer {
  public:
-  RedisServer() : port_(free_port()) { start(); }
+  /// `password`: set as `requirepass` (every client must AUTH with it); empty: none.
+  explicit RedisServer(std::string password = "") : port_(free_port()), password_(std::move(password)) { start(); }
   ~RedisServer() { kill(); }
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
@@ -48,6 +49,7 @@ class RedisServer {
     const std::string log = (dir_ / "redis.log").string();
     std::vector<std::string> args{"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
                                   "--save", "", "--appendonly", "no", "--loglevel", "warning", "--logfile", log};
+    if (!password_.empty()) args.insert(args.end(), {"--requirepass", password_});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -109,7 +111,8 @@ class RedisServer {
   void resume() const {
     if (pid_ > 0) ::kill(pid_, SIGCONT);
   }
-  RedisEndpoint endpoint() const { return {"127.0.0.1", port_, 0}; }
+  /// Where it listens, with its password.
+  RedisEndpoint endpoint() const { return {"127.0.0.1", port_, 0, "", password_}; }
 
  private:
   // Racy by nature (see the file comment): start() reports the loss of the race.
@@ -127,6 +130,7 @@ class RedisServer {
 
   TempDir dir_;  // redis-server's log, quoted when it fails to start
   int port_;
+  std::string password_;
   pid_t pid_ = -1;
 };
 
