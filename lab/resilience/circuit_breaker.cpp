@@ -51,8 +51,10 @@ void CircuitBreaker::transition_locked(BreakerState to, SteadyTime now) {
   probe_in_flight_ = false;
   if (to == BreakerState::open) {
     ++open_events_;
-    open_until_ = now + std::chrono::duration_cast<SteadyTime::duration>(
-                            std::chrono::duration<double>(policy_.open_duration_s));
+    const auto cooldown = std::chrono::duration_cast<SteadyTime::duration>(
+        std::chrono::duration<double>(policy_.open_duration_s));
+    open_until_ = now + cooldown;
+    open_until_wall_ = at + std::chrono::duration_cast<WallTime::duration>(cooldown);
   } else if (to == BreakerState::closed) {
     consecutive_failures_ = 0;
   }
@@ -87,6 +89,7 @@ std::uint64_t CircuitBreaker::follow(const SharedBreakerState& decided) {
     consecutive_failures_ = decided.consecutive_failures;
     open_events_ = decided.open_events;
     open_until_ = now + std::chrono::milliseconds(decided.cooldown_left_ms);
+    open_until_wall_ = clock_.wall_now() + std::chrono::milliseconds(decided.cooldown_left_ms);
     generation = generation_;
   }
   notify();
@@ -199,20 +202,20 @@ BreakerRecord CircuitBreaker::record(const BreakerPermit& permit, bool failure,
     result.state = state_;
     for (std::size_t i = queued_before; i < pending_.size(); ++i)
       result.opened_now |= pending_[i].to == BreakerState::open;
-    result.snapshot = snapshot_locked(now, clock_.wall_now());
+    result.snapshot = snapshot_locked(now);
   }
   notify();
   return result;
 }
 
-BreakerSnapshot CircuitBreaker::snapshot_locked(SteadyTime now, WallTime wall) const {
+BreakerSnapshot CircuitBreaker::snapshot_locked(SteadyTime now) const {
   BreakerSnapshot s;
   s.name = name_;
   s.state = state_;
   s.consecutive_failures = consecutive_failures_;
   if (state_ != BreakerState::closed) {
     const auto left = std::max(SteadyTime::duration::zero(), open_until_ - now);
-    s.opened_until = wall + std::chrono::duration_cast<WallTime::duration>(open_until_ - now);
+    s.opened_until = open_until_wall_;
     if (state_ == BreakerState::open) s.cooldown_left_ms = std::chrono::ceil<Millis>(left).count();
   }
   s.open_events = open_events_;
@@ -224,12 +227,11 @@ BreakerSnapshot CircuitBreaker::snapshot_locked(SteadyTime now, WallTime wall) c
 
 BreakerSnapshot CircuitBreaker::snapshot() {
   const SteadyTime now = clock_.now();
-  const WallTime wall = clock_.wall_now();
   BreakerSnapshot s;
   {
     std::lock_guard lock(mutex_);
     refresh_locked(now);
-    s = snapshot_locked(now, wall);
+    s = snapshot_locked(now);
   }
   notify();
   return s;
@@ -271,6 +273,10 @@ void CircuitBreaker::restore(const BreakerRestore& saved) {
   // cooldown ran out while the lab was down has nothing left to wait for: both resume
   // half-open, ready for one probe.
   open_until_ = now + left;
+  // The deadline the file holds, exactly, when it is the one kept: every answer before and
+  // after the restart shows the same opened_until.
+  const bool kept = saved.opened_until && left > SteadyTime::duration::zero() && left < cooldown;
+  open_until_wall_ = kept ? *saved.opened_until : wall + std::chrono::duration_cast<WallTime::duration>(left);
   state_ = (saved.state == BreakerState::open && left > SteadyTime::duration::zero())
                ? BreakerState::open
                : BreakerState::half_open;

@@ -98,7 +98,7 @@ class CircuitBreaker final : public Breaker {
  private:
   void transition_locked(BreakerState to, SteadyTime now);
   void refresh_locked(SteadyTime now);  // open → half_open once the cooldown has passed
-  BreakerSnapshot snapshot_locked(SteadyTime now, WallTime wall) const;
+  BreakerSnapshot snapshot_locked(SteadyTime now) const;
   // Delivers pending_ to the listener in order, outside the lock, unless another caller
   // is already delivering (it then delivers ours too). Call without holding mutex_.
   void notify();
@@ -113,6 +113,9 @@ class CircuitBreaker final : public Breaker {
   std::uint64_t generation_ = 0;
   int consecutive_failures_ = 0;
   SteadyTime open_until_{};
+  // The same deadline on the wall clock, fixed when it is set: opened_until, as shown,
+  // never moves with the gap between reading the two clocks.
+  WallTime open_until_wall_{};
   bool probe_in_flight_ = false;
   SteadyTime probe_started_{};
   std::uint64_t open_events_ = 0;
