@@ -37,7 +37,7 @@ LabApp::LabApp(LabDeps deps)
       shared_fallback_(deps.shared_state ? std::make_unique<RedisFallbackStore>(*deps.shared_state, deps.lab_name)
                                          : nullptr),
       local_breaker_("carrier", deps.policies.breaker, deps.clock),
-      replicated_(shared_breaker_ ? std::make_unique<ReplicatedBreaker>(local_breaker_, *shared_breaker_) : nullptr),
+      replicated_(shared_breaker_ ? std::make_unique<ReplicatedBreaker>(local_breaker_, *shared_breaker_, deps.clock) : nullptr),
       breaker_(replicated_ ? static_cast<Breaker&>(*replicated_) : local_breaker_),
       cache_(deps.clock),
       executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random, shutdown_.get_token()),

@@ -4,13 +4,21 @@
 
 namespace quote_lab {
 
-ReplicatedBreaker::ReplicatedBreaker(CircuitBreaker& local, SharedBreakerStore& store)
-    : local_(local), store_(store) {}
+ReplicatedBreaker::ReplicatedBreaker(CircuitBreaker& local, SharedBreakerStore& store, const Clock& clock)
+    : local_(local), store_(store), clock_(clock) {}
 
-void ReplicatedBreaker::resync() {
+bool ReplicatedBreaker::open_resync_due() {
+  const SteadyTime now = clock_.now();
+  std::lock_guard lock(mutex_);
+  if (now < next_open_resync_) return false;
+  next_open_resync_ = now + kOpenResyncEvery;
+  return true;
+}
+
+void ReplicatedBreaker::resync(bool even_if_synced) {
   {
     std::lock_guard lock(mutex_);
-    if (store_.epoch() == synced_epoch_ && store_.healthy()) return;
+    if (!even_if_synced && store_.epoch() == synced_epoch_ && store_.healthy()) return;
   }
   const BreakerSnapshot now = local_.snapshot();
   const SharedBreakerState seed{.state = now.state,
@@ -40,9 +48,10 @@ void ReplicatedBreaker::join() {
 
 Admission ReplicatedBreaker::try_acquire() {
   // An open local breaker refuses without a round trip until its cooldown ends, except to
-  // tell a store that came back (empty, or closed) that it is open here.
+  // tell a store that came back (empty, or closed) that it is open here: at once after a
+  // failure this replica saw, and once a second for one it could not see.
   if (local_.state() == BreakerState::open) {
-    resync();
+    resync(open_resync_due());
     return local_.try_acquire();
   }
   resync();

@@ -6,8 +6,8 @@
 //
 // Round trips: a quote flow makes at most two (admission, outcome) — the outcome's answer is
 // the snapshot the quote shows. An open local breaker short-circuits without asking the
-// store until its cooldown ends, except once after the store came back: then it seeds the
-// store, and an open breaker here opens the store's. Whenever the store cannot answer (down, paused, slow), the
+// store until its cooldown ends, except for one seed a second (kOpenResyncEvery): an open
+// breaker here opens the store's again if Redis came back empty or closed. Whenever the store cannot answer (down, paused, slow), the
 // local breaker decides alone (fail-soft, ADR-0005); after the store (re)connects it is
 // seeded from this replica once, and a store that already has state keeps its own.
 
@@ -24,9 +24,14 @@ namespace quote_lab {
 
 class ReplicatedBreaker final : public Breaker {
  public:
-  /// `local` and `store` are not owned and outlive this breaker. Nothing is read from the
-  /// store until join() or the first call.
-  ReplicatedBreaker(CircuitBreaker& local, SharedBreakerStore& store);
+  /// `local`, `store` and `clock` are not owned and outlive this breaker. Nothing is read
+  /// from the store until join() or the first call.
+  ReplicatedBreaker(CircuitBreaker& local, SharedBreakerStore& store, const Clock& clock);
+
+  /// While the local breaker is open, how often a short circuit tells the store so (one
+  /// seed): a replica that stopped asking the store cannot otherwise notice that Redis
+  /// restarted empty meanwhile.
+  static constexpr Millis kOpenResyncEvery{1000};
 
   /// Seeds an empty store from the local breaker, then takes the store's state: a replica
   /// that (re)starts follows the others at once, even over an open breaker restored from
@@ -45,7 +50,9 @@ class ReplicatedBreaker final : public Breaker {
  private:
   // Seeds the store from the local breaker when the store reconnected since the last seed
   // (its epoch changed) or is away (the seed's call is then what reconnects it, when due).
-  void resync();
+  void resync(bool even_if_synced = false);
+  // True at most once per kOpenResyncEvery.
+  bool open_resync_due();
   // Follows `decided` unless an answer with a newer generation was followed already
   // (concurrent round trips answer out of order). Returns the local generation.
   std::uint64_t follow(const SharedBreakerState& decided);
@@ -55,6 +62,8 @@ class ReplicatedBreaker final : public Breaker {
   std::mutex mutex_;  // orders follow(); guards the two below
   std::uint64_t synced_epoch_ = 0;        // the store's epoch this replica last seeded
   std::uint64_t followed_generation_ = 0; // the newest store generation followed
+  SteadyTime next_open_resync_{};         // see kOpenResyncEvery
+  const Clock& clock_;
 };
 
 }  // namespace quote_lab

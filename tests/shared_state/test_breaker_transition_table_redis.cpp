@@ -118,7 +118,7 @@ class LabBreakerOverRedis final : public BreakerInterfaceDriver {
   RedisBreakerStore store_;
   std::string lab_;
   CircuitBreaker local_{"carrier", kPolicy, clock_};
-  ReplicatedBreaker breaker_{local_, store_};
+  ReplicatedBreaker breaker_{local_, store_, clock_};
 };
 
 }  // namespace

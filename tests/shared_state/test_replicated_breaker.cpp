@@ -64,7 +64,7 @@ struct Replica {
   FakeStore store;
   CircuitBreaker local{"carrier", default_policies().breaker, clock};
   std::vector<BreakerTransition> seen;  // what the local breaker's listener was told
-  ReplicatedBreaker b{local, store};
+  ReplicatedBreaker b{local, store, clock};
 };
 
 }  // namespace
@@ -150,7 +150,7 @@ TEST_CASE("replicated breaker: after the store reconnects it is seeded from this
   clock.advance(milliseconds(1000));
   store.up = true;
   store.epoch_value = 2;  // Redis restarted, empty
-  store.state = open_for(29000, 1);
+  store.state = {BreakerState::closed, 0, 0, 1, 8};
   clock.advance(milliseconds(29000));  // the local cooldown is over: the next call asks the store
   b.try_acquire();
   REQUIRE(store.seeds.size() == 2);
@@ -216,6 +216,11 @@ TEST_CASE("replicated breaker: open here while the store was away, the first sho
   CHECK(store.acquires == 2);  // the two failed calls asked it (it was away); no admission since
   b.try_acquire();
   CHECK(store.seeds.size() == 2);  // once per return
+  // Still open here a second later: one more seed, for a Redis that restarted unseen meanwhile.
+  clock.advance(ReplicatedBreaker::kOpenResyncEvery);
+  CHECK(b.try_acquire().refused);
+  REQUIRE(store.seeds.size() == 3);
+  CHECK(store.seeds[2].state == BreakerState::open);
 }
 
 }  // namespace test_replicated_breaker
