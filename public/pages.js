@@ -41,6 +41,7 @@ const TEXT = {
     state: { closed: 'cerrado', open: 'abierto', half_open: 'semiabierto' },
     policies: 'Políticas', breakerPolicy: 'Disyuntor', carrierMode: 'Modo del proveedor', carrier: 'Proveedor',
     fallbackQuote: 'Cotización de respaldo', stateFile: 'Archivo de estado', buckets: 'intervalos',
+    backendAlone: 'Solo esta réplica: Redis no responde, así que esta réplica decide sola (disyuntor, límite de solicitudes y clase) hasta que vuelva.',
     prometheusText: 'el texto de Prometheus', types: { counter: 'contador', gauge: 'indicador', histogram: 'histograma' },
     fields: {
       name: 'Nombre', circuit_status: 'Estado del disyuntor', consecutive_failures: 'Fallos consecutivos',
@@ -112,6 +113,7 @@ const TEXT = {
     state: { closed: 'closed', open: 'open', half_open: 'half-open' },
     policies: 'Policies', breakerPolicy: 'Breaker', carrierMode: 'Carrier mode', carrier: 'Carrier',
     fallbackQuote: 'Fallback quote', stateFile: 'State file', buckets: 'buckets',
+    backendAlone: 'This replica only: Redis is not answering, so this replica decides alone (breaker, rate limit and class) until it is back.',
     prometheusText: 'the Prometheus text', types: { counter: 'counter', gauge: 'gauge', histogram: 'histogram' },
     fields: {
       name: 'Name', circuit_status: 'Circuit status', consecutive_failures: 'Consecutive failures',
@@ -279,8 +281,9 @@ function renderDependency(d) {
   const breaker = Object.fromEntries(fields.filter(k => k in d).map(k => [k, d[k]]));
   const files = Object.fromEntries(Object.entries(d).filter(([k]) => k.startsWith('state_')));
   const rest = Object.fromEntries(Object.entries(d).filter(([k, v]) => !(k in breaker) && !(k in files) && v !== null && typeof v !== 'object'));
-  const out = [el('p', {}, [badge(`state ${d.circuit_status}`, t().state[d.circuit_status] || d.circuit_status)]),
-    section(t().breakerPolicy, fieldsTable({ ...breaker, ...rest }))];
+  const out = [el('p', {}, [badge(`state ${d.circuit_status}`, t().state[d.circuit_status] || d.circuit_status)])];
+  if (d.state_backend?.kind === 'redis' && !d.state_backend.healthy) out.push(el('p', { class: 'backend-alone', text: t().backendAlone }));
+  out.push(section(t().breakerPolicy, fieldsTable({ ...breaker, ...rest })));
   if (d.fallback_quote) out.push(section(t().fallbackQuote, fieldsTable(d.fallback_quote)));
   out.push(section(t().stateFile, fieldsTable(files)));
   return out;

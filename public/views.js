@@ -39,6 +39,23 @@ export function renderBreakerView(b, readAt, w, f) {
   $('#breaker-opens').textContent = f.num(b.open_events);
   const q = b.fallback_quote;
   $('#breaker-fallback').textContent = q ? `${f.num(q.amount, 2)} ${q.currency} · ${q.quote_id} · ${w.age(f.num(q.age_s, 1))}` : w.none;
+  renderBackendNote(b.state_backend, w);
+}
+
+// Redis shared by replicas: "this replica only" while it does not answer, then for a while
+// "Redis is back" (the replicas resynced). Nothing with the file backend.
+const BACK_NOTE_MS = 30000;
+let backend = { alone: false, backAt: null };
+function renderBackendNote(sb, w) {
+  const note = $('#breaker-backend');
+  if (!note || !sb) return;
+  const alone = sb.kind === 'redis' && !sb.healthy;
+  if (backend.alone && !alone) backend.backAt = performance.now();
+  backend.alone = alone;
+  const back = backend.backAt !== null && performance.now() - backend.backAt < BACK_NOTE_MS;
+  note.hidden = !alone && !back;
+  note.textContent = alone ? w.backendAlone : back ? w.backendBack : '';
+  note.dataset.backend = alone ? 'alone' : back ? 'back' : '';
 }
 
 /// What a storm changed from its policy, in words: its overrides (`params`) and layers.

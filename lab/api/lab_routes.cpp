@@ -19,6 +19,7 @@
 #include "lab/http/request_guard.hpp"
 #include "lab/http/static_files.hpp"
 #include "lab/http/worker_slots.hpp"
+#include "lab/shared_state/redis_client.hpp"
 
 namespace quote_lab {
 namespace {
@@ -111,6 +112,7 @@ void serve_lab(Shared& shared, const Route& route, const Request& req, const std
 }
 
 void serve(Shared& shared, const Route& route, const Request& req, const std::string& body, Response& res) {
+  const RedisClient::RequestScope redis_budget;  // a request waits for Redis at most once
   if (route.class_wide && req.has_param(std::string(kLabParam)))
     return send_api_error(req, res,
                           api_error(400, "invalid_parameter", MessageId::class_route_takes_no_lab, {{"route", route.path}}));

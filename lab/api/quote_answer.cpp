@@ -19,7 +19,7 @@ std::string answer_quote(LabApp& app, const LabApp::QuoteResult& result, const P
       in.overrides.empty() ? PolicyView{} : policy_view(in.ran_under, to_json(in.ran_under, !parse_mode(in.policy_name)));
   const PolicyView& shown = in.overrides.empty() ? views.of(in.policy_name) : overridden;
   // Written for the dashboards only when one is open.
-  app.events().publish_rendered("quote", [&] {
+  app.publish_quote(result, [&] {
     return quote_response_text(result.trace, result.dependency, shown, in.overrides, in.queue_ms, JsonLayout::one_line);
   });
   return quote_response_text(result.trace, result.dependency, shown, in.overrides, in.queue_ms, JsonLayout::pretty,

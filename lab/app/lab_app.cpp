@@ -31,6 +31,7 @@ LabApp::LabApp(LabDeps deps)
       log_label_(deps.lab_name.empty() ? "" : " (lab " + deps.lab_name + ")"),
       mode_carrier_(deps.mode_carrier),
       shared_state_(deps.shared_state),
+      class_log_(deps.class_log),
       shared_breaker_(deps.shared_state ? std::make_unique<RedisBreakerStore>(*deps.shared_state, deps.lab_name,
                                                                               deps.policies.breaker)
                                         : nullptr),
@@ -52,6 +53,29 @@ LabApp::LabApp(LabDeps deps)
   }
   // After the file: an empty Redis is seeded from it, a Redis that has state keeps its own.
   if (replicated_) replicated_->join();
+  // Storms' progress and results; quotes, resets and modes are shared where they happen.
+  if (class_log_)
+    events_.set_relay([this](const std::string& type, const std::string& line) {
+      if (type != "breaker") share({.lab = name_, .type = type, .line = line});
+    });
+}
+
+void LabApp::share(ClassEvent e) {
+  if (class_log_) class_log_->append(encode_class_event(e));
+}
+
+void LabApp::share_in_order(ClassEvent e) {
+  if (!class_log_) return;
+  const bool reset = e.type == "reset";
+  // Redis away or slow: the setting holds here now and reaches the others when it is back.
+  const auto id = class_log_->append_in_order(encode_class_event(e), kOrderWait);
+  if (!id) return;
+  std::lock_guard lock(mode_mutex_);
+  auto raise = [&id](std::string& barrier) {
+    if (barrier.empty() || ClassLog::before(barrier, *id)) barrier = *id;
+  };
+  raise(mode_barrier_);  // a reset sets the mode too
+  if (reset) raise(reset_barrier_);
 }
 
 // Transitions are logged, counted and persisted; the listener runs outside the breaker's lock.
@@ -115,13 +139,70 @@ LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::str
   const RetryPolicy& chosen = override_policy ? *override_policy : *policies_.find(policy_name);
   QuoteExecutor& executor = runtime.executor ? *runtime.executor : executor_;
   QuoteTrace trace = executor.run(request, chosen, runtime.budget.get());
-  telemetry_.record(trace, queue_ms);
+  FlowRecord flow = flow_record(trace, queue_ms);
+  if (!class_log_) telemetry_.record(flow);  // else where it is shared (publish_quote)
   metrics_.record(trace);
   // Only a call that reached the carrier can change what the file holds (the failure
   // count, a cached quote); transitions mark it from the breaker's listener.
   if (trace.attempts() > 0) mark_state_dirty();
   DependencyView dependency = dependency_view(trace.dependency);
-  return {std::move(trace), std::move(dependency)};
+  return {std::move(trace), std::move(dependency), std::move(flow)};
+}
+
+void LabApp::publish_quote(const QuoteResult& result, const std::function<std::string()>& render_line) {
+  if (!class_log_) {
+    events_.publish_rendered("quote", render_line);
+    return;
+  }
+  std::string line = render_line();
+  events_.deliver("quote", line);
+  // Recorded here, in the order it is shared: a reset read from the log meanwhile (older in
+  // the class's order) must not erase it, and it counts after the resets sent before it.
+  std::lock_guard order(order_mutex_);
+  telemetry_.record(result.flow);
+  unsettled_.push_back(result.flow);
+  if (unsettled_.size() > kMaxUnsettled) unsettled_.pop_front();
+  share({.lab = name_, .type = "quote", .line = std::move(line), .flow = result.flow,
+         .breaker = result.dependency.breaker.state});
+}
+
+void LabApp::settle(const ClassEvent& own) {
+  if (own.type != "quote") return;
+  std::lock_guard order(order_mutex_);
+  if (!unsettled_.empty()) unsettled_.pop_front();
+}
+
+void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_id) {
+  // What was made here came later in the class's order than an older entry read now: a
+  // reset here erased what came before it, a mode set here replaced an older one.
+  bool follow_breaker = false;
+  {
+    std::lock_guard order(order_mutex_);
+    bool keep_mode = false;
+    {
+      std::lock_guard lock(mode_mutex_);
+      auto older = [&stream_id](const std::string& barrier) {
+        return !barrier.empty() && ClassLog::before(stream_id, barrier);
+      };
+      if (older(reset_barrier_)) return;
+      if (e.type == "carrier_mode" && older(mode_barrier_)) return;
+      keep_mode = older(mode_barrier_);
+    }
+    if (e.type == "quote" && e.flow) {
+      telemetry_.record(*e.flow);
+      follow_breaker = !replay && replicated_ && e.breaker && *e.breaker != local_breaker_.state();
+    } else if (e.type == "reset") {
+      reset_here(false, keep_mode);  // the replica that reset cleared what Redis holds
+      // This replica's flows not yet in the log come after the reset in the class's order.
+      for (const FlowRecord& f : unsettled_) telemetry_.record(f);
+    } else if (e.type == "carrier_mode") {
+      if (const Scenario* s = scenarios_.find(e.mode)) change_carrier_mode(*s);
+    }
+  }
+  // The flow moved the shared breaker: follow it now, so that this replica's pages and
+  // views show it without waiting for a quote here (one read of the store).
+  if (follow_breaker) replicated_->join();
+  if (!replay) events_.deliver(e.type, e.line);
 }
 
 PersistedLab LabApp::persisted_lab() {
@@ -152,7 +233,9 @@ DependencyView LabApp::dependency_view(const BreakerSnapshot& breaker) {
   }
   if (shared_state_) {
     const RedisHealth h = shared_state_->health();
-    v.state_backend = {"redis", h.healthy, h.healthy ? std::nullopt : std::optional<std::string>(h.error)};
+    // Unhealthy: this replica decides alone; the page says so in the reader's language.
+    v.state_backend = {"redis", h.healthy,
+                       h.healthy ? std::nullopt : std::optional<std::string>("this replica only: " + h.error)};
   } else {
     v.state_backend = {"file", !v.state_file_error, v.state_file_error};
   }
@@ -177,23 +260,40 @@ std::vector<prometheus::MetricFamily> LabApp::metric_families() {
 }
 
 void LabApp::reset() {
+  const std::string line = nlohmann::ordered_json{{"at", format_iso8601(clock_.wall_now())}}.dump();
+  {
+    std::lock_guard order(order_mutex_);
+    share_in_order({.lab = name_, .type = "reset", .line = line});
+    reset_here(true, false);
+    unsettled_.clear();  // shared before the reset: erased everywhere
+  }
+  events_.deliver("reset", line);
+  spdlog::info("lab reset{}: telemetry, metrics, breaker, fallback cache and carrier mode back to seeds", log_label_);
+}
+
+void LabApp::reset_here(bool shared, bool keep_mode) {
   telemetry_.reset();
   metrics_.reset();
-  breaker_.reset();
+  if (shared || !replicated_) {
+    breaker_.reset();
+  } else {
+    local_breaker_.reset();
+    replicated_->join();  // the store, reset by the replica that was asked
+  }
   for (auto& [_, r] : runtimes_) {
     r.budget->reset();
     if (r.breaker) r.breaker->reset();
   }
-  cache_.reset();
-  if (mode_carrier_) mode_carrier_->reset();  // the class's carrier, its mode and its episode
-  else if (embedded_carrier_) embedded_carrier_->restart_episode(name_);  // this lab's own metastable episode
-  {
+  cache_.reset(shared);
+  if (keep_mode) {
+    if (embedded_carrier_) embedded_carrier_->restart_episode(name_);
+  } else {
+    if (mode_carrier_) mode_carrier_->reset();  // the class's carrier, its mode and its episode
+    else if (embedded_carrier_) embedded_carrier_->restart_episode(name_);  // this lab's own metastable episode
     std::lock_guard lock(mode_mutex_);
     external_mode_ = kDefaultScenario;
   }
   mark_state_dirty();
-  events_.publish("reset", {{"at", format_iso8601(clock_.wall_now())}});
-  spdlog::info("lab reset{}: telemetry, metrics, breaker, fallback cache and carrier mode back to seeds", log_label_);
 }
 
 std::string LabApp::carrier_mode() const {
@@ -205,15 +305,25 @@ std::string LabApp::carrier_mode() const {
 bool LabApp::set_carrier_mode(const std::string& name) {
   const Scenario* s = scenarios_.find(name);
   if (s == nullptr) return false;
+  const std::string line = nlohmann::ordered_json{{"mode", s->name}}.dump();
+  {
+    std::lock_guard order(order_mutex_);
+    share_in_order({.lab = name_, .type = "carrier_mode", .line = line, .mode = s->name});
+    change_carrier_mode(*s);
+  }
+  events_.deliver("carrier_mode", line);
+  return true;
+}
+
+void LabApp::change_carrier_mode(const Scenario& scenario) {
+  const Scenario* s = &scenario;
   if (mode_carrier_) mode_carrier_->set_mode(s->name);  // which restarts its episode
   else if (embedded_carrier_) embedded_carrier_->restart_episode(name_);  // as set_mode does for the class's
   {
     std::lock_guard lock(mode_mutex_);
     external_mode_ = s->name;
   }
-  events_.publish("carrier_mode", {{"mode", s->name}});
   spdlog::info("carrier mode{} is now {}", log_label_, s->name);
-  return true;
 }
 
 std::optional<CarrierStats> LabApp::carrier_stats() const {

@@ -4,6 +4,7 @@
 // out (persisted_lab) and is given at start (LabDeps::restored); the registry owns the file.
 // It answers with values (lab_views.hpp); the API (lab/api/) renders them.
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/app/class_events.hpp"
 #include "lab/app/lab_state_file.hpp"
 #include "lab/app/lab_views.hpp"
 #include "lab/base/clock.hpp"
@@ -31,6 +33,7 @@
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_executor.hpp"
 #include "lab/resilience/vocabulary.hpp"
+#include "lab/shared_state/class_log.hpp"
 #include "lab/shared_state/redis_breaker_store.hpp"
 #include "lab/shared_state/redis_client.hpp"
 #include "lab/shared_state/redis_fallback_store.hpp"
@@ -63,6 +66,10 @@ struct LabDeps {
   /// --state-backend redis://…: the breaker is shared through it (not owned); null = the
   /// state file alone, nothing shared with other replicas.
   RedisClient* shared_state = nullptr;
+  /// With --state-backend redis://…, the class log every replica appends its labs' events
+  /// to (not owned): this lab shares each quote, reset, carrier mode and storm event, and
+  /// applies the other replicas' through apply(). Null: the lab is this process's alone.
+  ClassLog* class_log = nullptr;
   /// The route templates that label `quote_lab_http_requests_total` (the API's route table,
   /// api/route_table's route_templates()); a request on no template counts as "other".
   std::vector<std::string> http_routes{};
@@ -79,6 +86,7 @@ class LabApp {
   struct QuoteResult {
     QuoteTrace trace;
     DependencyView dependency;
+    FlowRecord flow;  ///< what the telemetry recorded of it
   };
 
   /// Runs one quote flow under `mode`'s policy. `scenario` must be a canonical name or
@@ -94,6 +102,26 @@ class LabApp {
   /// shares the course breaker. Every policy has its own retry budget in this lab.
   QuoteResult quote(const std::string& policy_name, const std::string& scenario, int customer_id, int items,
                     const RetryPolicy* policy = nullptr, double queue_ms = 0);
+
+  /// Tells the lab's open pages about a finished flow, here and, with a class log, on every
+  /// other replica. `render_line` writes the page's one-line answer; it is called only when
+  /// someone may be watching.
+  void publish_quote(const QuoteResult& result, const std::function<std::string()>& render_line);
+  /// Applies what another replica did in this lab (its class log entry, `stream_id` its
+  /// place in the class's order): records its flow, follows the shared breaker it left,
+  /// resets, changes the carrier mode, and tells this replica's open pages (unless
+  /// `replay`: read while catching up at start). An entry older than this lab's last reset
+  /// or carrier mode made here is ignored: the class's order says it came first.
+  void apply(const ClassEvent& event, bool replay, const std::string& stream_id);
+
+  /// This replica's own entry, read back from the class log: it has its place in the
+  /// class's order now (see unsettled_).
+  void settle(const ClassEvent& own);
+
+  /// How long a reset or a carrier mode waits for Redis to place it in the class's order.
+  static constexpr Millis kOrderWait{1000};
+  /// Own flows kept until the log hands them back (a Redis that lost them never does).
+  static constexpr std::size_t kMaxUnsettled = 4096;
 
   /// The configured policy called `name`; null if there is none.
   const RetryPolicy* find_policy(const std::string& name) const { return policies_.find(name); }
@@ -150,6 +178,15 @@ class LabApp {
 
  private:
   void on_transition(const BreakerTransition& t);
+  // The local part of reset(); `shared`: also the breaker and fallback quotes in Redis;
+  // `keep_mode`: the carrier mode stays (a mode set here came after the reset).
+  void reset_here(bool shared, bool keep_mode);
+  // Sets the mode of a known scenario, here only.
+  void change_carrier_mode(const Scenario& s);
+  // Appends `e` to the class log, if any.
+  void share(ClassEvent e);
+  // The same for a setting, waiting for its place in the class's order (kOrderWait).
+  void share_in_order(ClassEvent e);
   // What the state file holds for this lab may have changed: write it soon.
   void mark_state_dirty();
   std::string new_id(int hex_digits);
@@ -178,6 +215,7 @@ class LabApp {
   CarrierSimulator* const mode_carrier_;  // see LabDeps::mode_carrier
 
   RedisClient* shared_state_;
+  ClassLog* const class_log_;  // see LabDeps::class_log
   std::unique_ptr<RedisBreakerStore> shared_breaker_;  // before replicated_, which points to it
   std::unique_ptr<RedisFallbackStore> shared_fallback_;  // before cache_, which points to it
   CircuitBreaker local_breaker_;  // restored from the state file; follows the store when shared
@@ -189,8 +227,17 @@ class LabApp {
   Metrics metrics_;
   EventHub events_;
 
-  mutable std::mutex mode_mutex_;  // guards external_mode_
+  // With a class log: orders this lab's telemetry against the log (taken before mode_mutex_).
+  // The telemetry records a flow where it is shared, a reset where it is placed in the log,
+  // and an entry read from the log where it stands in it; unsettled_ holds this replica's
+  // flows shared but not yet read back, which a reset read meanwhile must not erase.
+  std::mutex order_mutex_;
+  std::deque<FlowRecord> unsettled_;
+  mutable std::mutex mode_mutex_;  // guards external_mode_ and the two barriers
   std::string external_mode_{kDefaultScenario};
+  // Stream ids ("": none) of the last reset made here, and of the last reset or carrier
+  // mode made here: older entries from other replicas are ignored (apply()).
+  std::string reset_barrier_, mode_barrier_;
 };
 
 }  // namespace quote_lab

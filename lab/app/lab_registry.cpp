@@ -114,10 +114,50 @@ LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
       created = true;
     }
   }
-  if (created) spdlog::info("student lab {} created ({} of at most {})", *name, student_count(), limits_.max_labs);
+  if (created) {
+    spdlog::info("student lab {} created ({} of at most {})", *name, student_count(), limits_.max_labs);
+    if (deps_.class_log) deps_.class_log->append(encode_class_event({.lab = *name, .type = "lab_created", .line = "{}"}));
+  }
   keys_.touch(lab_owner(*name));
   if (created || !expired.empty()) state_file_->changed();
   return {lab, std::nullopt};
+}
+
+void LabRegistry::apply(const std::string& stream_id, const std::string& entry, bool replay, bool own) {
+  const ClassEvent e = decode_class_event(entry);
+  if (own) {
+    if (const auto lab = held(e.lab)) lab->app.settle(e);
+    return;
+  }
+  std::shared_ptr<Lab> lab = teacher_;
+  bool created = false;
+  if (!e.lab.empty()) {
+    LabNameProblem problem = LabNameProblem::none;
+    const auto name = normalize_lab_name(e.lab, problem);
+    if (!name || *name != e.lab) throw std::invalid_argument("not a lab name: " + e.lab);
+    std::lock_guard lock(mutex_);
+    auto it = students_.find(e.lab);
+    if (it == students_.end()) {
+      it = students_.emplace(e.lab, Entry{make_student_lab(e.lab), {}}).first;
+      created = true;
+    }
+    it->second.last_active = deps_.clock.wall_now();
+    lab = it->second.lab;
+  }
+  if (created) state_file_->changed();
+  if (e.type == "lab_created") return;  // held now; nothing for its page
+  if (e.type == "reset") {
+    lab->storm.cancel();
+    lab->storm.forget_result();
+  }
+  lab->app.apply(e, replay, stream_id);
+}
+
+std::shared_ptr<Lab> LabRegistry::held(const std::string& name) const {
+  if (name.empty()) return teacher_;
+  std::lock_guard lock(mutex_);
+  const auto it = students_.find(name);
+  return it == students_.end() ? nullptr : it->second.lab;
 }
 
 std::vector<std::shared_ptr<Lab>> LabRegistry::expire_idle_locked(WallTime now) {

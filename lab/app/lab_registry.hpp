@@ -95,6 +95,14 @@ class LabRegistry {
   /// The teacher's lab.
   Lab& teacher() { return *teacher_; }
 
+  /// Applies an entry another replica appended to the class log (class_events.hpp): to the
+  /// lab it names, created here when this replica has not seen it yet (the replica that
+  /// created it checked --max-labs against the whole class, which every replica holds). A
+  /// reset also stops the lab's storm if it runs here. Throws std::invalid_argument for an
+  /// entry that is not a class event (ClassLog logs it and reads on).
+  /// `own`: this replica's entry read back (LabApp::settle).
+  void apply(const std::string& stream_id, const std::string& entry, bool replay, bool own);
+
   /// Every lab owner's key (lab_keys.hpp).
   LabKeys& keys() { return keys_; }
   /// Claims the owner of student lab `name` (normalised) when nobody has: returns the new
@@ -141,6 +149,8 @@ class LabRegistry {
   void forget_unused_keys_locked(const std::vector<std::shared_ptr<Lab>>& expired);
   std::vector<std::shared_ptr<Lab>> expire_idle_locked(WallTime now);
   std::vector<std::shared_ptr<Lab>> all_labs() const;
+  // The lab called `name` if held ("" : the teacher's), without creating or touching it.
+  std::shared_ptr<Lab> held(const std::string& name) const;
   std::vector<std::pair<std::string, std::shared_ptr<Lab>>> student_labs() const;
 
   std::unique_ptr<LabStateFile> state_file_;  // first: every lab points to it

@@ -36,12 +36,18 @@ void EventHub::publish(const std::string& type, const nlohmann::ordered_json& da
 }
 
 void EventHub::publish_rendered(const std::string& type, const std::function<std::string()>& render_line) {
-  {
+  if (!relay_) {
     std::lock_guard lock(mutex_);
     if (subscribers_.empty()) return;  // nobody watching: skip the serialisation
   }
   const std::string line = render_line();
+  deliver(type, line);
+  if (relay_) relay_(type, line);
+}
+
+void EventHub::deliver(const std::string& type, const std::string& line) {
   std::lock_guard lock(mutex_);
+  if (subscribers_.empty()) return;
   const ServerEvent event{++next_id_, type, line};
   for (auto& s : subscribers_) {
     if (s->queue_.size() >= kQueueLimit) {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <unistd.h>
 
 #include "lab/api/lab_routes.hpp"
 #include "lab/app/lab_app.hpp"
@@ -19,6 +20,7 @@
 #include "lab/http/static_files.hpp"
 #include "lab/main/classroom.hpp"
 #include "lab/main/stop_signals.hpp"
+#include "lab/shared_state/class_log.hpp"
 #include "lab/shared_state/redis_client.hpp"
 #include "lab/shared_state/redis_rate_limiter.hpp"
 #include "lab/shared_state/redis_url.hpp"
@@ -98,6 +100,16 @@ std::unique_ptr<RedisClient> connect_shared_state(const std::optional<RedisEndpo
 }
 
 // The simulated carrier in this process, unless --carrier-url names another one.
+// With Redis, the class log that makes the replicas one classroom; named after this
+// process (host, pid, a random draw: a restarted replica is a new instance).
+std::unique_ptr<ClassLog> class_log_of(RedisClient* shared_state) {
+  if (!shared_state) return nullptr;
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return std::make_unique<ClassLog>(*shared_state, std::string(host) + ":" + std::to_string(::getpid()) + ":" +
+                                                       std::to_string(std::random_device{}()));
+}
+
 struct Carrier {
   std::unique_ptr<CarrierSimulator> simulator;
   std::unique_ptr<CarrierServer> server;
@@ -222,6 +234,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   // hand out keys anyone can compute, nor shift the draws it reproduces by the keys it issued.
   RandomSource key_random(std::random_device{}());
   const std::unique_ptr<RedisClient> shared_state = connect_shared_state(redis, o, clock, random);
+  const std::unique_ptr<ClassLog> class_log = class_log_of(shared_state.get());
   Carrier carrier = start_carrier(o, catalog, clock, random);
   // The embedded carrier can refuse a connection for real ("refused" scenarios); a carrier
   // reached over --carrier-url cannot, and resets those attempts instead.
@@ -236,10 +249,15 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
               .random = random,
               .max_event_clients = static_cast<std::size_t>(o.max_event_clients),
               .shared_state = shared_state.get(),
+              .class_log = class_log.get(),
               .http_routes = route_templates()},
       paths.state_file,
       LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)},
       &key_random);
+  if (class_log)
+    class_log->start([&labs = *labs](const std::string& id, const std::string& e, bool replay, bool own) {
+      labs.apply(id, e, replay, own);
+    });
   HttpServer server;
   apply_classroom(server, o.host, o.classroom);
   server.set_default_language(o.language);  // the lab's answers only: the embedded carrier keeps English
@@ -253,6 +271,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
   log_started(o, paths, catalog, policies, carrier, redis, port);
 
   const auto stop_started = stop_on_signal(signals, server, *labs, carrier, paths.state_file);
+  if (class_log) class_log->stop();  // its thread applies entries to the labs
   labs.reset();
   spdlog::info("stopped cleanly in {} ms", std::chrono::duration_cast<std::chrono::milliseconds>(
                                                  std::chrono::steady_clock::now() - stop_started).count());

@@ -7,20 +7,21 @@
 namespace quote_lab {
 namespace {
 
-void add(FlowCounters& c, const QuoteTrace& t) {
+void add(FlowCounters& c, const FlowRecord& f) {
+  const Incident& i = f.incident;
   ++c.requests;
-  c.completed += t.status == QuoteStatus::completed;
-  c.degraded += t.status == QuoteStatus::degraded;
-  c.failed += t.status == QuoteStatus::failed;
-  c.attempts += static_cast<std::uint64_t>(t.attempts());
-  c.retries += static_cast<std::uint64_t>(t.retries());
-  c.timeouts += static_cast<std::uint64_t>(t.timeouts());
-  c.fallbacks += t.fallback_used();
-  c.circuit_opens += t.circuit_opened();
-  c.short_circuits += static_cast<std::uint64_t>(t.short_circuits());
-  c.latency_window_ms.push_back(t.elapsed_ms);
+  c.completed += i.status == QuoteStatus::completed;
+  c.degraded += i.status == QuoteStatus::degraded;
+  c.failed += i.status == QuoteStatus::failed;
+  c.attempts += static_cast<std::uint64_t>(i.attempts);
+  c.retries += static_cast<std::uint64_t>(i.retries);
+  c.timeouts += static_cast<std::uint64_t>(i.timeout_count);
+  c.fallbacks += i.fallback_used;
+  c.circuit_opens += f.circuit_opened;
+  c.short_circuits += static_cast<std::uint64_t>(f.short_circuits);
+  c.latency_window_ms.push_back(i.elapsed_ms);
   if (c.latency_window_ms.size() > Telemetry::kLatencyWindow) c.latency_window_ms.pop_front();
-  c.max_ms = std::max(c.max_ms, t.elapsed_ms);
+  c.max_ms = std::max(c.max_ms, i.elapsed_ms);
 }
 
 nlohmann::ordered_json opt(const std::optional<double>& v) {
@@ -68,15 +69,19 @@ LatencySummary summarize_latency(std::vector<double> samples) {
   return s;
 }
 
-void Telemetry::record(const QuoteTrace& t, double queue_ms) {
-  Incident incident{t.request.request_id, t.request.mode, t.request.scenario, t.status,
-                    t.attempts(), t.retries(), t.timeouts(), t.fallback_used(), t.short_circuited(),
-                    t.elapsed_ms, t.timestamp, queue_ms};
+FlowRecord flow_record(const QuoteTrace& t, double queue_ms) {
+  return {Incident{t.request.request_id, t.request.mode, t.request.scenario, t.status, t.attempts(), t.retries(),
+                   t.timeouts(), t.fallback_used(), t.short_circuited(), t.elapsed_ms, t.timestamp, queue_ms},
+          t.short_circuits(), t.circuit_opened()};
+}
+
+void Telemetry::record(const FlowRecord& f) {
+  const Incident& i = f.incident;
   std::lock_guard lock(mutex_);
-  incidents_.push_back(std::move(incident));
+  add(by_mode_[i.mode], f);
+  add(by_mode_scenario_[i.mode][i.scenario], f);
+  incidents_.push_back(i);
   if (incidents_.size() > kMaxIncidents) incidents_.pop_front();
-  add(by_mode_[t.request.mode], t);
-  add(by_mode_scenario_[t.request.mode][t.request.scenario], t);
 }
 
 std::vector<Incident> Telemetry::incidents(std::size_t limit) const {

@@ -33,6 +33,17 @@ struct Incident {
   double queue_ms = 0;   ///< waited for a worker before the flow ran
 };
 
+/// What the telemetry keeps of one finished flow: its incident and the two counts the
+/// incident does not show. Replicas that share a class exchange these (class_log.hpp).
+struct FlowRecord {
+  Incident incident;
+  int short_circuits = 0;   ///< attempts the breaker refused
+  bool circuit_opened = false;  ///< the flow opened the breaker
+};
+
+/// The record of `trace`, which waited `queue_ms` for a worker before it ran.
+FlowRecord flow_record(const QuoteTrace& trace, double queue_ms = 0);
+
 /// p50/p95/p99/max of a latency sample (nearest-rank); all null when there is no data.
 struct LatencySummary {
   std::size_t count = 0;
@@ -71,7 +82,9 @@ class Telemetry {
   static constexpr std::size_t kLatencyWindow = 2048;
 
   /// Adds one finished flow, which waited `queue_ms` for a worker before it ran.
-  void record(const QuoteTrace& trace, double queue_ms = 0);
+  void record(const QuoteTrace& trace, double queue_ms = 0) { record(flow_record(trace, queue_ms)); }
+  /// Adds one finished flow, here or on another replica.
+  void record(const FlowRecord& flow);
   /// The last `limit` incidents, newest first.
   std::vector<Incident> incidents(std::size_t limit) const;
   /// {"legacy": {counters, "latency_ms", "scenarios": {name: {...}}}, "resilient": ...}:

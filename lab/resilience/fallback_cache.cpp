@@ -82,9 +82,9 @@ WallTime FallbackCache::seeded_at() const {
   return seeded_at_;
 }
 
-void FallbackCache::reset() {
+void FallbackCache::reset(bool shared) {
   const WallTime now = clock_.wall_now();
-  if (shared_) shared_->reset();
+  if (shared && shared_) shared_->reset();
   std::lock_guard lock(mutex_);
   entries_.clear();
   asked_.clear();

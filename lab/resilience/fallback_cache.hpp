@@ -51,8 +51,9 @@ class FallbackCache {
   std::vector<CachedQuote> entries() const;
   WallTime seeded_at() const;
 
-  /// Forgets every live quote and reseeds at the current time.
-  void reset();
+  /// Forgets every live quote and reseeds at the current time; `shared`: the shared store's
+  /// quotes too (false: another replica reset the lab and cleared them already).
+  void reset(bool shared = true);
   /// Replaces the contents with persisted ones (entries beyond the bound are dropped).
   void restore(WallTime seeded_at, const std::vector<CachedQuote>& entries);
 

@@ -40,7 +40,21 @@ std::string with_hint(const std::string& error) {
   return error;
 }
 
+// The request this thread serves (RequestScope) and whether it already waited for Redis.
+thread_local int t_request_depth = 0;
+thread_local bool t_request_paid = false;
+
+void note_failure_on_this_thread() {
+  if (t_request_depth > 0) t_request_paid = true;
+}
+
 }  // namespace
+
+RedisClient::RequestScope::RequestScope() {
+  if (t_request_depth++ == 0) t_request_paid = false;
+}
+
+RedisClient::RequestScope::~RequestScope() { --t_request_depth; }
 
 struct RedisClient::Connection {
   explicit Connection(redisContext* c) : ctx(c) {}
@@ -126,6 +140,7 @@ void RedisClient::connect_or_throw() {
 }
 
 RedisClient::ConnectionPtr RedisClient::take() {
+  if (t_request_paid) return nullptr;  // this request already waited for Redis once
   std::unique_lock lock(mutex_);
   std::string problem;
   if (!healthy_) {
@@ -136,6 +151,7 @@ RedisClient::ConnectionPtr RedisClient::take() {
     lock.lock();
     reconnecting_ = false;
     if (!c) {
+      note_failure_on_this_thread();
       ++failures_;
       ++errors_total_;
       last_error_ = problem;
@@ -182,6 +198,7 @@ void RedisClient::give_back(ConnectionPtr c) {
 }
 
 void RedisClient::fail(const std::string& reason) {
+  note_failure_on_this_thread();
   std::vector<ConnectionPtr> dropped;
   {
     std::lock_guard lock(mutex_);

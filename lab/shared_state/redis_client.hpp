@@ -55,6 +55,20 @@ class RedisClient {
     ReconnectSchedule schedule{};
   };
 
+  /// One request's Redis budget, on the thread that serves it: once a call in the scope
+  /// failed (a timeout, a refused connection, a failed reconnect), every later call in the
+  /// same scope answers nullopt at once, so a request pays at most one `timeout` however
+  /// many round trips it would make (admission, outcome, fallback quote, rate limit, key),
+  /// and a paused Redis costs a quote one bound, not one per round trip. Nested scopes are
+  /// one scope. Threads without a scope (the class log's) are not limited.
+  class RequestScope {
+   public:
+    RequestScope();
+    ~RequestScope();
+    RequestScope(const RequestScope&) = delete;
+    RequestScope& operator=(const RequestScope&) = delete;
+  };
+
   RedisClient(Options options, const Clock& clock, RandomSource& random);
   ~RedisClient();
   RedisClient(const RedisClient&) = delete;

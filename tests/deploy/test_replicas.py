@@ -10,7 +10,6 @@ Redis killed: every replica still answers, Redis is restarted and a breaker open
 crash is open in it again; a replica killed: no request through the proxy is lost, and it
 comes back.
 Usage: test_replicas.py <quote-lab binary> <source dir>"""
-import contextlib
 import http.client
 import json
 import os
@@ -19,26 +18,15 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
-from checks import check, fail_if_unbound, failures, picked_port  # noqa: E402
+from checks import check, failures  # noqa: E402
 from poll import eventually  # noqa: E402
+from replicas_run import Fleet, get, gone, pid_of, redis_answers, replicas  # noqa: E402
 
 BINARY, ROOT = sys.argv[1], pathlib.Path(sys.argv[2])
-
-
-def get(port, path, timeout=10):
-    """(status, replica header, body) of one GET on a fresh connection."""
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        c.request("GET", path, headers={"Host": "127.0.0.1"})
-        r = c.getresponse()
-        return r.status, r.getheader("X-Quote-Lab-Replica"), r.read()
-    finally:
-        c.close()
 
 
 def p95(samples):
@@ -46,60 +34,17 @@ def p95(samples):
     return ordered[max(0, int(round(0.95 * len(ordered))) - 1)]
 
 
-@contextlib.contextmanager
-def replicas(backend, *serve_flags):
-    """deploy/replicas/run --backend BACKEND SERVE_FLAGS with `env`, stopped on exit, once
-    every replica answers through the proxy (checked); its log is printed when a check failed."""
-    with tempfile.TemporaryDirectory() as tmp:
-        log_path = pathlib.Path(tmp) / "replicas.log"
-        with open(log_path, "w") as log:
-            script = subprocess.Popen([str(ROOT / "deploy" / "replicas" / "run"), "--backend", backend, *serve_flags],
-                                      env=dict(env, STATE_DIR=tmp), stdout=log, stderr=subprocess.STDOUT,
-                                      start_new_session=True)
-            try:
-                # Until all answer, or the script stopped (a port taken: it exits when any child does).
-                eventually(lambda: script.poll() is not None or all_up(), 20, every=0.3)
-                up = script.poll() is None and all_up()
-                if not up:
-                    log.flush()
-                    fail_if_unbound("deploy/replicas/run", log_path.read_text(), *ports_of(env))
-                check(up, f"{backend} backend: all three replicas answer /health through the proxy")
-                yield
-            finally:
-                script.send_signal(signal.SIGTERM)
-                try:
-                    script.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    os.killpg(script.pid, signal.SIGKILL)
-                    script.wait()
-        if failures:
-            print(log_path.read_text())
-
-
-def ports_of(environment):
-    """The picked ports deploy/replicas/run is told to bind."""
-    named = [environment["PUBLIC_BIND"].rsplit(":", 1)[1], environment["CARRIER_PORT"], *environment["LAB_PORTS"].split()]
-    return [int(port) for port in named + [environment.get("REDIS_PORT", "")] if port]
-
-
-def all_up():
-    """Every replica healthy in HAProxy's eyes: a full round of /health names all three."""
-    return {get(public, "/health", 2)[1] for _ in range(6)} == {"r1", "r2", "r3"}
-
-
 # Picked ports: HAProxy binds what its config names, and deploy/replicas/run hands the
 # replicas' addresses to that config (checks.picked_port says why that is not port 0).
-public, carrier = picked_port(), picked_port()
-labs = [picked_port() for _ in range(3)]
-env = dict(os.environ, PUBLIC_BIND=f"127.0.0.1:{public}", LAB_PORTS=" ".join(map(str, labs)),
-           CARRIER_PORT=str(carrier), QUOTE_LAB_BINARY=BINARY)
+fleet = Fleet(BINARY)
+public, labs, env = fleet.public, fleet.labs, fleet.env
 checked = subprocess.run(["haproxy", "-c", "-f", str(ROOT / "deploy" / "replicas" / "haproxy.cfg")],
                          env=dict(env, LAB1_ADDR=f"127.0.0.1:{labs[0]}", LAB2_ADDR=f"127.0.0.1:{labs[1]}",
                                   LAB3_ADDR=f"127.0.0.1:{labs[2]}"),
                          capture_output=True, text=True)
 check(checked.returncode == 0, "haproxy -c accepts deploy/replicas/haproxy.cfg: " + (checked.stdout + checked.stderr).strip())
 
-with replicas("file", "--rate-limit", "2"):
+with replicas(ROOT, fleet, "file", "--rate-limit", "2"):
     served = [str(get(public, "/health")[1]) for _ in range(9)]
     check(sorted(served) == ["r1"] * 3 + ["r2"] * 3 + ["r3"] * 3,
           f"9 requests are dealt round robin, 3 to each replica (got {served})")
@@ -152,46 +97,12 @@ with replicas("file", "--rate-limit", "2"):
         check(p95(health_ms) < 1000, f"/health p95 {p95(health_ms):.1f} ms < 1 s (max {max(health_ms):.1f} ms)")
 
 # The same through Redis (--backend redis): one limit for the three replicas.
-ports = [picked_port() for _ in range(3)]
-env.update(LAB_PORTS=" ".join(map(str, ports)), REDIS_PORT=str(picked_port()), CARRIER_PORT=str(picked_port()))
-with replicas("redis", "--rate-limit", "2"):
+fleet = Fleet(BINARY)
+public = fleet.public
+with replicas(ROOT, fleet, "redis", "--rate-limit", "2"):
     statuses = [get(public, "/quote-resilient?scenario=ok")[0] for _ in range(9)]
     check(statuses.count(200) == 2 and statuses.count(429) == 7,
           f"redis backend: a limit of 2 is one limit across the three replicas (got {statuses})")
-
-
-def pid_of(pattern):
-    """The pid of the one process whose command line holds `pattern`, or None (read from
-    /proc: a fresh Debian has no pgrep)."""
-    found = []
-    for entry in pathlib.Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if pattern in command:
-            found.append(int(entry.name))
-    return found[0] if len(found) == 1 else None
-
-
-def gone(pid):
-    """True once `pid` has exited (no process, or a zombie with no command line)."""
-    try:
-        return not pathlib.Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return True
-
-
-def redis_answers(port):
-    """True when Redis on `port` answers PING."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-            s.sendall(b"PING\r\n")
-            return s.recv(64).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 def lab_state(port):
@@ -214,10 +125,9 @@ def redis_breaker_state(port):
 
 
 # Its parts die, the class goes on: Redis killed, then one replica killed.
-ports = [picked_port() for _ in range(3)]
-redis_port = picked_port()
-env.update(LAB_PORTS=" ".join(map(str, ports)), REDIS_PORT=str(redis_port), CARRIER_PORT=str(picked_port()))
-with replicas("redis"):
+fleet = Fleet(BINARY)
+public, ports, redis_port = fleet.public, fleet.labs, fleet.redis
+with replicas(ROOT, fleet, "redis"):
     status, _, body = get(public, "/quote-resilient?scenario=server_errors")
     check(json.loads(body)["dependency"]["circuit_status"] == "open",
           "redis backend: a server_errors quote through the proxy opens the shared breaker")
@@ -233,6 +143,9 @@ with replicas("redis"):
     check(all(status == 200 and ms <= 400 for status, _, ms in answers) and
           {replica for _, replica, _ in answers} == {"r1", "r2", "r3"},
           f"Redis killed: HAProxy and all three replicas answer, each quote within 400 ms (got {answers})")
+    alone = {n: lab_state(port)["state_backend"] for n, port in enumerate(ports, 1)}
+    check(all(not b["healthy"] and b["error"].startswith("this replica only: ") for b in alone.values()),
+          f"...and each says it decides alone: state_backend {alone}")
     restarted = eventually(lambda: pid_of(f"redis-server 127.0.0.1:{redis_port}") not in (None, redis_pid), 5)
     check(restarted, "deploy/replicas/run restarts Redis within 5 s")
 
@@ -260,6 +173,6 @@ with replicas("redis"):
     check(all(status == 200 for status, _, _ in served),
           f"replica 2 killed: 9 of 9 requests through the proxy answered "
           f"(got {[(status, replica) for status, replica, _ in served]})")
-    check(eventually(all_up, 10, every=0.5), "deploy/replicas/run restarts replica 2 and HAProxy sends to it again")
+    check(eventually(fleet.all_up, 10, every=0.5), "deploy/replicas/run restarts replica 2 and HAProxy sends to it again")
 
 sys.exit(1 if failures else 0)

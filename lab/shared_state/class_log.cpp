@@ -1,0 +1,142 @@
+#include "lab/shared_state/class_log.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace quote_lab {
+
+ClassLog::ClassLog(RedisClient& redis, std::string instance) : redis_(redis), instance_(std::move(instance)) {}
+
+ClassLog::~ClassLog() { stop(); }
+
+void ClassLog::start(Handler handler) {
+  handler_ = std::move(handler);
+  reader_ = std::jthread([this](std::stop_token stop) { read_loop(stop); });
+  publisher_ = std::jthread([this](std::stop_token stop) { publish_loop(stop); });
+}
+
+void ClassLog::stop() {
+  reader_.request_stop();
+  publisher_.request_stop();
+  wake_publisher_.notify_all();
+  if (reader_.joinable()) reader_.join();
+  if (publisher_.joinable()) publisher_.join();
+}
+
+bool ClassLog::before(const std::string& a, const std::string& b) {
+  auto parse = [](const std::string& id) {
+    const auto dash = id.find('-');
+    try {
+      return std::pair{std::stoull(id.substr(0, dash)), dash == std::string::npos ? 0ULL : std::stoull(id.substr(dash + 1))};
+    } catch (const std::exception&) {
+      return std::pair{0ULL, 0ULL};
+    }
+  };
+  return parse(a) < parse(b);
+}
+
+void ClassLog::append(std::string entry) { push({std::move(entry), nullptr}); }
+
+std::optional<std::string> ClassLog::append_in_order(std::string entry, Millis bound) {
+  auto id = std::make_shared<std::promise<std::string>>();
+  auto answer = id->get_future();
+  push({std::move(entry), std::move(id)});
+  if (answer.wait_for(bound) != std::future_status::ready) return std::nullopt;
+  return answer.get();
+}
+
+void ClassLog::push(Pending p) {
+  {
+    std::lock_guard lock(mutex_);
+    if (pending_.size() >= kMaxPending) {
+      pending_.pop_front();
+      ++dropped_;
+    }
+    pending_.push_back(std::move(p));
+  }
+  wake_publisher_.notify_one();
+}
+
+std::size_t ClassLog::pending() const {
+  std::lock_guard lock(mutex_);
+  return pending_.size();
+}
+
+void ClassLog::publish_loop(std::stop_token stop) {
+  std::unique_lock lock(mutex_);
+  while (!stop.stop_requested()) {
+    if (pending_.empty()) {
+      wake_publisher_.wait(lock, stop, [&] { return !pending_.empty(); });
+      continue;
+    }
+    const Pending p = pending_.front();
+    lock.unlock();
+    const auto r = redis_.command({"XADD", kStreamKey, "MAXLEN", "~", std::to_string(kMaxEntries), "*", "o",
+                                   instance_, "e", p.entry});
+    lock.lock();
+    // Still the front unless it was dropped meanwhile (kMaxPending).
+    auto pop = [&] {
+      if (!pending_.empty() && pending_.front().entry == p.entry && pending_.front().id == p.id) pending_.pop_front();
+    };
+    if (r && r->type == RedisValue::Type::string) {
+      pop();
+      ++appended_;
+      if (p.id) p.id->set_value(r->text);
+      continue;
+    }
+    if (r && r->type == RedisValue::Type::error) {
+      // Redis refused it (e.g. the key is not a stream): it would refuse it again.
+      spdlog::warn("class log: Redis refused an entry ({}); it is dropped", r->text);
+      pop();
+      ++dropped_;
+      continue;
+    }
+    // Redis away: the entry waits, and the next try is after the client's reconnect wait.
+    wake_publisher_.wait_for(lock, stop, kPollEvery, [] { return false; });
+  }
+}
+
+long ClassLog::read_batch(bool replay) {
+  const auto r = redis_.command(
+      {"XREAD", "COUNT", std::to_string(kReadBatch), "STREAMS", kStreamKey, last_id_});
+  if (!r || r->type == RedisValue::Type::error) return -1;
+  if (r->type != RedisValue::Type::array || r->elements.empty()) return 0;  // nil: nothing new
+  // [[key, [[id, [field, value, ...]], ...]]]
+  const RedisValue& entries = r->elements[0].elements.size() == 2 ? r->elements[0].elements[1] : RedisValue{};
+  long n = 0;
+  for (const RedisValue& e : entries.elements) {
+    if (e.elements.size() != 2) continue;
+    last_id_ = e.elements[0].text;
+    ++n;
+    const auto& fields = e.elements[1].elements;
+    std::string origin, body;
+    for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
+      if (fields[i].text == "o") origin = fields[i + 1].text;
+      if (fields[i].text == "e") body = fields[i + 1].text;
+    }
+    if (body.empty()) continue;
+    const bool own = origin == instance_;
+    if (!own) ++received_;
+    try {
+      handler_(last_id_, body, replay, own);
+    } catch (const std::exception& ex) {
+      // One bad entry (another version's, a hand-written one) must not stop the class.
+      spdlog::warn("class log: entry {} ignored: {}", last_id_, ex.what());
+    }
+  }
+  return n;
+}
+
+void ClassLog::read_loop(std::stop_token stop) {
+  std::mutex m;
+  std::condition_variable_any sleep;
+  std::unique_lock lock(m);
+  while (!stop.stop_requested()) {
+    const bool replay = !caught_up_.load();
+    const long n = read_batch(replay);
+    if (n >= 0 && static_cast<std::size_t>(n) < kReadBatch && replay) caught_up_ = true;
+    if (n == static_cast<long>(kReadBatch)) continue;  // more is waiting
+    sleep.wait_for(lock, stop, kPollEvery, [] { return false; });
+  }
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,181 @@
+// One classroom across replicas, in one process: two LabRegistry "replicas", each with its
+// own Redis client and class log (shared_state/class_log.hpp) on one real redis-server, as
+// `serve --state-backend redis://…` wires them. What one replica does in a lab reaches the
+// other's telemetry, incidents, /class row and open page; a reset or a carrier mode ends the
+// same on both whatever order Redis placed concurrent entries in. The carrier and the
+// breaker's clock are fake; the log's threads poll Redis in real time, so the checks wait
+// (bounded) for the two replicas to agree, then assert once.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "lab/app/lab_registry.hpp"
+#include "support/fake_clock.hpp"
+#include "support/fixed_random.hpp"
+#include "support/paths.hpp"
+#include "support/poll.hpp"
+#include "support/quote_answers.hpp"
+#include "support/redis_server.hpp"
+#include "support/scripted_carrier.hpp"
+#include "support/temp_dir.hpp"
+
+namespace test_class_log_replicas {
+
+using namespace quote_lab;
+using namespace quote_lab::testing;
+
+namespace {
+
+const ScenarioCatalog& shipped_scenarios() {
+  static const ScenarioCatalog catalog =
+      ScenarioCatalog::load_dir(std::filesystem::path(quote_lab::testing::source_dir()) / "scenarios");
+  return catalog;
+}
+
+// A replica's Redis client, connected before its labs are made (they read the shared breaker).
+struct Connection {
+  Connection(const RedisServer& redis, std::uint64_t seed) : random(seed), client({redis.endpoint()}, clock, random) {
+    client.connect_or_throw();
+  }
+  FakeClock clock;
+  RandomSource random;
+  RedisClient client;
+};
+
+struct Replica : Connection {
+  // `log_running` false: the class log starts at start_log(); until then this replica's
+  // entries wait in it, as they would behind a slow Redis.
+  Replica(const RedisServer& redis, std::uint64_t seed, bool log_running = true)
+      : Connection(redis, seed),
+        log(client, "replica-" + std::to_string(seed)),
+        labs(LabDeps{.scenarios = shipped_scenarios(), .policies = default_policies(), .carrier = carrier,
+                     .clock = clock, .random = draws, .shared_state = &client, .class_log = &log},
+             dir.path() / "state.json", LabLimits{}) {
+    if (log_running) start_log();
+  }
+  void start_log() {
+    log.start([this](const std::string& id, const std::string& e, bool replay, bool own) { labs.apply(id, e, replay, own); });
+  }
+  ~Replica() { log.stop(); }
+
+  std::shared_ptr<Lab> lab(const std::string& name) {
+    const auto found = labs.find(&name);
+    REQUIRE(found.lab);
+    return found.lab;
+  }
+  // A quote in `name` as GET /quote/resilient runs it: the flow, then the answer shared.
+  std::string quote(const std::string& name) {
+    carrier.succeed(20);
+    Lab& l = *lab(name);
+    const auto result = l.app.quote(Mode::resilient, "ok", 42, 3);
+    quote_answer_text(l.app, result);
+    return result.trace.request.request_id;
+  }
+  std::uint64_t requests(const std::string& name) { return lab(name)->app.class_totals().requests; }
+  bool settled() const { return log.pending() == 0; }
+
+  TempDir dir;
+  ScriptedCarrier carrier{clock};
+  FixedRandom draws{0.5};
+  ClassLog log;
+  LabRegistry labs;
+};
+
+// Both replicas have appended everything and `agree` holds (bounded: 5 s).
+template <class Agree>
+bool converged(Replica& a, Replica& b, Agree agree) {
+  return eventually([&] { return a.settled() && b.settled() && agree(); }, std::chrono::seconds(5));
+}
+
+}  // namespace
+
+TEST_CASE("class log: a quote on one replica reaches the other's telemetry, incidents, class and open page") {
+  RedisServer redis;
+  Replica a(redis, 1), b(redis, 2);
+  const auto page = b.lab("ana")->app.events().subscribe();  // ana's page, held by replica b
+  REQUIRE(page);
+  const std::string id = a.quote("ana");
+  REQUIRE(converged(a, b, [&] { return b.requests("ana") == 1; }));
+  CHECK(a.requests("ana") == 1);
+  const auto incidents = b.lab("ana")->app.incidents(10);
+  REQUIRE(incidents.size() == 1);
+  CHECK(incidents[0].request_id == id);
+  CHECK(incidents[0].mode == "resilient");
+  CHECK(diagnostics(b.lab("ana")->app)["modes"]["resilient"]["successes"] == 1);
+  const auto rows = b.labs.class_rows();
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].name == "ana");
+  CHECK(rows[0].totals.carrier_calls == 1);
+  bool closed = false;
+  const auto events = b.lab("ana")->app.events().wait(*page, Millis(1000), closed);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].type == "quote");
+  CHECK(events[0].data.find(id) != std::string::npos);
+  CHECK(b.labs.teacher().app.class_totals().requests == 0);  // the other labs are left alone
+}
+
+TEST_CASE("class log: a lab created on one replica is held by the other, so --max-labs counts the class") {
+  RedisServer redis;
+  Replica a(redis, 1), b(redis, 2);
+  a.lab("eva");
+  a.lab("leo");
+  REQUIRE(converged(a, b, [&] { return b.labs.student_count() == 2; }));
+  CHECK(b.labs.class_rows().size() == 2);
+}
+
+TEST_CASE("class log: quotes that reach Redis after another replica's reset count after it, on both replicas") {
+  RedisServer redis;
+  Replica a(redis, 1, false), b(redis, 2);
+  for (int i = 0; i < 3; ++i) a.quote("ana");
+  CHECK(a.requests("ana") == 3);  // a's own answers count at once
+  b.lab("ana");
+  reset_lab(b.lab("ana")->app, b.lab("ana")->storm);  // placed in the log before a's quotes
+  a.start_log();
+  // The class's order is: reset, then a's three quotes. a reads the reset after counting
+  // them, and must keep them; b counts them after its reset.
+  REQUIRE(converged(a, b, [&] { return b.requests("ana") == 3; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // a has read everything
+  CHECK(a.requests("ana") == 3);
+  CHECK(b.requests("ana") == 3);
+}
+
+TEST_CASE("class log: a reset on one replica right after quotes on the other ends the same on both, in any order") {
+  RedisServer redis;
+  Replica a(redis, 1), b(redis, 2);
+  // Rounds: the reset is placed in the log before, between or after a's three entries,
+  // whichever Redis took first; both replicas must end on that order's count.
+  for (int round = 0; round < 5; ++round) {
+    CAPTURE(round);
+    for (int i = 0; i < 3; ++i) a.quote("ana");
+    reset_lab(b.lab("ana")->app, b.lab("ana")->storm);
+    REQUIRE(converged(a, b, [&] { return a.requests("ana") == b.requests("ana"); }));
+    const auto n = a.requests("ana");
+    CHECK(n <= 3);
+    // Settled: nothing moves any more.
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    CHECK(a.requests("ana") == n);
+    CHECK(b.requests("ana") == n);
+    reset_lab(a.lab("ana")->app, a.lab("ana")->storm);
+    REQUIRE(converged(a, b, [&] { return a.requests("ana") == 0 && b.requests("ana") == 0; }));
+  }
+}
+
+TEST_CASE("class log: carrier modes set on two replicas at once end the same on both") {
+  RedisServer redis;
+  Replica a(redis, 1), b(redis, 2);
+  for (int round = 0; round < 10; ++round) {
+    CAPTURE(round);
+    std::thread ta([&] { CHECK(a.lab("ana")->app.set_carrier_mode("flaky_provider")); });
+    std::thread tb([&] { CHECK(b.lab("ana")->app.set_carrier_mode("slow_provider")); });
+    ta.join();
+    tb.join();
+    REQUIRE(converged(a, b, [&] { return a.lab("ana")->app.carrier_mode() == b.lab("ana")->app.carrier_mode(); }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    const std::string mode = a.lab("ana")->app.carrier_mode();
+    CHECK((mode == "flaky_provider" || mode == "slow_provider"));
+    CHECK(b.lab("ana")->app.carrier_mode() == mode);
+  }
+}
+
+}  // namespace test_class_log_replicas

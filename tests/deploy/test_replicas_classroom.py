@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""One classroom across three replicas: deploy/replicas/run --backend redis (one carrier,
+three `quote-lab serve` sharing Redis, HAProxy round robin), used as a class uses it.
+- ana's page holds its live stream (/events?lab=ana) on one replica through the proxy; her
+  6 quotes, dealt to all three replicas, each reach it within 1 s of their answer;
+- /diagnostics/summary?lab=ana and /class give the same counts on every replica;
+- a carrier mode, then a reset, sent to one replica holds on all three within 1 s.
+Usage: test_replicas_classroom.py <quote-lab binary> <source dir>"""
+import http.client
+import json
+import pathlib
+import sys
+import threading
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from checks import check, failures  # noqa: E402
+from poll import eventually  # noqa: E402
+from replicas_run import Fleet, get_json, request, replicas  # noqa: E402
+
+BINARY, ROOT = sys.argv[1], pathlib.Path(sys.argv[2])
+STREAM_BOUND_S = 1.0   # the issue's bound for an event to reach a page on another replica
+SETTING_BOUND_S = 1.0  # ... and for a mode or reset to hold on every replica
+
+
+class Stream:
+    """An open /events stream: every event as (arrival time, type, data), read on a thread
+    (http.client undoes the chunked encoding)."""
+
+    def __init__(self, port, path):
+        self.events = []
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.connection.request("GET", path, headers={"Host": "127.0.0.1", "Accept": "text/event-stream"})
+        self.response = self.connection.getresponse()
+        self.status, self.replica = self.response.status, self.response.getheader("X-Quote-Lab-Replica")
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        kind = None
+        try:
+            for raw in iter(self.response.readline, b""):
+                line = raw.decode(errors="replace").rstrip("\r\n")
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: ") and kind:
+                    self.events.append((time.monotonic(), kind, line[6:]))
+                    kind = None
+        except (OSError, ValueError, http.client.HTTPException):
+            return
+
+    def close(self):
+        self.connection.close()
+
+
+def quotes(events):
+    return {json.loads(data)["request_id"]: at for at, kind, data in events if kind == "quote"}
+
+
+def counts(port):
+    """ana's requests per mode, and /class's (name, requests, carrier calls, mode) rows, on one replica."""
+    _, diagnostics = get_json(port, "/diagnostics/summary?lab=ana")
+    _, klass = get_json(port, "/class")
+    modes = {mode: v["requests"] for mode, v in diagnostics["modes"].items()}
+    rows = sorted((r["name"], r["requests"], r["carrier_calls"], r["carrier_mode"]) for r in klass["labs"])
+    return modes, rows, diagnostics["carrier_mode"]
+
+
+fleet = Fleet(BINARY)
+with replicas(ROOT, fleet, "redis"):
+    # ana claims her lab (the first answer carries her key), then opens her page's stream.
+    status, _, body = request(fleet.public, "/quote/resilient?lab=ana&scenario=ok")
+    key = json.loads(body).get("lab_key")
+    check(status == 200 and key, f"ana's first quote through the proxy answers with her lab key ({status})")
+    stream = Stream(fleet.public, "/events?lab=ana")
+    check(stream.status == 200, f"ana's page opens its live stream through the proxy (on {stream.replica})")
+
+    answered, served_by = {}, []
+    for n in range(6):
+        policy = "resilient" if n % 2 == 0 else "legacy"
+        status, replica, body = request(fleet.public, f"/quote/{policy}?lab=ana&scenario=ok")
+        answered[json.loads(body)["request_id"]] = time.monotonic()
+        served_by.append(replica)
+    check(set(served_by) == {"r1", "r2", "r3"}, f"the 6 quotes were dealt to all three replicas ({served_by})")
+    eventually(lambda: set(answered) <= set(quotes(stream.events)), STREAM_BOUND_S + 1)
+    seen = quotes(stream.events)
+    late = {rid: round(seen[rid] - at, 3) for rid, at in answered.items() if rid in seen and seen[rid] - at > STREAM_BOUND_S}
+    check(len(set(answered) & set(seen)) == 6 and not late,
+          f"ana's page received {len(set(answered) & set(seen))} of her 6 quotes, each within {STREAM_BOUND_S} s "
+          f"(late: {late})")
+
+    # Every replica tells the same story: the same counts for ana and the same class.
+    eventually(lambda: len({json.dumps(counts(port)) for port in fleet.labs}) == 1, 2)
+    seen_counts = {n: counts(port) for n, port in enumerate(fleet.labs, 1)}
+    check(len({json.dumps(c) for c in seen_counts.values()}) == 1 and seen_counts[1][0]["resilient"] == 4
+          and seen_counts[1][0]["legacy"] == 3,
+          f"/diagnostics/summary and /class give the same counts on every replica: {seen_counts}")
+
+    # A carrier mode sent to replica 1 holds on all three within 1 s.
+    status, _, _ = request(fleet.labs[0], "/carrier/mode?mode=provider_down&lab=ana", "PUT", {"X-Lab-Key": key})
+    check(status == 200, f"ana sets her carrier mode on replica 1 ({status})")
+    sent = time.monotonic()
+    eventually(lambda: all(counts(port)[2] == "provider_down" for port in fleet.labs), SETTING_BOUND_S, every=0.05)
+    modes = [counts(port)[2] for port in fleet.labs]
+    check(modes == ["provider_down"] * 3 and time.monotonic() - sent <= SETTING_BOUND_S + 0.5,
+          f"...and within {SETTING_BOUND_S} s every replica runs her lab on it: {modes}")
+    statuses = [request(fleet.public, "/quote/legacy?lab=ana")[0] for _ in range(3)]
+    check(statuses == [503] * 3, f"her default quotes fail on all three replicas (provider_down): {statuses}")
+
+    # A reset sent to replica 3 holds on all three within 1 s.
+    status, _, _ = request(fleet.labs[2], "/reset-lab?lab=ana", "POST", {"X-Lab-Key": key})
+    check(status == 200, f"ana resets her lab on replica 3 ({status})")
+    sent = time.monotonic()
+    eventually(lambda: all(counts(port)[0] == {"legacy": 0, "resilient": 0} and counts(port)[2] == "ok"
+                           for port in fleet.labs), SETTING_BOUND_S, every=0.05)
+    after = {n: counts(port)[0:3:2] for n, port in enumerate(fleet.labs, 1)}
+    check(all(c == ({"legacy": 0, "resilient": 0}, "ok") for c in after.values())
+          and time.monotonic() - sent <= SETTING_BOUND_S + 0.5,
+          f"...and within {SETTING_BOUND_S} s every replica shows it reset (no requests, mode ok): {after}")
+    stream.close()
+
+sys.exit(1 if failures else 0)
