@@ -88,16 +88,22 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   o.clients = clients;
   o.duration_s = duration;
   if (lookup(kStormRequests.name)) o.requests = requests;
-  // A check, then a start: two students racing past it make kMaxStudentStorms + 1, a bound still.
-  if (!o.lab.empty() && !ctx.storm.running() && ctx.labs.running_student_storms() >= kMaxStudentStorms)
-    return send_api_error(req, res,
-                          api_error(429, "class_storms_busy", MessageId::class_storms_busy,
-                                    {{"max", std::to_string(kMaxStudentStorms)}}));
+  switch (ctx.labs.admit_storm(o.lab, ctx.storm, o.duration_s)) {
+    case LabRegistry::StormVerdict::lab_busy:
+      return send_api_error(req, res, api_error(409, "storm_running", MessageId::storm_running, {}));
+    case LabRegistry::StormVerdict::class_full:
+      return send_api_error(req, res,
+                            api_error(429, "class_storms_busy", MessageId::class_storms_busy,
+                                      {{"max", std::to_string(kMaxStudentStorms)}}));
+    case LabRegistry::StormVerdict::go:
+      break;
+  }
   std::vector<std::string> errors;
   switch (ctx.storm.start(o, errors)) {
     case StormExperiment::Start::busy:
       return send_api_error(req, res, api_error(409, "storm_running", MessageId::storm_running, {}));
     case StormExperiment::Start::invalid:
+      ctx.labs.storm_ended(o.lab);
       return send_error(res, 400, "invalid_parameter", errors.empty() ? "invalid storm" : errors.front());
     case StormExperiment::Start::started:
       return send_json(res, 202, ctx.storm.status());

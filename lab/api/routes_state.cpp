@@ -51,6 +51,7 @@ void incidents(RouteContext& ctx, const httplib::Request& req, const std::string
 
 void reset_lab(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
   quote_lab::reset_lab(ctx.app, ctx.storm);
+  ctx.labs.storm_ended(ctx.app.name());
   send_json(res, 200, {{"status", "reset"},
                        {"message", message_text(MessageId::lab_reset_done, request_language(req), {})},
                        {"dependency", dependency_json(ctx.app.dependency_view())}});

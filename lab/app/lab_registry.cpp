@@ -18,6 +18,7 @@ std::optional<double> ClassRow::calls_per_request() const {
 LabRegistry::LabRegistry(LabDeps teacher, const std::filesystem::path& state_file, LabLimits limits,
                          RandomSource* key_random)
     : state_file_(std::make_unique<LabStateFile>(state_file, teacher.clock)),
+      storm_leases_(teacher.shared_state ? std::make_unique<RedisStormLeases>(*teacher.shared_state) : nullptr),
       deps_(teacher),
       limits_(limits),
       keys_(key_random ? *key_random : teacher.random, teacher.clock, teacher.shared_state, limits.idle_expiry) {
@@ -214,6 +215,25 @@ std::size_t LabRegistry::running_student_storms() const {
                                                 [](const auto& e) { return e.second.lab->storm.running(); }));
 }
 
+LabRegistry::StormVerdict LabRegistry::admit_storm(const std::string& lab, const StormExperiment& storm,
+                                                   int duration_s) {
+  const bool student = !lab.empty();
+  if (storm_leases_) {
+    const auto lease = storm_leases_->take(lab, duration_s * 1000LL, student ? kMaxStudentStorms : 0);
+    if (lease == RedisStormLeases::Lease::granted) return storm.running() ? StormVerdict::lab_busy : StormVerdict::go;
+    if (lease == RedisStormLeases::Lease::lab_busy) return StormVerdict::lab_busy;
+    if (lease == RedisStormLeases::Lease::class_full) return StormVerdict::class_full;
+  }
+  // A check, then a start: two students racing past it make kMaxStudentStorms + 1, a bound still.
+  if (storm.running()) return StormVerdict::lab_busy;
+  if (student && running_student_storms() >= kMaxStudentStorms) return StormVerdict::class_full;
+  return StormVerdict::go;
+}
+
+void LabRegistry::storm_ended(const std::string& lab) {
+  if (storm_leases_) storm_leases_->give_back(lab);
+}
+
 std::size_t LabRegistry::student_count() const {
   std::lock_guard lock(mutex_);
   return students_.size();
@@ -291,6 +311,7 @@ std::vector<std::string> LabRegistry::reset_students() {
   std::vector<std::string> names;
   for (const auto& [name, lab] : student_labs()) {
     reset_lab(lab->app, lab->storm);
+    storm_ended(name);
     names.push_back(name);
   }
   return names;

@@ -27,6 +27,7 @@
 #include "lab/app/options.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/params.hpp"
+#include "lab/shared_state/redis_storm_leases.hpp"
 
 namespace quote_lab {
 
@@ -122,8 +123,16 @@ class LabRegistry {
   /// names of the labs acted on, in name order.
   std::vector<std::string> reset_students();
   std::vector<std::string> set_students_carrier_mode(const std::string& mode);
-  /// Student labs whose storm is running now.
+  /// Student labs whose storm is running now, on this replica.
   std::size_t running_student_storms() const;
+  /// Whether `lab` may start a storm of `duration_s` now: one storm per lab and at most
+  /// kMaxStudentStorms student storms at once, over the whole fleet with Redis (the lease is
+  /// taken: RedisStormLeases), else (or while Redis cannot answer) on this replica.
+  enum class StormVerdict { go, lab_busy, class_full };
+  /// `lab`: the lab's name ("" for the teacher's); `storm`: its storm on this replica.
+  StormVerdict admit_storm(const std::string& lab, const StormExperiment& storm, int duration_s);
+  /// The storm admitted for `lab` did not start, or stopped early (a reset): its lease goes back.
+  void storm_ended(const std::string& lab);
   /// Student labs held now.
   std::size_t student_count() const;
   const LabLimits& limits() const { return limits_; }
@@ -154,6 +163,7 @@ class LabRegistry {
   std::vector<std::pair<std::string, std::shared_ptr<Lab>>> student_labs() const;
 
   std::unique_ptr<LabStateFile> state_file_;  // first: every lab points to it
+  std::unique_ptr<RedisStormLeases> storm_leases_;  // with Redis; else null
   LabDeps deps_;  // the teacher's, copied for each student lab
   const LabLimits limits_;
   mutable std::mutex mutex_;  // guards students_ and self_url_

@@ -4,7 +4,9 @@ three `quote-lab serve` sharing Redis, HAProxy round robin), used as a class use
 - ana's page holds its live stream (/events?lab=ana) on one replica through the proxy; her
   6 quotes, dealt to all three replicas, each reach it within 1 s of their answer;
 - /diagnostics/summary?lab=ana and /class give the same counts on every replica;
-- a carrier mode, then a reset, sent to one replica holds on all three within 1 s.
+- a carrier mode, then a reset, sent to one replica holds on all three within 1 s;
+- one storm per lab for the whole class: ana's storm started on replica 1 is refused on
+  replica 2 (409) until a reset on replica 3 stops it.
 Usage: test_replicas_classroom.py <quote-lab binary> <source dir>"""
 import http.client
 import json
@@ -116,6 +118,14 @@ with replicas(ROOT, fleet, "redis"):
     check(all(c == ({"legacy": 0, "resilient": 0}, "ok") for c in after.values())
           and time.monotonic() - sent <= SETTING_BOUND_S + 0.5,
           f"...and within {SETTING_BOUND_S} s every replica shows it reset (no requests, mode ok): {after}")
+
+    storm = "/experiments/storm?lab=ana&mode=resilient&clients=2&duration_s=20"
+    started = [request(port, storm, "POST", {"X-Lab-Key": key})[0] for port in fleet.labs[:2]]
+    check(started == [202, 409], f"ana's storm starts on replica 1 and is refused on replica 2 (one per lab): {started}")
+    status, _, _ = request(fleet.labs[2], "/reset-lab?lab=ana", "POST", {"X-Lab-Key": key})
+    again = request(fleet.labs[1], storm, "POST", {"X-Lab-Key": key})[0]
+    check(status == 200 and again == 202, f"a reset on replica 3 stops it: replica 2 may start hers ({status}, {again})")
+    request(fleet.labs[1], "/reset-lab?lab=ana", "POST", {"X-Lab-Key": key})
     stream.close()
 
 sys.exit(1 if failures else 0)
