@@ -11,13 +11,14 @@ unavailable() {
   exit "$UNAVAILABLE"
 }
 
-# Containers need what a chroot lacks: their root file system is made a mount point of its own
-# (podman's overlay storage remounts /, runc pivots into it), and cgroups to put them in.
+# Containers need what a chroot lacks: a root file system that is a mount point (podman's
+# overlay storage remounts /, runc pivots the container's root away from it), and cgroups to
+# put them in. A chroot's / is a folder of another file system: `mountpoint /` says no.
 check_machine() {
-  if [ -r /proc/1/root ] && [ "$(stat -Lc %d:%i /)" != "$(stat -Lc %d:%i /proc/1/root/ 2>/dev/null)" ]; then
-    unavailable "this is a chroot (/ is not the root of process 1): podman's storage and runc need a root" \
-      "file system that is a mount point in a mount namespace of its own (the machine itself, a VM, or a" \
-      "container a container engine started), and a chroot's / is neither. Run it outside the chroot."
+  if ! mountpoint -q /; then
+    unavailable "/ is not a mount point (a chroot?): podman's storage remounts / and runc pivots away from" \
+      "it, which needs a root file system that is a mount point, as on the machine itself, in a VM or in a" \
+      "container a container engine started. Run it outside the chroot."
   fi
   if ! grep -qs ' /sys/fs/cgroup ' /proc/mounts; then
     unavailable "no cgroup file system is mounted on /sys/fs/cgroup: runc puts every container in a cgroup" \
