@@ -83,6 +83,7 @@ class Stack:
         self.project = f"quote-lab-test-{os.getpid()}"
         self.env = dict(os.environ, COMPOSE_PROJECT_NAME=self.project, QUOTE_LAB_BINARY=str(binary), **variables)
         self.label = f"label=io.podman.compose.project={self.project}"
+        self.unavailable = False  # podman cannot run containers here: nothing to tear down
 
     def container(self, service):
         return f"{self.project}_{service}_1"
@@ -100,6 +101,7 @@ class Stack:
         """deploy/podman/up; skips the test when podman cannot run containers here."""
         done, took = self.run("up", limit=UP_LIMIT_S)
         if done.returncode == UNAVAILABLE:
+            self.unavailable = True
             skip(what, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "podman cannot run containers")
         check(done.returncode == 0, f"bash deploy/podman/up {self.file} starts it and returns once it is healthy "
                                     f"({took:.0f} s)")
@@ -125,6 +127,8 @@ class Stack:
 
     def tear_down(self):
         """Always: the logs when a check failed, then down --volumes, and nothing of the test left."""
+        if self.unavailable:
+            return
         if failures:
             self.print_logs()
         ok, took = self.down("--volumes")
