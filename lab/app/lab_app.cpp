@@ -206,7 +206,9 @@ void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_i
 }
 
 PersistedLab LabApp::persisted_lab() {
-  const auto snap = breaker_.snapshot();
+  // This replica's breaker, which follows the shared one at every quote: the file is this
+  // replica's memory, and reading Redis here would cost a round trip per lab at every save.
+  const auto snap = local_breaker_.snapshot();
   PersistedLab s;
   s.breaker.state = snap.state;
   s.breaker.consecutive_failures = snap.consecutive_failures;
