@@ -93,7 +93,8 @@ try:
     check("Dockerfile is Debian bookworm", re.search(r"^FROM debian:bookworm", dockerfile, re.M) is not None)
     for svc in ("lab:", "prometheus:", "grafana:"):
         check(f"compose service {svc}", f"\n  {svc}" in compose)
-    check("compose publishes 8080 and 834", '"8080:8080"' in compose and '"834:8080"' in compose)
+    # The published ports default to the course's (LAB_PORT, COURSE_PORT override them).
+    check("compose publishes 8080 and 834", '"${LAB_PORT:-8080}:8080"' in compose and '"${COURSE_PORT:-834}:8080"' in compose)
     check("compose has a healthcheck per service", compose.count("healthcheck:") == 3)
     check("grafana anonymous read-only", "GF_AUTH_ANONYMOUS_ENABLED: \"true\"" in compose and "GF_AUTH_ANONYMOUS_ORG_ROLE: Viewer" in compose)
     # The lab's command in compose and in the Dockerfile must be one the binary accepts.
