@@ -142,7 +142,10 @@ void LabRegistry::apply(const std::string& stream_id, const std::string& entry, 
       it = students_.emplace(e.lab, Entry{make_student_lab(e.lab), {}}).first;
       created = true;
     }
-    it->second.last_active = deps_.clock.wall_now();
+    // Replayed at start: the lab was last active when the entry was appended (the stream id's
+    // Redis time), not now, so labs the class forgot are not held here for another idle period.
+    const WallTime at = replay ? ClassLog::appended_at(stream_id) : deps_.clock.wall_now();
+    it->second.last_active = std::max(it->second.last_active, at);
     lab = it->second.lab;
   }
   if (created) state_file_->changed();

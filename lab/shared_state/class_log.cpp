@@ -22,16 +22,22 @@ void ClassLog::stop() {
   if (publisher_.joinable()) publisher_.join();
 }
 
-bool ClassLog::before(const std::string& a, const std::string& b) {
-  auto parse = [](const std::string& id) {
-    const auto dash = id.find('-');
-    try {
-      return std::pair{std::stoull(id.substr(0, dash)), dash == std::string::npos ? 0ULL : std::stoull(id.substr(dash + 1))};
-    } catch (const std::exception&) {
-      return std::pair{0ULL, 0ULL};
-    }
-  };
-  return parse(a) < parse(b);
+namespace {
+// "MS-SEQ" as numbers; {0, 0} for what is not a stream id.
+std::pair<unsigned long long, unsigned long long> parse_id(const std::string& id) {
+  const auto dash = id.find('-');
+  try {
+    return {std::stoull(id.substr(0, dash)), dash == std::string::npos ? 0ULL : std::stoull(id.substr(dash + 1))};
+  } catch (const std::exception&) {
+    return {0ULL, 0ULL};
+  }
+}
+}  // namespace
+
+bool ClassLog::before(const std::string& a, const std::string& b) { return parse_id(a) < parse_id(b); }
+
+WallTime ClassLog::appended_at(const std::string& id) {
+  return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::milliseconds(parse_id(id).first)));
 }
 
 void ClassLog::append(std::string entry) { push({std::move(entry), nullptr}); }

@@ -55,6 +55,9 @@ class ClassLog {
 
   /// Whether stream id `a` ("MS-SEQ") comes before `b` in the stream.
   static bool before(const std::string& a, const std::string& b);
+  /// When Redis appended the entry with stream id `id` (its MS part, Redis's clock); the
+  /// epoch for an id that is not one.
+  static WallTime appended_at(const std::string& id);
 
   /// `redis` is not owned and outlives the log. `instance` names this process in the
   /// stream (its own entries are not handed back to it): unique per process, not per

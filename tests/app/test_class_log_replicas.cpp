@@ -140,6 +140,29 @@ TEST_CASE("class log: quotes that reach Redis after another replica's reset coun
   CHECK(b.requests("ana") == 3);
 }
 
+TEST_CASE("class log: a replica that starts late replays the class, and forgets the labs idle since") {
+  RedisServer redis;
+  Replica a(redis, 1);
+  a.quote("ana");
+  a.quote("ana");
+  a.quote("eva");
+  REQUIRE(eventually([&] { return a.settled(); }, std::chrono::seconds(5)));
+  {
+    Replica late(redis, 2);
+    REQUIRE(eventually([&] { return late.log.caught_up() && late.labs.student_count() == 2; }, std::chrono::seconds(5)));
+    CHECK(late.requests("ana") == 2);
+    CHECK(late.requests("eva") == 1);
+  }
+  // A replica that starts an idle period after the class's last entry: the labs were last
+  // active when their entries were appended, so it does not hold them for another period.
+  Replica later(redis, 3, false);
+  later.clock.advance_wall(std::chrono::duration_cast<Millis>(std::chrono::system_clock::now() - later.clock.wall_now()) +
+                           std::chrono::minutes(kDefaultLabIdleMinutes + 1));
+  later.start_log();
+  REQUIRE(eventually([&] { return later.log.caught_up(); }, std::chrono::seconds(5)));
+  CHECK(later.labs.class_rows().empty());
+}
+
 TEST_CASE("class log: a reset on one replica right after quotes on the other ends the same on both, in any order") {
   RedisServer redis;
   Replica a(redis, 1), b(redis, 2);
