@@ -27,13 +27,30 @@ constexpr IntParam kStormLayers{"layers", 1, kExperimentMaxLayers, 1};
 
 }  // namespace
 
+namespace {
+// The lab's storm as every replica tells it: this replica's, unless it runs none and another
+// replica's entries say that one runs or finished last.
+nlohmann::ordered_json fleet_storm_status(RouteContext& ctx) {
+  nlohmann::ordered_json here = ctx.storm.status();
+  if (here["running"] == true) return here;
+  nlohmann::ordered_json there = ctx.app.remote_storm();
+  if (there.is_object() && (there["running"] == true || here["last_result"].is_null())) return there;
+  return here;
+}
+}  // namespace
+
 void storm_status(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
-  send_json(res, 200, ctx.storm.status());
+  send_json(res, 200, fleet_storm_status(ctx));
 }
 
 void storm_cancel(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
-  const bool was_running = ctx.storm.cancel();
-  send_json(res, 200, {{"cancelled", was_running}, {"storm", ctx.storm.status()}});
+  bool was_running = ctx.storm.cancel();
+  const nlohmann::ordered_json there = ctx.app.remote_storm();
+  if (!was_running && there.is_object() && there.value("running", false)) {
+    ctx.app.share_storm("storm_cancel", nlohmann::ordered_json::object());  // the replica running it stops it
+    was_running = true;
+  }
+  send_json(res, 200, {{"cancelled", was_running}, {"storm", fleet_storm_status(ctx)}});
 }
 
 void storm_start(RouteContext& ctx, const httplib::Request& req, const std::string& raw, httplib::Response& res) {
@@ -105,8 +122,11 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
     case StormExperiment::Start::invalid:
       ctx.labs.storm_ended(o.lab);
       return send_error(res, 400, "invalid_parameter", errors.empty() ? "invalid storm" : errors.front());
-    case StormExperiment::Start::started:
-      return send_json(res, 202, ctx.storm.status());
+    case StormExperiment::Start::started: {
+      const auto status = ctx.storm.status();
+      ctx.app.share_storm("storm_status", status);  // the other replicas answer for it too
+      return send_json(res, 202, status);
+    }
   }
 }
 

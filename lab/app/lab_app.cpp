@@ -197,12 +197,47 @@ void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_i
       for (const FlowRecord& f : unsettled_) telemetry_.record(f);
     } else if (e.type == "carrier_mode") {
       if (const Scenario* s = scenarios_.find(e.mode)) change_carrier_mode(*s);
+    } else if (e.type.starts_with("storm_")) {
+      follow_remote_storm(e);
     }
   }
   // The flow moved the shared breaker: follow it now, so that this replica's pages and
   // views show it without waiting for a quote here (one read of the store).
   if (follow_breaker) replicated_->join();
-  if (!replay) events_.deliver(e.type, e.line);
+  // The page's events only, and a mode only when it is one: nothing else reaches a page.
+  const bool page_event = e.type == "quote" || e.type == "reset" || e.type == "storm_progress" ||
+                          e.type == "storm_result" || (e.type == "carrier_mode" && scenarios_.find(e.mode));
+  if (!replay && page_event) events_.deliver(e.type, e.line);
+}
+
+void LabApp::share_storm(const std::string& type, const nlohmann::ordered_json& data) {
+  share({.lab = name_, .type = type, .line = data.dump()});
+}
+
+nlohmann::ordered_json LabApp::remote_storm() const {
+  std::lock_guard lock(mode_mutex_);
+  return remote_storm_;
+}
+
+void LabApp::follow_remote_storm(const ClassEvent& e) {
+  const auto data = nlohmann::ordered_json::parse(e.line, nullptr, false);
+  if (data.is_discarded()) return;
+  std::lock_guard lock(mode_mutex_);
+  if (e.type == "storm_status") {
+    remote_storm_ = data;
+    return;
+  }
+  if (!remote_storm_.is_object())
+    remote_storm_ = {{"running", false}, {"options", nullptr}, {"progress", nullptr}, {"last_result", nullptr}};
+  if (e.type == "storm_progress") {
+    remote_storm_["running"] = true;
+    remote_storm_["progress"] = data;
+    remote_storm_["last_result"] = nullptr;
+  } else if (e.type == "storm_result") {
+    remote_storm_["running"] = false;
+    remote_storm_["progress"] = nullptr;
+    remote_storm_["last_result"] = data;
+  }
 }
 
 PersistedLab LabApp::persisted_lab() {
@@ -294,6 +329,10 @@ void LabApp::reset_here(bool shared, bool keep_mode) {
     else if (embedded_carrier_) embedded_carrier_->restart_episode(name_);  // this lab's own metastable episode
     std::lock_guard lock(mode_mutex_);
     external_mode_ = kDefaultScenario;
+  }
+  {
+    std::lock_guard lock(mode_mutex_);
+    remote_storm_ = nullptr;
   }
   mark_state_dirty();
 }

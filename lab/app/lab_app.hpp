@@ -114,6 +114,13 @@ class LabApp {
   /// or carrier mode made here is ignored: the class's order says it came first.
   void apply(const ClassEvent& event, bool replay, const std::string& stream_id);
 
+  /// Tells the other replicas about this lab's storm (its status when it starts, a cancel
+  /// asked here of a storm another replica runs): `type` "storm_status" or "storm_cancel".
+  void share_storm(const std::string& type, const nlohmann::ordered_json& data);
+  /// The storm another replica runs (or ran) in this lab, as its entries told it, in GET
+  /// /experiments/storm's form; null when none since the last reset.
+  nlohmann::ordered_json remote_storm() const;
+
   /// This replica's own entry, read back from the class log: it has its place in the
   /// class's order now (see unsettled_).
   void settle(const ClassEvent& own);
@@ -238,6 +245,8 @@ class LabApp {
   // Stream ids ("": none) of the last reset made here, and of the last reset or carrier
   // mode made here: older entries from other replicas are ignored (apply()).
   std::string reset_barrier_, mode_barrier_;
+  nlohmann::ordered_json remote_storm_;  // see remote_storm(); guarded by mode_mutex_
+  void follow_remote_storm(const ClassEvent& e);
 };
 
 }  // namespace quote_lab

@@ -32,6 +32,7 @@ LabRegistry::LabRegistry(LabDeps teacher, const std::filesystem::path& state_fil
   teacher_deps.mode_carrier = teacher.embedded_carrier;
   if (loaded) teacher_deps.restored = static_cast<const PersistedLab&>(*loaded);
   teacher_ = std::make_shared<Lab>(std::move(teacher_deps));
+  teacher_->storm.set_on_ended([this] { storm_ended(""); });
   if (loaded) {
     const auto breaker = teacher_->app.persisted_lab().breaker;
     spdlog::info("resumed state from {}: breaker {}, {} cached quote(s), {} student lab(s)", state_file.string(),
@@ -83,6 +84,7 @@ std::shared_ptr<Lab> LabRegistry::make_student_lab(const std::string& name, std:
   d.restored = std::move(restored);
   auto lab = std::make_shared<Lab>(std::move(d));
   if (!self_url_.empty()) lab->storm.set_self_url(self_url_);
+  lab->storm.set_on_ended([this, name] { storm_ended(name); });
   return lab;
 }
 
@@ -150,6 +152,10 @@ void LabRegistry::apply(const std::string& stream_id, const std::string& entry, 
   }
   if (created) state_file_->changed();
   if (e.type == "lab_created") return;  // held now; nothing for its page
+  if (e.type == "storm_cancel") {  // asked on another replica of the storm running here
+    if (!replay) lab->storm.cancel();
+    return;
+  }
   if (e.type == "reset") {
     lab->storm.cancel();
     lab->storm.forget_result();

@@ -85,6 +85,7 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
       std::lock_guard lock(mutex_);
       running_ = false;
     }
+    if (on_ended_) on_ended_();
     if (cancel_ || result.elapsed_s >= kExperimentMaxDurationS)
       spdlog::info("storm experiment cancelled or out of time after {} requests ({:.1f} s)", result.requests, result.elapsed_s);
     else

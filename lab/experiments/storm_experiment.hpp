@@ -4,6 +4,7 @@
 // go out on the event stream; the last result stays readable.
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -29,6 +30,9 @@ class StormExperiment {
   explicit StormExperiment(EventHub& events);
   /// The lab's own address, e.g. "http://127.0.0.1:8080" (known once it listens).
   void set_self_url(std::string url);
+  /// Called on the storm's thread when a storm has ended (done, cancelled or out of time),
+  /// after it reads as not running. Set once, before the first start.
+  void set_on_ended(std::function<void()> on_ended) { on_ended_ = std::move(on_ended); }
   ~StormExperiment();  // cancel_and_wait()
   /// Tells a running storm to stop (shutdown, DELETE /experiments/storm, /reset-lab) and
   /// returns at once: its clients send no new request; each ends when its request in
@@ -64,6 +68,7 @@ class StormExperiment {
   nlohmann::ordered_json progress_;
   nlohmann::ordered_json last_result_;
   std::thread thread_;
+  std::function<void()> on_ended_;
 };
 
 }  // namespace quote_lab

@@ -51,8 +51,14 @@ std::optional<std::string> ClassLog::append_in_order(std::string entry, Millis b
 }
 
 void ClassLog::push(Pending p) {
+  if (p.entry.size() > kMaxEntryBytes) {
+    spdlog::warn("class log: an entry of {} bytes is not shared (at most {})", p.entry.size(), kMaxEntryBytes);
+    ++dropped_;
+    return;
+  }
   {
     std::lock_guard lock(mutex_);
+    p.sequence = ++next_sequence_;
     if (pending_.size() >= kMaxPending) {
       pending_.pop_front();
       ++dropped_;
@@ -77,11 +83,11 @@ void ClassLog::publish_loop(std::stop_token stop) {
     const Pending p = pending_.front();
     lock.unlock();
     const auto r = redis_.command({"XADD", kStreamKey, "MAXLEN", "~", std::to_string(kMaxEntries), "*", "o",
-                                   instance_, "e", p.entry});
+                                   instance_, "s", std::to_string(p.sequence), "e", p.entry});
     lock.lock();
     // Still the front unless it was dropped meanwhile (kMaxPending).
     auto pop = [&] {
-      if (!pending_.empty() && pending_.front().entry == p.entry && pending_.front().id == p.id) pending_.pop_front();
+      if (!pending_.empty() && pending_.front().sequence == p.sequence) pending_.pop_front();
     };
     if (r && r->type == RedisValue::Type::string) {
       pop();
@@ -114,12 +120,20 @@ long ClassLog::read_batch(bool replay) {
     last_id_ = e.elements[0].text;
     ++n;
     const auto& fields = e.elements[1].elements;
-    std::string origin, body;
+    std::string origin, body, sequence;
     for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
       if (fields[i].text == "o") origin = fields[i + 1].text;
+      if (fields[i].text == "s") sequence = fields[i + 1].text;
       if (fields[i].text == "e") body = fields[i + 1].text;
     }
     if (body.empty()) continue;
+    // The same entry twice (an XADD retried after its answer timed out): applied once.
+    const auto n = parse_id(sequence).first;
+    if (n > 0) {
+      std::uint64_t& last = last_sequence_[origin];
+      if (n <= last) continue;
+      last = n;
+    }
     const bool own = origin == instance_;
     if (!own) ++received_;
     try {

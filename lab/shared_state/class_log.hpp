@@ -17,12 +17,15 @@
 // replica's event reaches a page within about kPollEvery plus a round trip. While Redis is
 // unreachable, entries wait here (up to kMaxPending, then the oldest are dropped and
 // counted) and are appended once it answers again: the class converges after an outage.
+// An XADD whose answer timed out is sent again, and Redis may have taken both: each entry
+// carries its origin's sequence number, and a reader applies each (origin, sequence) once.
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -41,8 +44,11 @@ class ClassLog {
   static constexpr const char* kStreamKey = "quote-lab:class-log";
   /// Entries kept in the stream (approximately: MAXLEN ~).
   static constexpr std::size_t kMaxEntries = 20000;
-  /// Entries read per XREAD.
-  static constexpr std::size_t kReadBatch = 512;
+  /// Entries read per XREAD (a few hundred KB at most: well within one round trip's bound).
+  static constexpr std::size_t kReadBatch = 128;
+  /// The longest entry appended: longer ones (none the lab writes comes near) are dropped
+  /// and counted, so no entry can make a read outlast the client's bound.
+  static constexpr std::size_t kMaxEntryBytes = 256 * 1024;
   /// Entries waiting for Redis at most; beyond, the oldest is dropped.
   static constexpr std::size_t kMaxPending = 20000;
   /// How often each replica asks for new entries (and retries appending while Redis is away).
@@ -102,12 +108,15 @@ class ClassLog {
   const std::string instance_;
   Handler handler_;
   std::string last_id_ = "0";  // the reader's position (reader thread only)
+  std::map<std::string, std::uint64_t> last_sequence_;  // per origin, the last entry read (reader thread only)
+  std::uint64_t next_sequence_ = 0;  // guarded by mutex_
   std::atomic<bool> caught_up_{false};
   std::atomic<std::uint64_t> appended_{0}, received_{0}, dropped_{0};
 
   struct Pending {
     std::string entry;
     std::shared_ptr<std::promise<std::string>> id;  // set by append_in_order
+    std::uint64_t sequence = 0;  // this instance's count: a retried XADD that Redis took twice is read once
   };
   void push(Pending p);
 

@@ -115,6 +115,40 @@ TEST_CASE("class log: a quote on one replica reaches the other's telemetry, inci
   CHECK(b.labs.teacher().app.class_totals().requests == 0);  // the other labs are left alone
 }
 
+TEST_CASE("class log: an entry Redis took twice (an XADD retried after a timeout) counts once, and what is no page event reaches no page") {
+  RedisServer redis;
+  Replica a(redis, 1), b(redis, 2);
+  const auto page = b.lab("ana")->app.events().subscribe();
+  REQUIRE(page);
+  a.quote("ana");
+  REQUIRE(converged(a, b, [&] { return b.requests("ana") == 1; }));
+  // The quote's entry, appended again with the same origin and sequence, as a retried XADD is.
+  RedisClient admin({redis.endpoint()}, a.clock, a.random);
+  admin.connect_or_throw();
+  const auto range = admin.command({"XRANGE", ClassLog::kStreamKey, "-", "+"});
+  REQUIRE(range);
+  std::vector<std::string> again{"XADD", ClassLog::kStreamKey, "*"};
+  for (const auto& entry : range->elements) {
+    const auto& fields = entry.elements[1].elements;
+    if (fields.size() < 6 || fields[5].text.find("\"type\":\"quote\"") == std::string::npos) continue;
+    for (const auto& f : fields) again.push_back(f.text);
+  }
+  REQUIRE(again.size() == 9);  // o, s, e and their values
+  REQUIRE(admin.command(again));
+  // An entry of a type no page knows, and a mode that is none.
+  REQUIRE(admin.command({"XADD", ClassLog::kStreamKey, "*", "o", "forger", "s", "1", "e",
+                         R"({"lab":"ana","type":"mystery","line":"{\"hello\":1}"})"}));
+  REQUIRE(admin.command({"XADD", ClassLog::kStreamKey, "*", "o", "forger", "s", "2", "e",
+                         R"({"lab":"ana","type":"carrier_mode","line":"{}","mode":"no_such_mode"})"}));
+  a.quote("ana");  // read after them
+  REQUIRE(converged(a, b, [&] { return b.requests("ana") == 2; }));
+  CHECK(b.lab("ana")->app.carrier_mode() == "ok");
+  bool closed = false;
+  std::vector<std::string> types;
+  for (const auto& e : b.lab("ana")->app.events().wait(*page, Millis(500), closed)) types.push_back(e.type);
+  CHECK(types == std::vector<std::string>{"quote", "quote"});
+}
+
 TEST_CASE("class log: a lab created on one replica is held by the other, so --max-labs counts the class") {
   RedisServer redis;
   Replica a(redis, 1), b(redis, 2);

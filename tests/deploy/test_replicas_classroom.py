@@ -125,7 +125,23 @@ with replicas(ROOT, fleet, "redis"):
     status, _, _ = request(fleet.labs[2], "/reset-lab?lab=ana", "POST", {"X-Lab-Key": key})
     again = request(fleet.labs[1], storm, "POST", {"X-Lab-Key": key})[0]
     check(status == 200 and again == 202, f"a reset on replica 3 stops it: replica 2 may start hers ({status}, {again})")
-    request(fleet.labs[1], "/reset-lab?lab=ana", "POST", {"X-Lab-Key": key})
+    # The storm runs on replica 2; replica 1 tells its status, and a cancel sent to it stops it.
+    eventually(lambda: get_json(fleet.labs[0], "/experiments/storm?lab=ana")[1]["running"], SETTING_BOUND_S)
+    seen_there = get_json(fleet.labs[0], "/experiments/storm?lab=ana")[1]
+    check(seen_there["running"] is True and (seen_there["options"] or {}).get("clients") == 2,
+          f"replica 1 shows the storm replica 2 runs, with its options: {seen_there}")
+    status, _, _ = request(fleet.labs[0], "/experiments/storm?lab=ana", "DELETE", {"X-Lab-Key": key})
+    eventually(lambda: not get_json(fleet.labs[1], "/experiments/storm?lab=ana")[1]["running"], SETTING_BOUND_S + 2)
+    check(status == 200 and not get_json(fleet.labs[1], "/experiments/storm?lab=ana")[1]["running"],
+          f"a cancel sent to replica 1 stops the storm on replica 2 ({status})")
+    # A storm that ended gives its lease back: another may start at once, anywhere.
+    again = request(fleet.labs[2], "/experiments/storm?lab=ana&mode=resilient&clients=1&duration_s=1", "POST",
+                    {"X-Lab-Key": key})[0]
+    check(again == 202, f"after it, replica 3 starts a 1 s storm ({again})")
+    eventually(lambda: get_json(fleet.labs[2], "/experiments/storm?lab=ana")[1]["last_result"] is not None, 5)
+    last = request(fleet.labs[0], storm, "POST", {"X-Lab-Key": key})[0]
+    check(last == 202, f"the 1 s storm over, its lease is back: replica 1 starts one at once ({last})")
+    request(fleet.labs[0], "/reset-lab?lab=ana", "POST", {"X-Lab-Key": key})
     stream.close()
 
 sys.exit(1 if failures else 0)
