@@ -269,25 +269,24 @@ std::vector<ClassRow> LabRegistry::class_rows() {
 }
 
 PersistedState LabRegistry::persisted_state() {
-  std::vector<std::pair<std::shared_ptr<Lab>, WallTime>> labs;
   PersistedState state;
   static_cast<PersistedLab&>(state) = teacher_->app.persisted_lab();
-  {
-    std::lock_guard lock(mutex_);
-    for (const auto& [name, e] : students_) labs.emplace_back(e.lab, e.last_active);
-  }
   state.lab_keys = keys_.all();
+  // Under the lock, without copying the labs' pointers: a copy held here would read as a lab
+  // in use to expire_idle() on another thread, and keep an idle lab for another period.
+  // persisted_lab() reads this replica's memory only (no Redis), so the lock is short.
+  std::lock_guard lock(mutex_);
   auto& out = state.labs;
-  out.reserve(labs.size());
-  for (const auto& [lab, last_active] : labs) {
+  out.reserve(students_.size());
+  for (const auto& [name, e] : students_) {
     PersistedStudentLab s;
-    static_cast<PersistedLab&>(s) = lab->app.persisted_lab();
+    static_cast<PersistedLab&>(s) = e.lab->app.persisted_lab();
     // The newest few quotes only (oldest first in the list): the file stays small.
     auto& quotes = s.fallback_quotes;
     if (quotes.size() > kMaxStudentPersistedQuotes)
       quotes.erase(quotes.begin(), quotes.end() - static_cast<std::ptrdiff_t>(kMaxStudentPersistedQuotes));
-    s.name = lab->app.name();
-    s.last_active = last_active;
+    s.name = name;
+    s.last_active = e.last_active;
     out.push_back(std::move(s));
   }
   return state;
