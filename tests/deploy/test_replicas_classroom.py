@@ -54,6 +54,19 @@ class Stream:
         self.connection.close()
 
 
+def settled(read, holds, seconds, every=0.05):
+    """Reads until `holds` the reading or `seconds` pass; returns the last reading, which the
+    caller checks once (never read again after a miss)."""
+    last = {}
+
+    def attempt():
+        last["seen"] = read()
+        return holds(last["seen"])
+
+    eventually(attempt, seconds, every=every)
+    return last["seen"]
+
+
 def quotes(events):
     return {json.loads(data)["request_id"]: at for at, kind, data in events if kind == "quote"}
 
@@ -91,8 +104,8 @@ with replicas(ROOT, fleet, "redis"):
           f"(late: {late})")
 
     # Every replica tells the same story: the same counts for ana and the same class.
-    eventually(lambda: len({json.dumps(counts(port)) for port in fleet.labs}) == 1, 2)
-    seen_counts = {n: counts(port) for n, port in enumerate(fleet.labs, 1)}
+    seen_counts = settled(lambda: {n: counts(port) for n, port in enumerate(fleet.labs, 1)},
+                          lambda c: len({json.dumps(v) for v in c.values()}) == 1, 2)
     check(len({json.dumps(c) for c in seen_counts.values()}) == 1 and seen_counts[1][0]["resilient"] == 4
           and seen_counts[1][0]["legacy"] == 3,
           f"/diagnostics/summary and /class give the same counts on every replica: {seen_counts}")
@@ -101,8 +114,8 @@ with replicas(ROOT, fleet, "redis"):
     status, _, _ = request(fleet.labs[0], "/carrier/mode?mode=provider_down&lab=ana", "PUT", {"X-Lab-Key": key})
     check(status == 200, f"ana sets her carrier mode on replica 1 ({status})")
     sent = time.monotonic()
-    eventually(lambda: all(counts(port)[2] == "provider_down" for port in fleet.labs), SETTING_BOUND_S, every=0.05)
-    modes = [counts(port)[2] for port in fleet.labs]
+    modes = settled(lambda: [counts(port)[2] for port in fleet.labs], lambda m: m == ["provider_down"] * 3,
+                    SETTING_BOUND_S)
     check(modes == ["provider_down"] * 3 and time.monotonic() - sent <= SETTING_BOUND_S + 0.5,
           f"...and within {SETTING_BOUND_S} s every replica runs her lab on it: {modes}")
     statuses = [request(fleet.public, "/quote/legacy?lab=ana")[0] for _ in range(3)]
@@ -112,9 +125,8 @@ with replicas(ROOT, fleet, "redis"):
     status, _, _ = request(fleet.labs[2], "/reset-lab?lab=ana", "POST", {"X-Lab-Key": key})
     check(status == 200, f"ana resets her lab on replica 3 ({status})")
     sent = time.monotonic()
-    eventually(lambda: all(counts(port)[0] == {"legacy": 0, "resilient": 0} and counts(port)[2] == "ok"
-                           for port in fleet.labs), SETTING_BOUND_S, every=0.05)
-    after = {n: counts(port)[0:3:2] for n, port in enumerate(fleet.labs, 1)}
+    after = settled(lambda: {n: counts(port)[0:3:2] for n, port in enumerate(fleet.labs, 1)},
+                    lambda a: all(c == ({"legacy": 0, "resilient": 0}, "ok") for c in a.values()), SETTING_BOUND_S)
     check(all(c == ({"legacy": 0, "resilient": 0}, "ok") for c in after.values())
           and time.monotonic() - sent <= SETTING_BOUND_S + 0.5,
           f"...and within {SETTING_BOUND_S} s every replica shows it reset (no requests, mode ok): {after}")
@@ -126,19 +138,20 @@ with replicas(ROOT, fleet, "redis"):
     again = request(fleet.labs[1], storm, "POST", {"X-Lab-Key": key})[0]
     check(status == 200 and again == 202, f"a reset on replica 3 stops it: replica 2 may start hers ({status}, {again})")
     # The storm runs on replica 2; replica 1 tells its status, and a cancel sent to it stops it.
-    eventually(lambda: get_json(fleet.labs[0], "/experiments/storm?lab=ana")[1]["running"], SETTING_BOUND_S)
-    seen_there = get_json(fleet.labs[0], "/experiments/storm?lab=ana")[1]
+    seen_there = settled(lambda: get_json(fleet.labs[0], "/experiments/storm?lab=ana")[1], lambda s: s["running"],
+                         SETTING_BOUND_S)
     check(seen_there["running"] is True and (seen_there["options"] or {}).get("clients") == 2,
           f"replica 1 shows the storm replica 2 runs, with its options: {seen_there}")
     status, _, _ = request(fleet.labs[0], "/experiments/storm?lab=ana", "DELETE", {"X-Lab-Key": key})
-    eventually(lambda: not get_json(fleet.labs[1], "/experiments/storm?lab=ana")[1]["running"], SETTING_BOUND_S + 2)
-    check(status == 200 and not get_json(fleet.labs[1], "/experiments/storm?lab=ana")[1]["running"],
+    stopped = settled(lambda: get_json(fleet.labs[1], "/experiments/storm?lab=ana")[1], lambda s: not s["running"],
+                      SETTING_BOUND_S + 2)
+    check(status == 200 and not stopped["running"],
           f"a cancel sent to replica 1 stops the storm on replica 2 ({status})")
     # A storm that ended gives its lease back: another may start at once, anywhere.
     again = request(fleet.labs[2], "/experiments/storm?lab=ana&mode=resilient&clients=1&duration_s=1", "POST",
                     {"X-Lab-Key": key})[0]
     check(again == 202, f"after it, replica 3 starts a 1 s storm ({again})")
-    eventually(lambda: get_json(fleet.labs[2], "/experiments/storm?lab=ana")[1]["last_result"] is not None, 5)
+    settled(lambda: get_json(fleet.labs[2], "/experiments/storm?lab=ana")[1], lambda s: s["last_result"] is not None, 5)
     last = request(fleet.labs[0], storm, "POST", {"X-Lab-Key": key})[0]
     check(last == 202, f"the 1 s storm over, its lease is back: replica 1 starts one at once ({last})")
     request(fleet.labs[0], "/reset-lab?lab=ana", "POST", {"X-Lab-Key": key})
