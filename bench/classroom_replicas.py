@@ -20,20 +20,15 @@ says so."""
 import argparse
 import http.client
 import json
-import os
 import pathlib
-import signal
 import socket
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "support"))
-from poll import eventually  # noqa: E402
-from replicas_run import Fleet, request  # noqa: E402
+from replicas_run import Fleet, replicas, request  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--binary", default=str(ROOT / "build" / "quote-lab"))
@@ -108,102 +103,89 @@ def percentile(xs, p):
 def main():
     fleet = Fleet(args.binary)
     lines = []
-    with tempfile.TemporaryDirectory() as tmp:
-        log = open(pathlib.Path(tmp) / "replicas.log", "w")
-        proc = subprocess.Popen([str(ROOT / "deploy" / "replicas" / "run"), "--backend", "redis", "--workers", "64",
-                                 "--max-event-clients", "64"],
-                                env=dict(fleet.env, STATE_DIR=tmp), stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        try:
-            if not eventually(lambda: proc.poll() is None and fleet.all_up(), 30, every=0.3):
-                sys.exit("deploy/replicas/run did not come up: " + (pathlib.Path(tmp) / "replicas.log").read_text()[-2000:])
-            keys = {}
-            for n in range(max(10, args.students)):
-                status, _, body = request(fleet.public, f"/quote/resilient?lab=s{n}&scenario=ok")
-                keys[n] = json.loads(body).get("lab_key")
-            time.sleep(0.5)  # the class log has carried the warm-up
+    # The replicas as a user starts them: the serve defaults (workers, event clients).
+    with replicas(ROOT, fleet, "redis"):
+        keys = {}
+        for n in range(max(10, args.students)):
+            status, _, body = request(fleet.public, f"/quote/resilient?lab=s{n}&scenario=ok")
+            keys[n] = json.loads(body).get("lab_key")
+        time.sleep(0.5)  # the class log has carried the warm-up
 
-            # 1. Redis per quote.
-            redis(fleet.redis, "CONFIG", "RESETSTAT")
-            n_quotes = 200
-            t0 = time.monotonic()
-            for i in range(n_quotes):
-                request(fleet.public, f"/quote/resilient?lab=s{i % 10}&scenario=ok")
-            took = time.monotonic() - t0
-            time.sleep(0.5)
-            stats = commandstats(fleet.redis)
-            polls = stats.get("xread", 0)
-            lines.append(f"### Redis per quote ({n_quotes} `ok` quotes through HAProxy, 10 labs, 3 replicas, {took:.1f} s)\n")
-            lines.append("| command | calls | per quote |")
-            lines.append("|---|---|---|")
-            for name, calls in sorted(stats.items(), key=lambda kv: -kv[1]):
-                lines.append(f"| `{name}` | {calls} | {calls / n_quotes:.2f} |")
-            # Redis counts the commands a script runs too: those are not round trips.
-            inside_scripts = {"hmget", "time", "hset", "expire", "pexpire", "set", "zremrangebyscore", "zcard",
-                              "zadd", "zscore"}
-            on_path = sum(c for k, c in stats.items()
-                          if k not in inside_scripts | {"xread", "xadd", "info", "config|resetstat", "ping"})
-            lines.append(f"\nRound trips on the request path (scripts and plain commands; not the commands a "
-                         f"script runs, nor the class log's `xadd`/`xread`): "
-                         f"**{on_path / n_quotes:.2f} round trips per quote**; class log: "
-                         f"{stats.get('xadd', 0) / n_quotes:.2f} `XADD` per quote (off the request path), "
-                         f"`XREAD` polls {polls / took / 3:.1f}/s per replica whatever the load.\n")
+        # 1. Redis per quote.
+        redis(fleet.redis, "CONFIG", "RESETSTAT")
+        n_quotes = 200
+        t0 = time.monotonic()
+        for i in range(n_quotes):
+            request(fleet.public, f"/quote/resilient?lab=s{i % 10}&scenario=ok")
+        took = time.monotonic() - t0
+        time.sleep(0.5)
+        stats = commandstats(fleet.redis)
+        polls = stats.get("xread", 0)
+        lines.append(f"### Redis per quote ({n_quotes} `ok` quotes through HAProxy, 10 labs, 3 replicas, {took:.1f} s)\n")
+        lines.append("| command | calls | per quote |")
+        lines.append("|---|---|---|")
+        for name, calls in sorted(stats.items(), key=lambda kv: -kv[1]):
+            lines.append(f"| `{name}` | {calls} | {calls / n_quotes:.2f} |")
+        # Redis counts the commands a script runs too: those are not round trips.
+        inside_scripts = {"hmget", "time", "hset", "expire", "pexpire", "set", "zremrangebyscore", "zcard",
+                          "zadd", "zscore"}
+        on_path = sum(c for k, c in stats.items()
+                      if k not in inside_scripts | {"xread", "xadd", "info", "config|resetstat", "ping"})
+        lines.append(f"\nRound trips on the request path (scripts and plain commands; not the commands a "
+                     f"script runs, nor the class log's `xadd`/`xread`): "
+                     f"**{on_path / n_quotes:.2f} round trips per quote**; class log: "
+                     f"{stats.get('xadd', 0) / n_quotes:.2f} `XADD` per quote (off the request path), "
+                     f"`XREAD` polls {polls / took / 3:.1f}/s per replica whatever the load.\n")
 
-            # 2. The class.
-            pages = [Page(fleet.public, f"s{n}") for n in range(args.students)]
-            time.sleep(0.5)
-            sent = [0] * args.students
-            outcomes = {}
-            latencies = []
-            lock = threading.Lock()
-            stop = time.monotonic() + args.duration_s
-            cpu0, cmds0 = cpu_s(fleet.redis), sum(commandstats(fleet.redis).values())
+        # 2. The class.
+        pages = [Page(fleet.public, f"s{n}") for n in range(args.students)]
+        time.sleep(0.5)
+        sent = [0] * args.students
+        outcomes = {}
+        latencies = []
+        lock = threading.Lock()
+        stop = time.monotonic() + args.duration_s
+        cpu0, cmds0 = cpu_s(fleet.redis), sum(commandstats(fleet.redis).values())
 
-            def student(n):
-                while time.monotonic() < stop:
-                    t = time.monotonic()
-                    status, _, body = request(fleet.public, f"/quote/resilient?lab=s{n}&scenario=ok", timeout=30)
-                    try:
-                        outcome = json.loads(body).get("status", str(status))
-                    except ValueError:
-                        outcome = str(status)
-                    with lock:
-                        latencies.append((time.monotonic() - t) * 1000)
-                        sent[n] += 1 if status == 200 else 0
-                        outcomes[outcome] = outcomes.get(outcome, 0) + 1
-                    time.sleep(args.think_ms / 1000)
+        def student(n):
+            while time.monotonic() < stop:
+                t = time.monotonic()
+                status, _, body = request(fleet.public, f"/quote/resilient?lab=s{n}&scenario=ok", timeout=30)
+                try:
+                    outcome = json.loads(body).get("status", str(status))
+                except ValueError:
+                    outcome = str(status)
+                with lock:
+                    latencies.append((time.monotonic() - t) * 1000)
+                    sent[n] += 1 if status == 200 else 0
+                    outcomes[outcome] = outcomes.get(outcome, 0) + 1
+                time.sleep(args.think_ms / 1000)
 
-            t0 = time.monotonic()
-            threads = [threading.Thread(target=student, args=(n,)) for n in range(args.students)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            elapsed = time.monotonic() - t0
-            cpu1, cmds1 = cpu_s(fleet.redis), sum(commandstats(fleet.redis).values())
-            time.sleep(1.5)  # the last entries reach the pages
-            got = sum(min(p.quotes, s) for p, s in zip(pages, sent))
-            total = sum(sent)
-            lines.append(f"### {args.students} students, a page each, a quote every {args.think_ms:.0f} ms "
-                         f"after the answer, {elapsed:.0f} s\n")
-            lines.append("| figure | value |")
-            lines.append("|---|---|")
-            lines.append(f"| quotes answered (200) | {total} ({total / elapsed:.1f}/s) |")
-            lines.append("| by status | " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) + " |")
-            lines.append(f"| latency p50 / p95 / p99 | {percentile(latencies, .5):.0f} / {percentile(latencies, .95):.0f}"
-                         f" / {percentile(latencies, .99):.0f} ms |")
-            lines.append(f"| quotes each page received of its lab's | {got} of {total} |")
-            lines.append(f"| Redis CPU | {(cpu1 - cpu0) / elapsed * 100:.1f} % of a core "
-                         f"({(cpu1 - cpu0) / max(total, 1) * 1e6:.0f} µs per quote) |")
-            lines.append(f"| Redis commands | {(cmds1 - cmds0) / elapsed:.0f}/s |")
-            for p in pages:
-                p.c.close()
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        t0 = time.monotonic()
+        threads = [threading.Thread(target=student, args=(n,)) for n in range(args.students)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.monotonic() - t0
+        cpu1, cmds1 = cpu_s(fleet.redis), sum(commandstats(fleet.redis).values())
+        time.sleep(1.5)  # the last entries reach the pages
+        got = sum(min(p.quotes, s) for p, s in zip(pages, sent))
+        total = sum(sent)
+        lines.append(f"### {args.students} students, a page each, a quote every {args.think_ms:.0f} ms "
+                     f"after the answer, {elapsed:.0f} s\n")
+        lines.append("| figure | value |")
+        lines.append("|---|---|")
+        lines.append(f"| quotes answered (200) | {total} ({total / elapsed:.1f}/s) |")
+        lines.append("| by status | " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) + " |")
+        lines.append(f"| latency p50 / p95 / p99 | {percentile(latencies, .5):.0f} / {percentile(latencies, .95):.0f}"
+                     f" / {percentile(latencies, .99):.0f} ms |")
+        lines.append(f"| quotes each page received of its lab's | {got} of {total} |")
+        lines.append(f"| Redis CPU | {(cpu1 - cpu0) / elapsed * 100:.1f} % of a core "
+                     f"({(cpu1 - cpu0) / max(total, 1) * 1e6:.0f} µs per quote) |")
+        lines.append(f"| Redis commands | {(cmds1 - cmds0) / elapsed:.0f}/s |")
+        for p in pages:
+            p.c.close()
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
