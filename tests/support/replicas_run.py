@@ -40,8 +40,12 @@ class Fleet:
     `carrier`, `redis`; `env` is what the script is given."""
 
     def __init__(self, binary):
-        self.public, self.carrier, self.redis = picked_port(), picked_port(), picked_port()
-        self.labs = [picked_port() for _ in range(3)]
+        # Six distinct ports: each is released as soon as it is picked, so the kernel may
+        # hand the same one out twice.
+        ports = set()
+        while len(ports) < 6:
+            ports.add(picked_port())
+        self.public, self.carrier, self.redis, *self.labs = list(ports)
         self.env = dict(os.environ, PUBLIC_BIND=f"127.0.0.1:{self.public}",
                         LAB_PORTS=" ".join(map(str, self.labs)), CARRIER_PORT=str(self.carrier),
                         REDIS_PORT=str(self.redis), QUOTE_LAB_BINARY=binary)
