@@ -21,7 +21,9 @@ std::optional<BreakerState> parse_breaker(const std::string& s) {
   return std::nullopt;
 }
 
-json flow_json(const FlowRecord& f) {
+}  // namespace
+
+json flow_to_json(const FlowRecord& f) {
   const Incident& i = f.incident;
   const auto at_us = std::chrono::duration_cast<std::chrono::microseconds>(i.timestamp.time_since_epoch()).count();
   return {{"request_id", i.request_id},   {"mode", i.mode},
@@ -34,7 +36,7 @@ json flow_json(const FlowRecord& f) {
           {"circuit_opened", f.circuit_opened}};
 }
 
-FlowRecord flow_from(const json& j) {
+FlowRecord flow_from_json(const json& j) {
   FlowRecord f;
   Incident& i = f.incident;
   i.request_id = j.at("request_id").get<std::string>();
@@ -57,11 +59,9 @@ FlowRecord flow_from(const json& j) {
   return f;
 }
 
-}  // namespace
-
 std::string encode_class_event(const ClassEvent& e) {
   json j{{"lab", e.lab}, {"type", e.type}, {"line", e.line}};
-  if (e.flow) j["flow"] = flow_json(*e.flow);
+  if (e.flow) j["flow"] = flow_to_json(*e.flow);
   if (e.breaker) j["breaker"] = std::string(to_string(*e.breaker));
   if (!e.mode.empty()) j["mode"] = e.mode;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -74,7 +74,7 @@ ClassEvent decode_class_event(const std::string& text) {
     e.lab = j.at("lab").get<std::string>();
     e.type = j.at("type").get<std::string>();
     e.line = j.at("line").get<std::string>();
-    if (j.contains("flow")) e.flow = flow_from(j.at("flow"));
+    if (j.contains("flow")) e.flow = flow_from_json(j.at("flow"));
     if (j.contains("breaker")) {
       e.breaker = parse_breaker(j.at("breaker").get<std::string>());
       if (!e.breaker) throw std::invalid_argument("unknown breaker state " + j.at("breaker").dump());

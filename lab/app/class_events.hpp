@@ -9,6 +9,7 @@
 // Breaker transitions are not sent: each replica's breaker follows the shared one, and its
 // own listener tells its pages.
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 
@@ -31,5 +32,10 @@ std::string encode_class_event(const ClassEvent& e);
 /// Throws std::invalid_argument naming what is wrong (not JSON, a field missing or of the
 /// wrong type, an unknown status or breaker state).
 ClassEvent decode_class_event(const std::string& text);
+
+/// A flow record's JSON form (in a class event and in a lab snapshot), and back: throws
+/// std::invalid_argument (or nlohmann::json::exception) for a field missing or of the wrong type.
+nlohmann::json flow_to_json(const FlowRecord& f);
+FlowRecord flow_from_json(const nlohmann::json& j);
 
 }  // namespace quote_lab

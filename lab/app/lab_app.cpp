@@ -166,10 +166,57 @@ void LabApp::publish_quote(const QuoteResult& result, const std::function<std::s
          .breaker = result.dependency.breaker.state});
 }
 
-void LabApp::settle(const ClassEvent& own) {
-  if (own.type != "quote") return;
+void LabApp::settle(const ClassEvent& own, const std::string& stream_id) {
   std::lock_guard order(order_mutex_);
-  if (!unsettled_.empty()) unsettled_.pop_front();
+  {
+    std::lock_guard lock(mode_mutex_);
+    last_entry_ = stream_id;
+  }
+  if (own.type == "quote" && !unsettled_.empty()) unsettled_.pop_front();
+}
+
+std::optional<LabSnapshot> LabApp::snapshot(const std::string& through, const nlohmann::ordered_json& storm) {
+  std::lock_guard order(order_mutex_);
+  if (!unsettled_.empty()) return std::nullopt;
+  LabSnapshot s{.lab = name_, .through = through};
+  {
+    std::lock_guard lock(mode_mutex_);
+    auto after = [&through](const std::string& barrier) { return !barrier.empty() && ClassLog::before(through, barrier); };
+    if (history_incomplete_ || after(reset_barrier_) || after(mode_barrier_)) return std::nullopt;
+    s.last_entry = last_entry_;
+    s.storm = storm.is_null() ? remote_storm_ : storm;
+    if (!mode_carrier_) s.carrier_mode = external_mode_;
+  }
+  if (mode_carrier_) s.carrier_mode = mode_carrier_->mode();
+  s.telemetry = telemetry_.state();
+  return s;
+}
+
+void LabApp::install(const LabSnapshot& s) {
+  std::lock_guard order(order_mutex_);
+  telemetry_.restore(s.telemetry);
+  if (const Scenario* mode = scenarios_.find(s.carrier_mode); mode && mode->name != carrier_mode())
+    change_carrier_mode(*mode);
+  std::lock_guard lock(mode_mutex_);
+  remote_storm_ = s.storm;
+  installed_through_ = s.through;
+  last_entry_ = s.last_entry;
+  history_incomplete_ = false;
+}
+
+std::string LabApp::last_entry() const {
+  std::lock_guard lock(mode_mutex_);
+  return last_entry_;
+}
+
+void LabApp::mark_history_incomplete() {
+  std::lock_guard lock(mode_mutex_);
+  history_incomplete_ = true;
+}
+
+bool LabApp::history_incomplete() const {
+  std::lock_guard lock(mode_mutex_);
+  return history_incomplete_;
 }
 
 void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_id) {
@@ -184,6 +231,9 @@ void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_i
       auto older = [&stream_id](const std::string& barrier) {
         return !barrier.empty() && ClassLog::before(stream_id, barrier);
       };
+      // In the snapshot this lab started from.
+      if (!installed_through_.empty() && !ClassLog::before(installed_through_, stream_id)) return;
+      last_entry_ = stream_id;
       if (older(reset_barrier_)) return;
       if (e.type == "carrier_mode" && older(mode_barrier_)) return;
       keep_mode = older(mode_barrier_);
@@ -333,6 +383,7 @@ void LabApp::reset_here(bool shared, bool keep_mode) {
   {
     std::lock_guard lock(mode_mutex_);
     remote_storm_ = nullptr;
+    history_incomplete_ = false;  // nothing before a reset counts
   }
   mark_state_dirty();
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lab/app/class_events.hpp"
+#include "lab/app/lab_snapshot.hpp"
 #include "lab/app/lab_state_file.hpp"
 #include "lab/app/lab_views.hpp"
 #include "lab/base/clock.hpp"
@@ -121,9 +122,28 @@ class LabApp {
   /// /experiments/storm's form; null when none since the last reset.
   nlohmann::ordered_json remote_storm() const;
 
-  /// This replica's own entry, read back from the class log: it has its place in the
-  /// class's order now (see unsettled_).
-  void settle(const ClassEvent& own);
+  /// This replica's own entry, read back from the class log at `stream_id`: it has its
+  /// place in the class's order now (see unsettled_).
+  void settle(const ClassEvent& own, const std::string& stream_id);
+
+  /// This lab as it stands at class log position `through` (the reader's, on its thread:
+  /// nothing is applied meanwhile), for a replica that joins the class later. `storm`: the
+  /// storm this replica runs in the lab, in GET /experiments/storm's form (null: none; the
+  /// one another replica runs is the lab's own record). nullopt while the lab holds what
+  /// comes after `through` (this replica's flows, reset or mode not yet read back) or its
+  /// history is incomplete here (mark_history_incomplete).
+  std::optional<LabSnapshot> snapshot(const std::string& through, const nlohmann::ordered_json& storm);
+  /// Starts from another replica's snapshot: the lab's entries up to `s.through` are in it,
+  /// and apply() ignores them.
+  void install(const LabSnapshot& s);
+  /// The stream id of this lab's last entry applied or read back ("" none): a snapshot at
+  /// or after it holds everything the lab did.
+  std::string last_entry() const;
+  /// Entries of this lab left the class log before this replica read them and no snapshot
+  /// covered them: its story here may be short. This replica then writes no snapshot of it
+  /// (it would spread the gap) until the lab's next reset.
+  void mark_history_incomplete();
+  bool history_incomplete() const;
 
   /// How long a reset or a carrier mode waits for Redis to place it in the class's order.
   static constexpr Millis kOrderWait{1000};
@@ -245,6 +265,10 @@ class LabApp {
   // Stream ids ("": none) of the last reset made here, and of the last reset or carrier
   // mode made here: older entries from other replicas are ignored (apply()).
   std::string reset_barrier_, mode_barrier_;
+  // The installed snapshot's position: this lab's entries up to it are in it ("" none).
+  std::string installed_through_;
+  std::string last_entry_;  // see last_entry()
+  bool history_incomplete_ = false;
   nlohmann::ordered_json remote_storm_;  // see remote_storm(); guarded by mode_mutex_
   void follow_remote_storm(const ClassEvent& e);
 };

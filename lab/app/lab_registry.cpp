@@ -129,28 +129,16 @@ LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
 void LabRegistry::apply(const std::string& stream_id, const std::string& entry, bool replay, bool own) {
   const ClassEvent e = decode_class_event(entry);
   if (own) {
-    if (const auto lab = held(e.lab)) lab->app.settle(e);
+    if (const auto lab = held(e.lab)) lab->app.settle(e, stream_id);
     return;
   }
   std::shared_ptr<Lab> lab = teacher_;
   bool created = false;
-  if (!e.lab.empty()) {
-    LabNameProblem problem = LabNameProblem::none;
-    const auto name = normalize_lab_name(e.lab, problem);
-    if (!name || *name != e.lab) throw std::invalid_argument("not a lab name: " + e.lab);
-    std::lock_guard lock(mutex_);
-    auto it = students_.find(e.lab);
-    if (it == students_.end()) {
-      it = students_.emplace(e.lab, Entry{make_student_lab(e.lab), {}}).first;
-      created = true;
-    }
-    // Replayed at start: the lab was last active when the entry was appended (the stream id's
-    // Redis time), not now, so labs the class forgot are not held here for another idle period.
-    const WallTime at = replay ? ClassLog::appended_at(stream_id) : deps_.clock.wall_now();
-    it->second.last_active = std::max(it->second.last_active, at);
-    lab = it->second.lab;
-  }
+  // Replayed at start: the lab was last active when the entry was appended (the stream id's
+  // Redis time), not now, so labs the class forgot are not held here for another idle period.
+  if (!e.lab.empty()) lab = lab_from_log(e.lab, replay ? ClassLog::appended_at(stream_id) : deps_.clock.wall_now(), created);
   if (created) state_file_->changed();
+  if (replay) check_history(e.lab, *lab, e);
   if (e.type == "lab_created") return;  // held now; nothing for its page
   if (e.type == "storm_cancel") {  // asked on another replica of the storm running here
     if (!replay) lab->storm.cancel();
@@ -161,6 +149,20 @@ void LabRegistry::apply(const std::string& stream_id, const std::string& entry, 
     lab->storm.forget_result();
   }
   lab->app.apply(e, replay, stream_id);
+}
+
+std::shared_ptr<Lab> LabRegistry::lab_from_log(const std::string& name, WallTime last_active, bool& created) {
+  LabNameProblem problem = LabNameProblem::none;
+  const auto normal = normalize_lab_name(name, problem);
+  if (!normal || *normal != name) throw std::invalid_argument("not a lab name: " + name);
+  std::lock_guard lock(mutex_);
+  auto it = students_.find(name);
+  if (it == students_.end()) {
+    it = students_.emplace(name, Entry{make_student_lab(name), {}}).first;
+    created = true;
+  }
+  it->second.last_active = std::max(it->second.last_active, last_active);
+  return it->second.lab;
 }
 
 std::shared_ptr<Lab> LabRegistry::held(const std::string& name) const {

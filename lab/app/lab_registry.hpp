@@ -27,7 +27,9 @@
 #include "lab/app/options.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/params.hpp"
+#include "lab/shared_state/redis_lab_snapshots.hpp"
 #include "lab/shared_state/redis_storm_leases.hpp"
+#include <set>
 
 namespace quote_lab {
 
@@ -104,6 +106,16 @@ class LabRegistry {
   /// `own`: this replica's entry read back (LabApp::settle).
   void apply(const std::string& stream_id, const std::string& entry, bool replay, bool own);
 
+  /// With a class log (LabDeps::class_log): starts it, applying what the other replicas
+  /// append (apply()), and keeps the labs' snapshots in Redis (lab_snapshot.hpp): before it
+  /// replays the stream, this replica starts each lab from its stored snapshot, and every
+  /// kSnapshotEvery it writes the snapshots of the labs that changed since theirs.
+  void start_class_log();
+  static constexpr Millis kSnapshotEvery{1000};
+  /// A snapshot longer than this is not written (logged): it would hold up every replica's
+  /// reader. A lesson's lab is a few KB; the telemetry's bounds keep any lab under ~5 MB.
+  static constexpr std::size_t kMaxSnapshotBytes = 8 * 1024 * 1024;
+
   /// Every lab owner's key (lab_keys.hpp).
   LabKeys& keys() { return keys_; }
   /// Claims the owner of student lab `name` (normalised) when nobody has: returns the new
@@ -161,6 +173,14 @@ class LabRegistry {
   // The lab called `name` if held ("" : the teacher's), without creating or touching it.
   std::shared_ptr<Lab> held(const std::string& name) const;
   std::vector<std::pair<std::string, std::shared_ptr<Lab>>> student_labs() const;
+  // The class log's hooks (lab_registry_snapshots.cpp), on its reader's thread.
+  bool install_snapshots();
+  void write_snapshots(const std::string& position);
+  // The student lab `name` (a name from Redis: checked), created if not held.
+  std::shared_ptr<Lab> lab_from_log(const std::string& name, WallTime last_active, bool& created);
+  // A lab replayed at start whose first entry here is `e`: its history is short here when
+  // the stream dropped entries of it that no snapshot covers.
+  void check_history(const std::string& lab_name, Lab& lab, const ClassEvent& e);
 
   std::unique_ptr<LabStateFile> state_file_;  // first: every lab points to it
   std::unique_ptr<RedisStormLeases> storm_leases_;  // with Redis; else null
@@ -171,6 +191,12 @@ class LabRegistry {
   std::string self_url_;
   LabKeys keys_;
   std::shared_ptr<Lab> teacher_;
+
+  // The class log's reader thread only.
+  std::unique_ptr<RedisLabSnapshots> snapshots_;  // with a class log; else null
+  SteadyTime next_snapshots_{};
+  ClassLog::StreamInfo history_{};     // the stream as it stood before the replay
+  std::set<std::string> replayed_;     // labs whose history check is done
 };
 
 }  // namespace quote_lab

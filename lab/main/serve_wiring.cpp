@@ -254,10 +254,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
       paths.state_file,
       LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)},
       &key_random);
-  if (class_log)
-    class_log->start([&labs = *labs](const std::string& id, const std::string& e, bool replay, bool own) {
-      labs.apply(id, e, replay, own);
-    });
+  labs->start_class_log();
   HttpServer server;
   apply_classroom(server, o.host, o.classroom);
   server.set_default_language(o.language);  // the lab's answers only: the embedded carrier keeps English

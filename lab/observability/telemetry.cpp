@@ -123,6 +123,25 @@ void Telemetry::reset() {
   by_mode_scenario_.clear();
 }
 
+TelemetryState Telemetry::state() const {
+  std::lock_guard lock(mutex_);
+  return {incidents_, by_mode_, by_mode_scenario_};
+}
+
+void Telemetry::restore(TelemetryState s) {
+  auto bound = [](FlowCounters& c) {
+    while (c.latency_window_ms.size() > kLatencyWindow) c.latency_window_ms.pop_front();
+  };
+  for (auto& [_, c] : s.by_mode) bound(c);
+  for (auto& [_, scenarios] : s.by_mode_scenario)
+    for (auto& [_, c] : scenarios) bound(c);
+  while (s.incidents.size() > kMaxIncidents) s.incidents.pop_front();
+  std::lock_guard lock(mutex_);
+  incidents_ = std::move(s.incidents);
+  by_mode_ = std::move(s.by_mode);
+  by_mode_scenario_ = std::move(s.by_mode_scenario);
+}
+
 ClassTotals Telemetry::class_totals() const {
   ClassTotals t;
   std::vector<double> samples;

@@ -76,6 +76,14 @@ struct ClassTotals {
   std::optional<double> p99_ms;        ///< over both modes' latency windows; null with no requests
 };
 
+/// Everything the telemetry holds, as plain data: what a replica that joins a class late
+/// starts from (app/lab_snapshot.hpp) instead of history the class log no longer keeps.
+struct TelemetryState {
+  std::deque<Incident> incidents;  ///< oldest first
+  std::map<std::string, FlowCounters> by_mode;  ///< by policy name
+  std::map<std::string, std::map<std::string, FlowCounters>> by_mode_scenario;
+};
+
 class Telemetry {
  public:
   static constexpr std::size_t kMaxIncidents = kIncidentsLimit.max;
@@ -96,6 +104,11 @@ class Telemetry {
   /// Requests, carrier calls and p99 over both modes.
   ClassTotals class_totals() const;
   void reset();
+  /// A copy of everything held now.
+  TelemetryState state() const;
+  /// Replaces everything held with `s` (incidents and latency windows beyond their bounds
+  /// are cut to the newest).
+  void restore(TelemetryState s);
 
  private:
   mutable std::mutex mutex_;  // guards incidents_ and counters_

@@ -8,8 +8,11 @@ ClassLog::ClassLog(RedisClient& redis, std::string instance) : redis_(redis), in
 
 ClassLog::~ClassLog() { stop(); }
 
-void ClassLog::start(Handler handler) {
+void ClassLog::start(Handler handler) { start(std::move(handler), Hooks{}); }
+
+void ClassLog::start(Handler handler, Hooks hooks) {
   handler_ = std::move(handler);
+  hooks_ = std::move(hooks);
   reader_ = std::jthread([this](std::stop_token stop) { read_loop(stop); });
   publisher_ = std::jthread([this](std::stop_token stop) { publish_loop(stop); });
 }
@@ -146,15 +149,40 @@ long ClassLog::read_batch(bool replay) {
   return n;
 }
 
+std::optional<ClassLog::StreamInfo> ClassLog::info() {
+  const auto r = redis_.command({"XINFO", "STREAM", kStreamKey});
+  if (!r) return std::nullopt;
+  StreamInfo out;
+  if (r->type == RedisValue::Type::error) return out;  // no stream yet
+  if (r->type != RedisValue::Type::array) return std::nullopt;
+  std::uint64_t added = 0;
+  for (std::size_t i = 0; i + 1 < r->elements.size(); i += 2) {
+    const std::string& field = r->elements[i].text;
+    const RedisValue& v = r->elements[i + 1];
+    if (field == "length") out.length = static_cast<std::uint64_t>(v.integer);
+    if (field == "entries-added") added = static_cast<std::uint64_t>(v.integer);
+    if (field == "last-generated-id") out.last_id = v.text;
+    if (field == "first-entry" && v.elements.size() == 2) out.first_id = v.elements[0].text;
+  }
+  out.trimmed = added > out.length ? added - out.length : 0;
+  if (out.last_id == "0-0") out.last_id.clear();
+  return out;
+}
+
 void ClassLog::read_loop(std::stop_token stop) {
   std::mutex m;
   std::condition_variable_any sleep;
   std::unique_lock lock(m);
+  bool prepared = !hooks_.before_replay;
   while (!stop.stop_requested()) {
-    const bool replay = !caught_up_.load();
-    const long n = read_batch(replay);
-    if (n >= 0 && static_cast<std::size_t>(n) < kReadBatch && replay) caught_up_ = true;
-    if (n == static_cast<long>(kReadBatch)) continue;  // more is waiting
+    if (!prepared) prepared = hooks_.before_replay();
+    if (prepared) {
+      const bool replay = !caught_up_.load();
+      const long n = read_batch(replay);
+      if (n >= 0 && static_cast<std::size_t>(n) < kReadBatch && replay) caught_up_ = true;
+      if (n == static_cast<long>(kReadBatch)) continue;  // more is waiting
+      if (caught_up_ && hooks_.between_reads) hooks_.between_reads(last_id_);
+    }
     sleep.wait_for(lock, stop, kPollEvery, [] { return false; });
   }
 }

@@ -9,8 +9,8 @@
 // Why a stream (XADD/XREAD) and not PUBLISH/SUBSCRIBE: a stream keeps the class's recent
 // history, so a replica that starts late, or loses Redis for a while, catches up on what it
 // missed instead of telling a different story for ever; pub/sub forgets whatever a replica
-// was not connected for. The stream is capped (MAXLEN ~ kMaxEntries): a replica that
-// starts replays at most the class's last kMaxEntries entries.
+// was not connected for. The stream is capped (MAXLEN ~ kMaxEntries): what it no longer
+// holds, a replica that starts takes from the labs' snapshots (Hooks, app/lab_snapshot.hpp).
 //
 // Cost: appending is off the request path (one publisher thread; a quote never waits for
 // Redis to take its entry). Each replica asks for new entries every kPollEvery, so another
@@ -59,6 +59,27 @@ class ClassLog {
   /// instance appended it (read back: it now has its place in the class's order).
   using Handler = std::function<void(const std::string& id, const std::string& entry, bool replay, bool own)>;
 
+  /// What the reader runs besides applying entries, on its own thread (so that nothing is
+  /// applied meanwhile).
+  struct Hooks {
+    /// Before the first read (the replay): false when Redis did not answer, and it is
+    /// asked again before anything is read.
+    std::function<bool()> before_replay{};
+    /// After each read once caught up, with the reader's position: the stream id of the last
+    /// entry read ("0": none). Runs every kPollEvery or so; it paces itself.
+    std::function<void(const std::string& position)> between_reads{};
+  };
+
+  /// What the stream holds and has dropped (XINFO STREAM).
+  struct StreamInfo {
+    std::uint64_t length = 0;   ///< entries held
+    std::uint64_t trimmed = 0;  ///< entries appended and no longer held (MAXLEN)
+    std::string first_id{};     ///< the oldest held ("" none)
+    std::string last_id{};      ///< the last appended, held or not ("" none)
+  };
+  /// nullopt when Redis did not answer; all zero when there is no stream yet.
+  std::optional<StreamInfo> info();
+
   /// Whether stream id `a` ("MS-SEQ") comes before `b` in the stream.
   static bool before(const std::string& a, const std::string& b);
   /// When Redis appended the entry with stream id `id` (its MS part, Redis's clock); the
@@ -77,6 +98,7 @@ class ClassLog {
   /// Starts the reader (which first replays the stream's retained entries, then follows
   /// it) and the publisher. `handler` runs on the reader's thread, one entry at a time,
   /// in stream order.
+  void start(Handler handler, Hooks hooks);
   void start(Handler handler);
   /// Stops both threads; entries still waiting are not appended. Idempotent.
   void stop();
@@ -107,6 +129,7 @@ class ClassLog {
   RedisClient& redis_;
   const std::string instance_;
   Handler handler_;
+  Hooks hooks_;
   std::string last_id_ = "0";  // the reader's position (reader thread only)
   std::map<std::string, std::uint64_t> last_sequence_;  // per origin, the last entry read (reader thread only)
   std::uint64_t next_sequence_ = 0;  // guarded by mutex_

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "lab/app/lab_registry.hpp"
+#include "lab/shared_state/redis_lab_snapshots.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fixed_random.hpp"
 #include "support/paths.hpp"
@@ -55,11 +56,13 @@ struct Replica : Connection {
     if (log_running) start_log();
   }
   void start_log() {
-    log.start([this](const std::string& id, const std::string& e, bool replay, bool own) { labs.apply(id, e, replay, own); });
+    labs.start_class_log();
   }
   ~Replica() { log.stop(); }
 
+  // "" is the teacher's lab.
   std::shared_ptr<Lab> lab(const std::string& name) {
+    if (name.empty()) return {std::shared_ptr<Lab>{}, &labs.teacher()};
     const auto found = labs.find(&name);
     REQUIRE(found.lab);
     return found.lab;
@@ -237,6 +240,94 @@ TEST_CASE("class log: carrier modes set on two replicas at once end the same on 
     CHECK((mode == "flaky_provider" || mode == "slow_provider"));
     CHECK(b.lab("ana")->app.carrier_mode() == mode);
   }
+}
+
+namespace {
+// Redis's own answer to `argv` (a test's direct look at what the replicas wrote).
+RedisValue redis_says(Replica& r, const std::vector<std::string>& argv) {
+  const auto v = r.client.command(argv);
+  REQUIRE(v);
+  return *v;
+}
+
+// Replica `r` has written snapshots of `labs` that hold every entry it made in them. Each
+// call moves r's clock on to its next snapshot round.
+bool snapshots_written(Replica& r, const std::vector<std::string>& labs) {
+  r.clock.advance(LabRegistry::kSnapshotEvery);
+  RedisLabSnapshots store(r.client);
+  const auto stored = store.positions();
+  if (!stored || !r.settled()) return false;
+  for (const std::string& name : labs) {
+    const auto it = stored->find(name);
+    if (it == stored->end() || ClassLog::before(it->second, r.lab(name)->app.last_entry())) return false;
+  }
+  return true;
+}
+}  // namespace
+
+TEST_CASE("class log: a replica that starts after the class's entries left the stream starts from the labs' snapshots") {
+  RedisServer redis;
+  Replica a(redis, 1);
+  for (int i = 0; i < 5; ++i) a.quote("ana");
+  REQUIRE(a.lab("ana")->app.set_carrier_mode("provider_down"));
+  a.quote("eva");
+  a.quote("");  // the teacher's lab
+  a.quote("");
+  REQUIRE(eventually([&] { return snapshots_written(a, {"ana", "eva", ""}); }, std::chrono::seconds(5)));
+  // The stream keeps the class's last entries only: here it has dropped them all.
+  redis_says(a, {"XTRIM", ClassLog::kStreamKey, "MAXLEN", "0"});
+
+  Replica late(redis, 2);
+  REQUIRE(eventually([&] { return late.log.caught_up(); }, std::chrono::seconds(5)));
+  CHECK(late.labs.student_count() == 2);
+  CHECK(late.requests("ana") == 5);
+  CHECK(late.requests("eva") == 1);
+  CHECK(late.labs.teacher().app.class_totals().requests == 2);
+  CHECK(late.lab("ana")->app.carrier_mode() == "provider_down");
+  CHECK(late.lab("eva")->app.carrier_mode() == "ok");
+  const auto mine = a.lab("ana")->app.incidents(10), theirs = late.lab("ana")->app.incidents(10);
+  REQUIRE(theirs.size() == mine.size());
+  for (std::size_t i = 0; i < mine.size(); ++i) CHECK(theirs[i].request_id == mine[i].request_id);
+  CHECK(diagnostics(late.lab("ana")->app)["modes"] == diagnostics(a.lab("ana")->app)["modes"]);
+  CHECK_FALSE(late.lab("ana")->app.history_incomplete());
+  // What happens after the snapshot reaches it as before, counted once.
+  a.quote("ana");
+  REQUIRE(converged(a, late, [&] { return late.requests("ana") == 6; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  CHECK(late.requests("ana") == 6);
+  CHECK(a.requests("ana") == 6);
+}
+
+TEST_CASE("class log: after Redis comes back empty, the replicas write the labs' snapshots again for the next to start") {
+  RedisServer redis;
+  Replica a(redis, 1);
+  for (int i = 0; i < 3; ++i) a.quote("ana");
+  REQUIRE(eventually([&] { return snapshots_written(a, {"ana"}); }, std::chrono::seconds(5)));
+  redis_says(a, {"FLUSHALL"});  // as a Redis restarted without its data
+  REQUIRE(eventually([&] { return snapshots_written(a, {"ana"}); }, std::chrono::seconds(5)));
+  Replica late(redis, 2);
+  REQUIRE(eventually([&] { return late.log.caught_up(); }, std::chrono::seconds(5)));
+  CHECK(late.requests("ana") == 3);
+  CHECK_FALSE(late.lab("ana")->app.history_incomplete());
+}
+
+TEST_CASE("class log: a lab whose early entries left the stream with no snapshot is marked short, until its next reset") {
+  RedisServer redis;
+  Replica a(redis, 1);
+  for (int i = 0; i < 4; ++i) a.quote("ana");
+  REQUIRE(eventually([&] { return a.settled(); }, std::chrono::seconds(5)));
+  // No snapshot, and the stream keeps ana's last two quotes only.
+  redis_says(a, {"DEL", RedisLabSnapshots::kSnapshotsKey, RedisLabSnapshots::kPositionsKey});
+  redis_says(a, {"XTRIM", ClassLog::kStreamKey, "MAXLEN", "2"});
+  Replica late(redis, 2);
+  REQUIRE(eventually([&] { return late.log.caught_up() && late.labs.student_count() == 1; }, std::chrono::seconds(5)));
+  CHECK(late.requests("ana") == 2);  // what the stream still held
+  CHECK(late.lab("ana")->app.history_incomplete());
+  // Its own snapshot would spread the gap: it writes none.
+  CHECK_FALSE(late.lab("ana")->app.snapshot("9999999999999-0", nullptr));
+  reset_lab(a.lab("ana")->app, a.lab("ana")->storm);
+  REQUIRE(converged(a, late, [&] { return !late.lab("ana")->app.history_incomplete(); }));
+  CHECK(late.requests("ana") == 0);
 }
 
 }  // namespace test_class_log_replicas

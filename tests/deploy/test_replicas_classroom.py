@@ -4,6 +4,8 @@ three `quote-lab serve` sharing Redis, HAProxy round robin), used as a class use
 - ana's page holds its live stream (/events?lab=ana) on one replica through the proxy; her
   6 quotes, dealt to all three replicas, each reach it within 1 s of their answer;
 - /diagnostics/summary?lab=ana and /class give the same counts on every replica;
+- a replica killed and restarted after the class's entries left the Redis stream starts from
+  the labs' snapshots: it gives the same counts as the others;
 - a carrier mode, then a reset, sent to one replica holds on all three within 1 s;
 - one storm per lab for the whole class: ana's storm started on replica 1 is refused on
   replica 2 (409) until a reset on replica 3 stops it.
@@ -18,7 +20,9 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
 from checks import check, failures  # noqa: E402
 from poll import eventually  # noqa: E402
-from replicas_run import Fleet, get_json, request, replicas  # noqa: E402
+from replicas_run import Fleet, get_json, gone, pid_of, redis_command, request, replicas  # noqa: E402
+import os  # noqa: E402
+import signal  # noqa: E402
 
 BINARY, ROOT = sys.argv[1], pathlib.Path(sys.argv[2])
 STREAM_BOUND_S = 1.0   # the issue's bound for an event to reach a page on another replica
@@ -109,6 +113,28 @@ with replicas(ROOT, fleet, "redis"):
     check(len({json.dumps(c) for c in seen_counts.values()}) == 1 and seen_counts[1][0]["resilient"] == 4
           and seen_counts[1][0]["legacy"] == 3,
           f"/diagnostics/summary and /class give the same counts on every replica: {seen_counts}")
+
+    # A long class: the stream no longer holds its early entries (here, none), and replica 2
+    # is killed and restarted by the script. It starts from the labs' snapshots (written
+    # within a second of a change) and tells the same story as the others.
+    time.sleep(2.5)  # two snapshot rounds: the labs' snapshots hold everything above
+    trimmed = redis_command(fleet.redis, "XTRIM", "quote-lab:class-log", "MAXLEN", "0")
+    replica_pid = pid_of(f"serve --host 127.0.0.1 --port {fleet.labs[1]} ")
+    check(replica_pid is not None and trimmed.startswith(":"), f"the stream trimmed ({trimmed}), replica 2 found")
+    os.kill(replica_pid, signal.SIGKILL)
+    eventually(lambda: gone(replica_pid), 5)
+
+    def replica_2():
+        try:
+            return {"pid": pid_of(f"serve --host 127.0.0.1 --port {fleet.labs[1]} "), "counts": counts(fleet.labs[1])}
+        except OSError:  # not listening yet
+            return {"pid": None, "counts": None}
+
+    restarted = settled(replica_2, lambda r: r["pid"] not in (None, replica_pid) and r["counts"] == seen_counts[1], 15,
+                        every=0.3)
+    check(restarted["counts"] == seen_counts[1],
+          f"replica 2, restarted after the stream dropped the class's entries, gives the same counts: "
+          f"{restarted['counts']} (the others: {seen_counts[1]})")
 
     # A carrier mode sent to replica 1 holds on all three within 1 s.
     status, _, _ = request(fleet.labs[0], "/carrier/mode?mode=provider_down&lab=ana", "PUT", {"X-Lab-Key": key})

@@ -112,6 +112,14 @@ def gone(pid):
         return True
 
 
+def redis_command(port, *args):
+    """Sends one command to Redis on `port` (RESP) and returns its first reply line."""
+    payload = f"*{len(args)}\r\n" + "".join(f"${len(str(a).encode())}\r\n{a}\r\n" for a in args)
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+        s.sendall(payload.encode())
+        return s.makefile("rb").readline().decode(errors="replace").rstrip("\r\n")
+
+
 def redis_answers(port):
     """True when Redis on `port` answers PING."""
     try:
