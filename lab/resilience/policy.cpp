@@ -124,6 +124,22 @@ std::vector<std::string> Policies::names() const {
   return out;
 }
 
+std::vector<Strategy> pipeline_of(const RetryPolicy& p) {
+  if (!p.pipeline.empty()) return p.pipeline;
+  std::vector<Strategy> out;
+  if (p.fallback) out.push_back(Strategy::fallback);
+  if (p.overload.bulkhead) out.push_back(Strategy::bulkhead);
+  if (p.deadline_ms > 0) out.push_back(Strategy::deadline);
+  out.push_back(Strategy::retry);
+  if (p.circuit_breaker) out.push_back(Strategy::circuit_breaker);
+  if (p.overload.adaptive_throttle) out.push_back(Strategy::adaptive_throttle);
+  if (p.overload.adaptive_retry) out.push_back(Strategy::adaptive_retry);
+  if (p.overload.concurrency_limit) out.push_back(Strategy::concurrency_limit);
+  if (p.overload.hedging) out.push_back(Strategy::hedging);
+  out.push_back(Strategy::timeout);
+  return out;
+}
+
 bool valid_policy_name(std::string_view name) {
   if (name.empty() || name.size() > 32 || name == "breaker") return false;
   for (const char c : name)
@@ -170,20 +186,26 @@ std::vector<std::string> jitter_names() {
   return names;
 }
 
+RetryPolicy legacy_numbers() {
+  return RetryPolicy{.mode = "legacy",
+                     .timeout_ms = 360,
+                     .max_attempts = 4,
+                     .backoff_base_ms = 0,
+                     .backoff_max_ms = 0,
+                     .jitter = Jitter::none,
+                     .jitter_min_ms = 0,
+                     .jitter_max_ms = 0,
+                     .circuit_breaker = false,
+                     .fallback = false};
+}
+
 Policies default_policies() {
   Policies p;
-  p.legacy = RetryPolicy{.mode = "legacy",
-                         .timeout_ms = 360,
-                         .max_attempts = 4,
-                         .backoff_base_ms = 0,
-                         .backoff_max_ms = 0,
-                         .jitter = Jitter::none,
-                         .jitter_min_ms = 0,
-                         .jitter_max_ms = 0,
-                         .circuit_breaker = false,
-                         .fallback = false};
+  p.legacy = legacy_numbers();
   p.resilient = RetryPolicy{.mode = "resilient"};
   p.named.push_back(adr0005_policy());
+  for (auto make : {throttled_policy, adaptive_limit_policy, bulkhead_policy, hedged_policy, aws_adaptive_policy})
+    p.named.push_back(make());
   return p;
 }
 

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lab/resilience/pipeline.hpp"
+
 namespace quote_lab {
 
 /// How the wait between attempts is randomised. Formulas in backoff.hpp.
@@ -68,11 +70,21 @@ struct RetryPolicy {
   unsigned retry_on = kRetryOnAdr0005;  ///< RetryOn bits: which failures are retried
   /// Retry budget (Finagle's RetryBudget): retries within the last 10 s may be at most
   /// ratio × requests in that window + min_per_s × 10. nullopt = no budget.
-  std::optional<double> retry_budget_ratio;
+  std::optional<double> retry_budget_ratio{};
   int retry_budget_min_per_s = 10;    ///< the budget's floor, retries per second
   int deadline_ms = 0;                ///< total deadline across attempts and waits; 0 = none
   IdempotencyKey idempotency_key = IdempotencyKey::per_flow;
+  /// The strategies as the policies file lists them, outermost first (pipeline.hpp); empty
+  /// for a policy written as flat keys: pipeline_of() derives its list from them.
+  std::vector<Strategy> pipeline{};
+  /// The overload strategies it uses, with their settings (none for the course's two).
+  OverloadStrategies overload{};
 };
+
+/// `p`'s strategies outermost first: its declared pipeline, or the one its keys imply
+/// (fallback if it falls back, deadline if it has one, retry, circuit_breaker if it asks
+/// the breaker, its overload strategies, timeout).
+std::vector<Strategy> pipeline_of(const RetryPolicy& p);
 
 /// The breaker of one upstream (SPEC: opens after 2 consecutive failed attempts, stays
 /// open 30 s, then lets exactly one probe through).
@@ -109,6 +121,27 @@ struct Policies {
 /// opening after 5 consecutive failures for 30 s, fail soft (fallback). Timeout 220 ms,
 /// the course's per-attempt timeout (the ADR's 3 s is its services', not this carrier's).
 NamedPolicy adr0005_policy();
+
+/// The course's legacy numbers (SPEC): 360 ms × 4, no backoff, no breaker, no fallback.
+RetryPolicy legacy_numbers();
+
+/// The overload policies that ship (pipeline.hpp), each the course's numbers plus one
+/// strategy; `docs/policies.md` gives each its source and its lesson:
+///   throttled       resilient's retries with the SRE book's adaptive throttling instead of
+///                   a breaker (go-zero's K 1.5, 10 s in 40 buckets, 5 protected requests)
+///   adaptive_limit  resilient's retries with Envoy's gradient concurrency limit, no breaker
+///   bulkhead        legacy's retries (360 ms × 4, no backoff, no breaker, no fallback)
+///                   behind a bulkhead of 4 quotes at once per lab, no queue
+///   hedged          one 1500 ms attempt, a hedge after the observed p90 (300 ms until 50
+///                   latencies are in), hedges ≤ 10 % of requests + 1/s; fallback
+///   aws_adaptive    the AWS SDKs' adaptive mode: 3 attempts, full-jitter backoff 0.2–2 s
+///                   (botocore: base 1 s scaled to this carrier), a CUBIC-paced token per
+///                   attempt (wait ≤ 1 s), fallback
+NamedPolicy throttled_policy();
+NamedPolicy adaptive_limit_policy();
+NamedPolicy bulkhead_policy();
+NamedPolicy hedged_policy();
+NamedPolicy aws_adaptive_policy();
 
 /// Whether `name` may name a policy: 1–32 of a-z, 0-9, '_' and '-'; "breaker" is the
 /// course breaker's key, so it is not one.

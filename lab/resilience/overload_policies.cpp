@@ -1,0 +1,69 @@
+// The overload policies that ship (policy.hpp): each is written as the pipeline the policies
+// file would list, so the index shows what runs.
+#include "lab/resilience/policy.hpp"
+
+namespace quote_lab {
+namespace {
+
+// Resilient's numbers (SPEC's defaults) under another name.
+RetryPolicy resilient_numbers(const std::string& name) {
+  RetryPolicy p{.mode = name};
+  return p;
+}
+
+}  // namespace
+
+NamedPolicy throttled_policy() {
+  RetryPolicy p = resilient_numbers("throttled");
+  p.circuit_breaker = false;
+  p.overload.adaptive_throttle = AdaptiveThrottleSettings{};
+  p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::adaptive_throttle, Strategy::timeout};
+  return {p, std::nullopt};
+}
+
+NamedPolicy adaptive_limit_policy() {
+  RetryPolicy p = resilient_numbers("adaptive_limit");
+  p.circuit_breaker = false;
+  p.overload.concurrency_limit = GradientLimitSettings{};
+  p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::concurrency_limit, Strategy::timeout};
+  return {p, std::nullopt};
+}
+
+NamedPolicy bulkhead_policy() {
+  RetryPolicy p = legacy_numbers();
+  p.mode = "bulkhead";
+  p.overload.bulkhead = BulkheadPolicy{};
+  p.pipeline = {Strategy::bulkhead, Strategy::retry, Strategy::timeout};
+  return {p, std::nullopt};
+}
+
+NamedPolicy hedged_policy() {
+  RetryPolicy p = resilient_numbers("hedged");
+  p.timeout_ms = 1500;
+  p.max_attempts = 1;
+  p.circuit_breaker = false;
+  HedgingPolicy h;
+  h.delay.percentile = 90;
+  h.delay.fixed_delay_ms = 300;
+  h.delay.window_samples = 1000;
+  h.delay.min_samples = 50;
+  p.overload.hedging = h;
+  p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::hedging, Strategy::timeout};
+  return {p, std::nullopt};
+}
+
+NamedPolicy aws_adaptive_policy() {
+  RetryPolicy p = resilient_numbers("aws_adaptive");
+  p.max_attempts = 3;  // botocore's standard and adaptive modes: 3 attempts
+  p.backoff_base_ms = 200;
+  p.backoff_max_ms = 2000;
+  p.jitter = Jitter::full;
+  p.jitter_min_ms = 0;
+  p.jitter_max_ms = 0;
+  p.circuit_breaker = false;
+  p.overload.adaptive_retry = AdaptiveRetryPolicy{};
+  p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::adaptive_retry, Strategy::timeout};
+  return {p, std::nullopt};
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,73 @@
+#include "lab/resilience/pipeline.hpp"
+
+#include <array>
+#include <utility>
+
+namespace quote_lab {
+namespace {
+
+constexpr std::array<std::pair<Strategy, std::string_view>, 10> kNames{{
+    {Strategy::fallback, "fallback"},
+    {Strategy::bulkhead, "bulkhead"},
+    {Strategy::deadline, "deadline"},
+    {Strategy::retry, "retry"},
+    {Strategy::circuit_breaker, "circuit_breaker"},
+    {Strategy::adaptive_throttle, "adaptive_throttle"},
+    {Strategy::adaptive_retry, "adaptive_retry"},
+    {Strategy::concurrency_limit, "concurrency_limit"},
+    {Strategy::hedging, "hedging"},
+    {Strategy::timeout, "timeout"},
+}};
+
+constexpr std::string_view kOrder =
+    "outermost first: fallback, bulkhead, deadline, retry, the gates circuit_breaker, adaptive_throttle, "
+    "adaptive_retry, concurrency_limit in any order, hedging, timeout";
+
+}  // namespace
+
+std::string_view to_string(Strategy s) {
+  for (const auto& [value, name] : kNames)
+    if (value == s) return name;
+  return "unknown";
+}
+
+std::optional<Strategy> parse_strategy(std::string_view text) {
+  for (const auto& [value, name] : kNames)
+    if (name == text) return value;
+  return std::nullopt;
+}
+
+std::vector<std::string> strategy_names() {
+  std::vector<std::string> out;
+  for (const auto& [_, name] : kNames) out.emplace_back(name);
+  return out;
+}
+
+int strategy_rank(Strategy s) {
+  switch (s) {
+    case Strategy::fallback: return 0;
+    case Strategy::bulkhead: return 1;
+    case Strategy::deadline: return 2;
+    case Strategy::retry: return 3;
+    case Strategy::circuit_breaker:
+    case Strategy::adaptive_throttle:
+    case Strategy::adaptive_retry:
+    case Strategy::concurrency_limit: return 4;
+    case Strategy::hedging: return 5;
+    case Strategy::timeout: return 6;
+  }
+  return 7;
+}
+
+std::string pipeline_problem(const std::vector<Strategy>& pipeline) {
+  for (std::size_t i = 0; i < pipeline.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      if (pipeline[j] == pipeline[i]) return "'" + std::string(to_string(pipeline[i])) + "' is listed twice";
+      if (strategy_rank(pipeline[j]) > strategy_rank(pipeline[i]))
+        return "'" + std::string(to_string(pipeline[i])) + "' must come before '" + std::string(to_string(pipeline[j])) +
+               "' (" + std::string(kOrder) + ")";
+    }
+  return "";
+}
+
+}  // namespace quote_lab

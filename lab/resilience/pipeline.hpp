@@ -1,0 +1,86 @@
+#pragma once
+// A policy as a pipeline of strategies (Polly v8's ResiliencePipeline, resilience4j's
+// decorators): the policies file lists each policy's strategies outermost first, each with
+// its settings (formats/policy_json.hpp). This is the vocabulary of that list and the
+// settings of the strategies that keep state per lab (overload controls); the course's
+// timeout, retry, breaker and fallback settings stay RetryPolicy's fields.
+//
+// One executor runs every pipeline (quote_executor.hpp), in this order, outermost first:
+//   fallback → bulkhead → deadline → retry → [circuit_breaker, adaptive_throttle,
+//   adaptive_retry, concurrency_limit] → hedging → timeout
+// The four in brackets are admission gates asked before each attempt, in the order the
+// policy lists them; any other order is refused when the file is read (pipeline_problem),
+// because the executor would not run it as written. Standard library only, plus the
+// strategies' own settings.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lab/resilience/adaptive_throttle.hpp"
+#include "lab/resilience/gradient_concurrency_limit.hpp"
+#include "lab/resilience/hedge_budget.hpp"
+#include "lab/resilience/hedging_delay.hpp"
+
+namespace quote_lab {
+
+/// One strategy of a pipeline (the policies file's `"strategy"` names).
+enum class Strategy {
+  fallback,           ///< answer with the cached quote when the flow gets no live one
+  bulkhead,           ///< at most N quotes of the policy at once in the lab, a queue, then `rejected: bulkhead_full`
+  deadline,           ///< a total deadline across attempts and waits (deadline_ms)
+  retry,              ///< attempts, backoff with jitter, retry_on, retry budget
+  circuit_breaker,    ///< the breaker's admission before each attempt
+  adaptive_throttle,  ///< SRE book client-side throttling: `rejected: throttled`
+  adaptive_retry,     ///< AWS SDKs' adaptive retry: a CUBIC-paced token per attempt
+  concurrency_limit,  ///< Envoy's gradient limit on calls in flight: `rejected: concurrency_limit`
+  hedging,            ///< a second call after a delay when the first has not answered
+  timeout,            ///< each attempt's timeout (timeout_ms)
+};
+std::string_view to_string(Strategy s);
+/// The strategy named `text`; nullopt if unknown.
+std::optional<Strategy> parse_strategy(std::string_view text);
+/// Every strategy name, in the executor's order.
+std::vector<std::string> strategy_names();
+
+/// Bulkhead settings (Polly's Bulkhead, resilience4j's SemaphoreBulkhead).
+struct BulkheadPolicy {
+  int max_concurrent = 4;     ///< quotes of the policy inside at once, per lab, 1–1000
+  int max_queued = 0;         ///< quotes waiting for a place, 0–1000
+  int queue_timeout_ms = 0;   ///< the longest a queued quote waits, 0–5000
+};
+
+/// Hedged requests ("The Tail at Scale"; gRPC's hedging policy): after `delay` without an
+/// answer, a second call to the carrier; the first live answer wins and the other is
+/// abandoned. Hedges are bounded by a budget (HedgeBudget) so a partial outage, where every
+/// call is slow, cannot double the load.
+struct HedgingPolicy {
+  HedgingDelaySettings delay{};   ///< fixed, or a percentile of the policy's observed latencies
+  HedgeBudgetSettings budget{};   ///< hedges ≤ share × requests + min_per_s × 10 over 10 s
+};
+
+/// The AWS SDKs' adaptive retry mode (botocore retries/adaptive.py): every attempt takes a
+/// token from a bucket whose rate follows CUBIC (β 0.7 on a 429, then C·(t − K)³ + W_max).
+struct AdaptiveRetryPolicy {
+  int max_wait_ms = 1000;  ///< the longest an attempt waits for its token, 0–5000; longer: rejected
+};
+
+/// The overload strategies a policy may hold; each absent means the policy does not use it.
+struct OverloadStrategies {
+  std::optional<BulkheadPolicy> bulkhead;
+  std::optional<AdaptiveThrottleSettings> adaptive_throttle;
+  std::optional<AdaptiveRetryPolicy> adaptive_retry;
+  std::optional<GradientLimitSettings> concurrency_limit;
+  std::optional<HedgingPolicy> hedging;
+};
+
+/// The position of `s` in the executor's order (0 = outermost); the four gates share one.
+int strategy_rank(Strategy s);
+/// Why `pipeline` cannot run as written ("", when it can): a strategy listed twice, or one
+/// after a strategy the executor runs inside it — e.g. "'fallback' must come before 'retry'
+/// (outermost first: fallback, bulkhead, deadline, retry, the gates circuit_breaker,
+/// adaptive_throttle, adaptive_retry, concurrency_limit in any order, hedging, timeout)".
+std::string pipeline_problem(const std::vector<Strategy>& pipeline);
+
+}  // namespace quote_lab
