@@ -20,8 +20,8 @@ constexpr std::array<std::pair<Strategy, std::string_view>, 10> kNames{{
 }};
 
 constexpr std::string_view kOrder =
-    "outermost first: fallback, bulkhead, deadline, retry, the gates circuit_breaker, adaptive_throttle, "
-    "adaptive_retry, concurrency_limit in any order, hedging, timeout";
+    "outermost first: fallback, bulkhead, deadline, retry, the gates adaptive_throttle, adaptive_retry, "
+    "concurrency_limit in any order, circuit_breaker, hedging, timeout";
 
 }  // namespace
 
@@ -49,14 +49,14 @@ int strategy_rank(Strategy s) {
     case Strategy::bulkhead: return 1;
     case Strategy::deadline: return 2;
     case Strategy::retry: return 3;
-    case Strategy::circuit_breaker:
     case Strategy::adaptive_throttle:
     case Strategy::adaptive_retry:
     case Strategy::concurrency_limit: return 4;
-    case Strategy::hedging: return 5;
-    case Strategy::timeout: return 6;
+    case Strategy::circuit_breaker: return 5;
+    case Strategy::hedging: return 6;
+    case Strategy::timeout: return 7;
   }
-  return 7;
+  return 8;
 }
 
 std::string pipeline_problem(const std::vector<Strategy>& pipeline) {

@@ -6,11 +6,13 @@
 // timeout, retry, breaker and fallback settings stay RetryPolicy's fields.
 //
 // One executor runs every pipeline (quote_executor.hpp), in this order, outermost first:
-//   fallback → bulkhead → deadline → retry → [circuit_breaker, adaptive_throttle,
-//   adaptive_retry, concurrency_limit] → hedging → timeout
-// The four in brackets are admission gates asked before each attempt, in the order the
-// policy lists them; any other order is refused when the file is read (pipeline_problem),
-// because the executor would not run it as written. Standard library only, plus the
+//   fallback → bulkhead → deadline → retry → [adaptive_throttle, adaptive_retry,
+//   concurrency_limit] → circuit_breaker → hedging → timeout
+// The three in brackets are admission gates asked before each attempt, in the order the
+// policy lists them. The breaker is the last gate: its half-open probe must be the call
+// that goes, so no gate may refuse a call after the breaker let it through. Any other
+// order is refused when the file is read (pipeline_problem), because the executor would
+// not run it as written. Standard library only, plus the
 // strategies' own settings.
 
 #include <optional>
@@ -75,12 +77,12 @@ struct OverloadStrategies {
   std::optional<HedgingPolicy> hedging;
 };
 
-/// The position of `s` in the executor's order (0 = outermost); the four gates share one.
+/// The position of `s` in the executor's order (0 = outermost); the three gates share one.
 int strategy_rank(Strategy s);
 /// Why `pipeline` cannot run as written ("", when it can): a strategy listed twice, or one
 /// after a strategy the executor runs inside it — e.g. "'fallback' must come before 'retry'
-/// (outermost first: fallback, bulkhead, deadline, retry, the gates circuit_breaker,
-/// adaptive_throttle, adaptive_retry, concurrency_limit in any order, hedging, timeout)".
+/// (outermost first: fallback, bulkhead, deadline, retry, the gates adaptive_throttle,
+/// adaptive_retry, concurrency_limit in any order, circuit_breaker, hedging, timeout)".
 std::string pipeline_problem(const std::vector<Strategy>& pipeline);
 
 }  // namespace quote_lab

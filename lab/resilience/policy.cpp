@@ -131,10 +131,10 @@ std::vector<Strategy> pipeline_of(const RetryPolicy& p) {
   if (p.overload.bulkhead) out.push_back(Strategy::bulkhead);
   if (p.deadline_ms > 0) out.push_back(Strategy::deadline);
   out.push_back(Strategy::retry);
-  if (p.circuit_breaker) out.push_back(Strategy::circuit_breaker);
   if (p.overload.adaptive_throttle) out.push_back(Strategy::adaptive_throttle);
   if (p.overload.adaptive_retry) out.push_back(Strategy::adaptive_retry);
   if (p.overload.concurrency_limit) out.push_back(Strategy::concurrency_limit);
+  if (p.circuit_breaker) out.push_back(Strategy::circuit_breaker);
   if (p.overload.hedging) out.push_back(Strategy::hedging);
   out.push_back(Strategy::timeout);
   return out;
