@@ -184,6 +184,9 @@ void write_quote_response(W& w, const QuoteTrace& t, const PolicyView& policy, c
   key(w, "attempts"), w.Int(t.attempts());
   key(w, "retries"), w.Int(t.retries());
   key(w, "timeout_count"), w.Int(t.timeouts());
+  key(w, "rejected");  // which overload strategy refused the call before the carrier; null: none did
+  if (const auto r = t.rejected()) text(w, to_string(*r));
+  else w.Null();
   key(w, "events");
   w.StartArray();
   for (const auto& e : t.events) write_event(w, e);

@@ -30,6 +30,35 @@ Explanation served(const QuoteTrace& t) {
   return {"se respondió con la cotización de respaldo", "the fallback quote was served"};
 }
 
+bool hedge_won(const QuoteTrace& t) {
+  return std::any_of(t.events.begin(), t.events.end(), [](const TraceEvent& e) { return e.step == Step::hedge_won; });
+}
+
+// What an overload strategy's refusal means, in the lab's one term for each strategy.
+Explanation rejection(Reason why) {
+  switch (why) {
+    case Reason::throttled:
+      return {"La limitación adaptativa descartó la llamada sin enviarla: el proveedor viene rechazando casi todo y "
+              "el cliente deja de insistir (libro de SRE)",
+              "Adaptive throttling dropped the call without sending it: the carrier has been refusing almost "
+              "everything, so the client stops insisting (SRE book)"};
+    case Reason::concurrency_limit:
+      return {"El límite adaptativo de concurrencia está lleno: la llamada se rechazó al instante en vez de hacer cola",
+              "The adaptive concurrency limit is full: the call was refused at once instead of queueing"};
+    case Reason::bulkhead_full:
+      return {"El mamparo (bulkhead) de esta política está lleno: la solicitud se rechazó al instante, sin ocupar al "
+              "resto del laboratorio",
+              "This policy's bulkhead is full: the request was refused at once, without holding the rest of the lab"};
+    case Reason::client_rate_limited:
+      return {"El reintento adaptativo no tenía ficha: tras un 429 del proveedor el cliente redujo su ritmo y esta "
+              "llamada habría esperado demasiado",
+              "Adaptive retry had no token: after the carrier's 429 the client slowed down and this call would have "
+              "waited too long"};
+    default:
+      return {"Una estrategia de sobrecarga rechazó la llamada", "An overload strategy refused the call"};
+  }
+}
+
 }  // namespace
 
 Explanation explanation(const QuoteTrace& t) {
@@ -43,6 +72,19 @@ Explanation explanation(const QuoteTrace& t) {
     return {"El disyuntor estaba semiabierto: esta solicitud hizo la llamada de prueba, el proveedor respondió y el "
             "disyuntor se cerró.",
             "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed."};
+  if (const auto why = t.rejected()) {
+    const Explanation head = rejection(*why);
+    if (t.status == QuoteStatus::degraded) return {head.es + "; " + fallback.es + ".", head.en + "; " + fallback.en + "."};
+    return {head.es + ", y no hay respaldo: 503.", head.en + ", and there is no fallback: 503."};
+  }
+  if (t.status == QuoteStatus::completed && hedge_won(t))
+    return {"El proveedor no respondió a tiempo y salió una llamada de cobertura: respondió primero, y la primera "
+            "llamada se abandonó.",
+            "The carrier had not answered in time, so a hedged call went out: it answered first, and the first call "
+            "was abandoned."};
+  if (t.status == QuoteStatus::completed && t.hedges() > 0)
+    return {"Salió una llamada de cobertura, pero la primera llamada respondió antes: cotización en vivo.",
+            "A hedged call went out, but the first call answered first: live quote."};
   if (t.status == QuoteStatus::completed && n == 1)
     return {"Cotización en vivo al primer intento.", "Live quote on the first attempt."};
   if (t.status == QuoteStatus::completed)

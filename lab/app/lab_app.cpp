@@ -119,6 +119,18 @@ void LabApp::build_runtimes() {
   add(policies_.resilient);
   for (const auto& n : policies_.named) {
     PolicyRuntime& r = add(n.retry);
+    // Per lab and policy, like the budget: one student's storm does not fill another's
+    // bulkhead nor teach another's throttle.
+    const OverloadStrategies& o = n.retry.overload;
+    if (o.bulkhead) r.bulkhead = std::make_unique<Bulkhead>(BulkheadSettings{o.bulkhead->max_concurrent, o.bulkhead->max_queued});
+    if (o.adaptive_throttle) r.throttle = std::make_unique<AdaptiveThrottle>(clock_, random_, *o.adaptive_throttle);
+    if (o.adaptive_retry) r.rate = std::make_unique<CubicRateLimiter>(clock_);
+    if (o.concurrency_limit) r.concurrency = std::make_unique<GradientConcurrencyLimit>(clock_, random_, *o.concurrency_limit);
+    if (o.hedging) {
+      r.hedge_budget = std::make_unique<HedgeBudget>(clock_, o.hedging->budget);
+      r.hedging_delay = std::make_unique<HedgingDelay>(o.hedging->delay);
+      r.hedger = std::make_unique<ThreadedHedgedCaller>(carrier_);
+    }
     if (!n.breaker) continue;
     // Its own breaker, with its own numbers (ADR-0005: 5 failures, 30 s); in memory only.
     r.breaker = std::make_unique<CircuitBreaker>("carrier:" + n.retry.mode, *n.breaker, clock_);
@@ -138,7 +150,7 @@ LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::str
                        new_id(16), new_id(32), name_};
   const RetryPolicy& chosen = override_policy ? *override_policy : *policies_.find(policy_name);
   QuoteExecutor& executor = runtime.executor ? *runtime.executor : executor_;
-  QuoteTrace trace = executor.run(request, chosen, runtime.budget.get());
+  QuoteTrace trace = executor.run(request, chosen, runtime.guards());
   FlowRecord flow = flow_record(trace, queue_ms);
   if (!class_log_) telemetry_.record(flow);  // else where it is shared (publish_quote)
   metrics_.record(trace);
@@ -337,8 +349,30 @@ nlohmann::ordered_json LabApp::mode_summary() const {
   return telemetry_.summary_json(names);
 }
 
+std::vector<StrategyGauges> LabApp::strategy_gauges() const {
+  std::vector<StrategyGauges> out;
+  for (const auto& [mode, r] : runtimes_) {
+    StrategyGauges g{.mode = mode};
+    if (r.throttle) g.throttle_drop_ratio = r.throttle->drop_probability();
+    if (r.concurrency) {
+      const auto s = r.concurrency->stats();
+      g.concurrency_limit = s.limit;
+      g.concurrency_in_flight = s.in_flight;
+    }
+    if (r.hedging_delay) g.hedge_delay_s = r.hedging_delay->delay_ms() / 1000.0;
+    if (r.rate) {
+      const auto s = r.rate->stats();
+      if (s.enabled) g.send_rate_per_s = s.send_rate_per_s;
+    }
+    if (r.bulkhead) g.bulkhead_active = r.bulkhead->stats().active;
+    if (r.throttle || r.concurrency || r.hedging_delay || r.rate || r.bulkhead) out.push_back(std::move(g));
+  }
+  return out;
+}
+
 std::vector<prometheus::MetricFamily> LabApp::metric_families() {
   auto families = metrics_.collect(breaker_.snapshot(), carrier_stats());
+  add_strategy_gauges(families, strategy_gauges());
   if (shared_state_) {
     const RedisHealth h = shared_state_->health();
     Metrics::add_state_backend(families, h.healthy, h.errors_total);
@@ -369,6 +403,7 @@ void LabApp::reset_here(bool shared, bool keep_mode) {
   }
   for (auto& [_, r] : runtimes_) {
     r.budget->reset();
+    if (r.throttle) r.throttle->reset();
     if (r.breaker) r.breaker->reset();
   }
   cache_.reset(shared);

@@ -22,10 +22,12 @@
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
 #include "lab/carrier/carrier_client.hpp"
+#include "lab/carrier/threaded_hedged_caller.hpp"
 #include "lab/carrier/carrier_simulator.hpp"
 #include "lab/carrier/scenario.hpp"
 #include "lab/http/event_hub.hpp"
 #include "lab/observability/metrics.hpp"
+#include "lab/observability/strategy_gauges.hpp"
 #include "lab/observability/telemetry.hpp"
 #include "lab/persistence/state_store.hpp"
 #include "lab/resilience/circuit_breaker.hpp"
@@ -164,6 +166,8 @@ class LabApp {
   nlohmann::ordered_json mode_summary() const;
   /// All metric families now.
   std::vector<prometheus::MetricFamily> metric_families();
+  /// Each policy's overload strategies now (the policies without any are left out).
+  std::vector<StrategyGauges> strategy_gauges() const;
   void count_http(const std::string& route, int code) { metrics_.record_http(route, code); }
   /// Counts one request refused by the rate limit, by route template.
   void count_rate_limited(const std::string& route) { metrics_.record_rate_limited(route); }
@@ -227,6 +231,19 @@ class LabApp {
     std::unique_ptr<RetryBudget> budget;
     std::unique_ptr<CircuitBreaker> breaker;
     std::unique_ptr<QuoteExecutor> executor;
+    // Its overload strategies (pipeline.hpp), each null when the policy has none. The hedged
+    // calls' threads last: they finish before the delay they report to is destroyed.
+    std::unique_ptr<Bulkhead> bulkhead;
+    std::unique_ptr<AdaptiveThrottle> throttle;
+    std::unique_ptr<CubicRateLimiter> rate;
+    std::unique_ptr<GradientConcurrencyLimit> concurrency;
+    std::unique_ptr<HedgeBudget> hedge_budget;
+    std::unique_ptr<HedgingDelay> hedging_delay;
+    std::unique_ptr<HedgedCaller> hedger;
+    FlowGuards guards() const {
+      return {budget.get(), bulkhead.get(), throttle.get(), rate.get(), concurrency.get(), hedge_budget.get(),
+              hedging_delay.get(), hedger.get()};
+    }
   };
   /// Built once in the constructor, never changed after: read without a lock.
   std::map<std::string, PolicyRuntime, std::less<>> runtimes_;

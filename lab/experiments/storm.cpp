@@ -53,23 +53,29 @@ std::optional<nlohmann::ordered_json> metastable_episode(const std::string& targ
 }
 
 // Carrier calls the lab has made in `mode` (quote_lab_carrier_attempts_total without the
-// short circuits, which never leave the lab), read from its JSON metrics. Its `mode` label
-// is the policy's name, a named policy's too (metrics.hpp).
+// short circuits, which never leave the lab, plus the hedged calls sent,
+// quote_lab_hedges_total{outcome="sent"}), read from its JSON metrics. Its `mode` label is
+// the policy's name, a named policy's too (metrics.hpp).
 std::optional<double> lab_carrier_calls(const std::string& target, const std::string& lab, const std::string& mode) {
   auto c = client_for(target, std::chrono::seconds(10));
   auto res = c->Get(lab.empty() ? "/metrics" : "/metrics?lab=" + lab, {{"Accept", "application/json"}});
   if (!res || res->status != 200) return std::nullopt;
   const auto j = nlohmann::json::parse(res->body, nullptr, false);
   if (j.is_discarded() || !j.contains("metrics")) return std::nullopt;
+  std::optional<double> total;
   for (const auto& family : j["metrics"]) {
-    if (family.value("name", "") != "quote_lab_carrier_attempts_total") continue;
-    double total = 0;
-    for (const auto& sample : family["samples"])
-      if (sample["labels"].value("mode", "") == mode && sample["labels"].value("outcome", "") != "short_circuit")
-        total += sample.value("value", 0.0);
-    return total;
+    const std::string name = family.value("name", "");
+    const bool attempts = name == "quote_lab_carrier_attempts_total";
+    if (!attempts && name != "quote_lab_hedges_total") continue;
+    if (attempts) total = total.value_or(0);
+    for (const auto& sample : family["samples"]) {
+      const auto& labels = sample["labels"];
+      if (labels.value("mode", "") != mode) continue;
+      if (attempts ? labels.value("outcome", "") != "short_circuit" : labels.value("outcome", "") == "sent")
+        total = total.value_or(0) + sample.value("value", 0.0);
+    }
   }
-  return std::nullopt;
+  return total;
 }
 
 nlohmann::ordered_json latency_json(const LatencySummary& s) {

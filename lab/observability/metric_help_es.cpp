@@ -6,7 +6,7 @@
 namespace quote_lab {
 
 std::optional<std::string_view> metric_help_es(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kHelp{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kHelp{{
       {"quote_lab_quote_requests_total",
        "Solicitudes de cotización que respondió el laboratorio, por modo, escenario y estado final (`completed` = "
        "cotización en vivo, `degraded` = cotización de respaldo, `failed` = 503)."},
@@ -26,6 +26,21 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
       {"quote_lab_rate_limited_total",
        "Solicitudes de cotización rechazadas con un 429 por el límite de solicitudes por cliente (--rate-limit), "
        "por plantilla de ruta."},
+      {"quote_lab_overload_rejections_total",
+       "Llamadas al proveedor que una estrategia de sobrecarga rechazó antes de salir del laboratorio, por modo y "
+       "motivo (throttled, concurrency_limit, bulkhead_full, client_rate_limited)."},
+      {"quote_lab_hedges_total",
+       "Llamadas de cobertura por modo y resultado: sent (salió una segunda llamada al proveedor), won (respondió "
+       "primero), skipped (el presupuesto de coberturas la retuvo)."},
+      {"quote_lab_throttle_drop_ratio",
+       "Probabilidad con que la limitación adaptativa descarta ahora una llamada (libro de SRE), por modo."},
+      {"quote_lab_concurrency_limit", "Límite adaptativo de llamadas en curso al proveedor (gradiente de Envoy), por modo."},
+      {"quote_lab_concurrency_in_flight", "Llamadas en curso al proveedor que cuenta el límite adaptativo, por modo."},
+      {"quote_lab_hedge_delay_seconds",
+       "Espera antes de enviar la llamada de cobertura (fija, o el percentil observado), en segundos, por modo."},
+      {"quote_lab_adaptive_retry_send_rate",
+       "Llamadas por segundo que permite ahora el reintento adaptativo (CUBIC, como los SDK de AWS), por modo."},
+      {"quote_lab_bulkhead_active", "Cotizaciones dentro del mamparo (bulkhead) de la política ahora, por modo."},
       {"quote_lab_retries_skipped_total",
        "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, deadline, "
        "not_retryable, circuit_open, ...)."},

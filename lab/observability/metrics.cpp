@@ -70,6 +70,10 @@ struct Metrics::Series {
   // Added on first use: reasons are a bounded set (vocabulary.hpp), most never seen.
   prometheus::Family<prometheus::Counter>* skipped = nullptr;
   std::map<std::pair<std::string, Reason>, prometheus::Counter*> skipped_series;  // guarded by http_mutex
+  prometheus::Family<prometheus::Counter>* rejected = nullptr;
+  std::map<std::pair<std::string, Reason>, prometheus::Counter*> rejected_series;  // guarded by http_mutex
+  prometheus::Family<prometheus::Counter>* hedges = nullptr;
+  std::map<std::pair<std::string, Step>, prometheus::Counter*> hedge_series;  // guarded by http_mutex
   std::map<std::pair<BreakerState, BreakerState>, prometheus::Counter*> transitions;
   prometheus::Family<prometheus::Counter>* http = nullptr;
   std::map<std::pair<std::string, int>, prometheus::Counter*> http_series;
@@ -103,6 +107,12 @@ struct Metrics::Series {
     skipped = &counter_family(registry, "quote_lab_retries_skipped_total",
                               "Retries a quote flow did not make, by mode and reason (retry_budget, "
                               "deadline, not_retryable, circuit_open, ...).");
+    rejected = &counter_family(registry, "quote_lab_overload_rejections_total",
+                               "Carrier calls an overload strategy refused before they left the lab, by mode "
+                               "and reason (throttled, concurrency_limit, bulkhead_full, client_rate_limited).");
+    hedges = &counter_family(registry, "quote_lab_hedges_total",
+                             "Hedged calls by mode and outcome: sent (a second call went to the carrier), won (it "
+                             "answered first), skipped (the hedge budget kept it back).");
     for (const std::string& m : modes) {
       const std::string& mode = m;
       for (const auto& s : scenarios) {
@@ -172,10 +182,19 @@ void Metrics::record(const QuoteTrace& t) {
   if (t.fallback_used())
     if (auto it = s.fallbacks.find(mode); it != s.fallbacks.end()) it->second->Increment();
   if (!s.retries.count(mode)) return;  // a mode outside the bounded set is not counted
-  for (const auto& e : t.events)
+  for (const auto& e : t.events) {
     if (e.step == Step::retry_skipped && e.reason)
       increment_lazily(s.http_mutex, s.skipped_series, *s.skipped, std::pair{mode, *e.reason},
                        {{"mode", mode}, {"reason", std::string(to_string(*e.reason))}});
+    if (e.step == Step::rejected && e.reason)
+      increment_lazily(s.http_mutex, s.rejected_series, *s.rejected, std::pair{mode, *e.reason},
+                       {{"mode", mode}, {"reason", std::string(to_string(*e.reason))}});
+    if (e.step == Step::hedge || e.step == Step::hedge_won || e.step == Step::hedge_skipped) {
+      const char* outcome = e.step == Step::hedge ? "sent" : e.step == Step::hedge_won ? "won" : "skipped";
+      increment_lazily(s.http_mutex, s.hedge_series, *s.hedges, std::pair{mode, e.step},
+                       {{"mode", mode}, {"outcome", outcome}});
+    }
+  }
 }
 
 void Metrics::record_transition(const BreakerTransition& t) {

@@ -1,6 +1,8 @@
 #include "lab/resilience/quote_executor.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <string>
 
 #include "lab/resilience/quote_budget.hpp"
@@ -31,11 +33,10 @@ std::optional<Millis> QuoteExecutor::Deadline::left(const Clock& clock) const {
   return std::chrono::duration_cast<Millis>(*steady - clock.now());
 }
 
-QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& policy, RetryBudget* budget) {
+QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& policy, const FlowGuards& guards) {
   const SteadyTime started = clock_.now();
   QuoteTrace trace;
   trace.request = request;
-  auto& steps = trace.events;
   // The total deadline across attempts and waits (deadline_ms; 0 = none): steady for the
   // lab's own decisions, wall for the carrier, which drops work past it.
   Deadline deadline;
@@ -43,19 +44,43 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
     deadline.steady = started + Millis(policy.deadline_ms);
     deadline.wall = clock_.wall_now() + Millis(policy.deadline_ms);
   }
-  const SteadyTime envelope_end = started + std::max(Millis(kMaxQuoteMs), worst_case_duration(policy));
-  if (budget) budget->deposit();
-  Millis previous_wait{0};
+  if (guards.retry_budget) guards.retry_budget->deposit();
+  if (guards.hedge_budget && policy.overload.hedging) guards.hedge_budget->on_request();
   std::optional<BreakerSnapshot> recorded;  // the breaker as the last attempt's record left it
+  {
+    // The bulkhead, around the attempts (not the fallback): no place, no attempt.
+    std::optional<BulkheadPermit> place;
+    if (guards.bulkhead && policy.overload.bulkhead)
+      place = guards.bulkhead->enter(Millis(policy.overload.bulkhead->queue_timeout_ms), shutdown_).permit;
+    if (guards.bulkhead && policy.overload.bulkhead && !place)
+      trace.events.push_back({.step = Step::rejected, .attempt = 1, .reason = Reason::bulkhead_full});
+    else
+      run_attempts(trace, request, policy, guards, deadline,
+                   started + std::max(Millis(kMaxQuoteMs), worst_case_duration(policy)), recorded);
+  }
+  if (trace.status != QuoteStatus::completed && policy.fallback) fall_back(trace, request);
+  trace.elapsed_ms = elapsed_ms(started, clock_.now());
+  trace.timestamp = clock_.wall_now();
+  // A shared breaker's record answered with its state: no further round trip for it.
+  trace.dependency = recorded ? std::move(*recorded) : breaker_.snapshot();
+  return trace;
+}
 
+void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
+                                 const FlowGuards& guards, const Deadline& deadline, SteadyTime envelope_end,
+                                 std::optional<BreakerSnapshot>& recorded) {
+  auto& steps = trace.events;
+  RetryBudget* const budget = guards.retry_budget;
+  Millis previous_wait{0};
   for (int attempt = 1;; ++attempt) {
     if (attempt > 1) {
       if (const auto stop = before_attempt(attempt, deadline.left(clock_), shutdown_.stop_requested())) {
         steps.push_back({.step = *stop->skipped, .attempt = attempt, .reason = stop->reason});
-        break;
+        return;
       }
     }
-    AttemptFacts facts = call_once(trace, request, policy, attempt, deadline, recorded);
+    AttemptFacts facts = call_once(trace, request, policy, attempt, deadline, recorded, guards);
+    if (!steps.empty() && steps.back().step == Step::rejected) return;  // overloaded: the carrier is not asked again
     facts.shutting_down = shutdown_.stop_requested();
     facts.time_left = deadline.left(clock_);
     facts.retry_after_room = std::chrono::duration_cast<Millis>(envelope_end - clock_.now()) -
@@ -65,14 +90,14 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
       if (stop->skipped)
         steps.push_back({.step = *stop->skipped, .attempt = stop->attempt, .reason = stop->reason,
                          .refused = facts.refused.has_value()});
-      break;
+      return;
     }
     const Retry retry = std::get<Retry>(next);
     // The one gate with a side effect, asked last: a retry the decision refuses spends nothing.
     if (budget && policy.retry_budget_ratio &&
         !budget->try_withdraw(*policy.retry_budget_ratio, policy.retry_budget_min_per_s)) {
       steps.push_back({.step = Step::retry_skipped, .attempt = attempt + 1, .reason = Reason::retry_budget});
-      break;
+      return;
     }
     previous_wait = retry.delay;
     if (retry.delay > Millis::zero()) {
@@ -82,34 +107,79 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
       recorded.reset();  // the breaker may have moved during the wait
     }
   }
+}
 
-  if (trace.status != QuoteStatus::completed && policy.fallback) fall_back(trace, request);
-  trace.elapsed_ms = elapsed_ms(started, clock_.now());
-  trace.timestamp = clock_.wall_now();
-  // A shared breaker's record answered with its state: no further round trip for it.
-  trace.dependency = recorded ? std::move(*recorded) : breaker_.snapshot();
-  return trace;
+std::optional<Reason> QuoteExecutor::pass_gates(const RetryPolicy& policy, const FlowGuards& guards,
+                                                std::optional<ConcurrencyPermit>& permit) {
+  if (!policy.overload.adaptive_throttle && !policy.overload.adaptive_retry && !policy.overload.concurrency_limit)
+    return std::nullopt;
+  for (const Strategy s : pipeline_of(policy)) {
+    if (s == Strategy::adaptive_throttle && guards.throttle && policy.overload.adaptive_throttle &&
+        !guards.throttle->admit())
+      return Reason::throttled;
+    if (s == Strategy::adaptive_retry && guards.rate && policy.overload.adaptive_retry &&
+        !guards.rate->acquire(policy.overload.adaptive_retry->max_wait_ms, shutdown_))
+      return Reason::client_rate_limited;
+    if (s == Strategy::concurrency_limit && guards.concurrency && policy.overload.concurrency_limit) {
+      permit = guards.concurrency->try_acquire();
+      if (!permit) return Reason::concurrency_limit;
+    }
+  }
+  return std::nullopt;
+}
+
+CallOutcome QuoteExecutor::send(QuoteTrace& trace, const CarrierRequest& call, const RetryPolicy& policy,
+                                const FlowGuards& guards) {
+  if (!policy.overload.hedging || !guards.hedger) return carrier_.call(call);
+  HedgingDelay* const learnt = guards.hedging_delay;
+  const Millis delay(static_cast<long long>(learnt ? learnt->delay_ms() : policy.overload.hedging->delay.fixed_delay_ms));
+  HedgeBudget* const budget = guards.hedge_budget;
+  const HedgedCaller::Result r = guards.hedger->call(
+      call, delay, [budget] { return !budget || budget->try_hedge(); },
+      learnt ? std::function<void(double)>([learnt](double ms) { learnt->record_latency_ms(ms); }) : nullptr);
+  if (r.hedged)
+    trace.events.push_back({.step = Step::hedge, .attempt = call.attempt, .wait_ms = std::llround(r.delay_ms)});
+  if (r.hedge_refused)
+    trace.events.push_back({.step = Step::hedge_skipped, .attempt = call.attempt, .reason = Reason::hedge_budget});
+  if (r.hedge_won) trace.events.push_back({.step = Step::hedge_won, .attempt = call.attempt});
+  return r.outcome;
 }
 
 AttemptFacts QuoteExecutor::call_once(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
                                       int attempt, const Deadline& deadline,
-                                      std::optional<BreakerSnapshot>& recorded) {
+                                      std::optional<BreakerSnapshot>& recorded, const FlowGuards& guards) {
   auto& steps = trace.events;
   AttemptFacts facts{.attempt = attempt};
   recorded.reset();
+  std::optional<ConcurrencyPermit> in_flight;
+  if (const auto refused = pass_gates(policy, guards, in_flight)) {
+    steps.push_back({.step = Step::rejected, .attempt = attempt, .reason = *refused});
+    return facts;
+  }
   const Admission admission = policy.circuit_breaker ? breaker_.try_acquire() : Admission::unguarded();
   if (!admission.admitted()) {
     facts.refused = admission.refusal;
+    if (in_flight) in_flight->cancel();  // no call: no round trip to learn from
     return facts;
   }
   if (admission.permit && admission.permit->probe) steps.push_back({.step = Step::half_open_probe, .attempt = attempt});
   // No attempt outlives the deadline: its timeout is what is left of it when shorter.
   const std::optional<Millis> left = deadline.left(clock_);
   const Millis timeout = left ? std::min(Millis(policy.timeout_ms), *left) : Millis(policy.timeout_ms);
-  const CallOutcome outcome = carrier_.call({request.request_id, request.trace_id, request.scenario,
-                                             request.customer_id, request.items, attempt, timeout,
-                                             idempotency_key(policy, request, attempt), deadline.wall,
-                                             request.lab});
+  const CallOutcome outcome = send(trace,
+                                   {request.request_id, request.trace_id, request.scenario, request.customer_id,
+                                    request.items, attempt, timeout, idempotency_key(policy, request, attempt),
+                                    deadline.wall, request.lab},
+                                   policy, guards);
+  // What the gates learn from the call: an accept unless the carrier failed, a 429 as the
+  // carrier's "slow down", and the call's round trip (none for a refused connection, which
+  // says nothing of the carrier's queue).
+  if (guards.throttle && policy.overload.adaptive_throttle) guards.throttle->record(!outcome.carrier_failure());
+  if (guards.rate && policy.overload.adaptive_retry) guards.rate->on_response(outcome.error == CallError::http_429);
+  if (in_flight) {
+    if (outcome.error == CallError::connect_error) in_flight->cancel();
+    else in_flight->release();
+  }
   facts.error = outcome.error;
   facts.retry_after = outcome.retry_after;
   bool opened_now = false;

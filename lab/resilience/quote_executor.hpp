@@ -17,6 +17,9 @@
 #include "lab/base/random.hpp"
 #include "lab/resilience/carrier_call.hpp"
 #include "lab/resilience/breaker.hpp"
+#include "lab/resilience/bulkhead.hpp"
+#include "lab/resilience/cubic_rate_limiter.hpp"
+#include "lab/resilience/hedged_call.hpp"
 #include "lab/resilience/fallback_cache.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_trace.hpp"
@@ -24,6 +27,20 @@
 #include "lab/resilience/retry_decision.hpp"
 
 namespace quote_lab {
+
+/// What one policy keeps between flows in one lab: the stateful strategies of its pipeline
+/// (pipeline.hpp), each null when the policy does not use it (or, for a test, when it is
+/// to be left out). Not owned.
+struct FlowGuards {
+  RetryBudget* retry_budget = nullptr;
+  Bulkhead* bulkhead = nullptr;
+  AdaptiveThrottle* throttle = nullptr;
+  CubicRateLimiter* rate = nullptr;
+  GradientConcurrencyLimit* concurrency = nullptr;
+  HedgeBudget* hedge_budget = nullptr;
+  HedgingDelay* hedging_delay = nullptr;
+  HedgedCaller* hedger = nullptr;  ///< the threads hedged calls run on; hedging needs it
+};
 
 /// Runs quote flows. Thread-safe: it holds no per-request state; the breaker and the
 /// cache guard their own.
@@ -52,7 +69,23 @@ class QuoteExecutor {
   ///                 reason `retry_budget` (the budget is not asked without a ratio)
   /// `budget`: the retry budget of this policy in this lab (one per lab and policy), or
   /// null; every flow run with one deposits into it.
-  QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy, RetryBudget* budget = nullptr);
+  QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy, RetryBudget* budget = nullptr) {
+    return run(request, policy, FlowGuards{.retry_budget = budget});
+  }
+  /// The same with the policy's overload strategies (pipeline.hpp), in the executor's order:
+  ///   bulkhead      no place (and no queue place, or the queue wait ran out): no attempt,
+  ///                 a `rejected` step with reason bulkhead_full, then the fallback
+  ///   gates         before each attempt, in the pipeline's order: adaptive_throttle drops
+  ///                 (throttled), adaptive_retry waits for its token up to max_wait_ms
+  ///                 (client_rate_limited beyond), concurrency_limit refuses at the limit
+  ///                 (concurrency_limit); a refusal is a `rejected` step and ends the flow
+  ///                 (no retry: the strategy said the carrier is overloaded), then the fallback
+  ///   hedging       the attempt is a hedged call (hedged_call.hpp): `hedge` when the second
+  ///                 call goes, `hedge_won` when it answered first, `hedge_skipped` with reason
+  ///                 hedge_budget when the budget kept it back
+  /// Each gate hears how its call went: the throttle an accept unless the carrier failed,
+  /// adaptive retry whether the carrier said 429, the concurrency limit the call's RTT.
+  QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy, const FlowGuards& guards);
 
  private:
   /// The flow's deadline (deadline_ms), steady for the lab and wall for the carrier; both
@@ -67,7 +100,19 @@ class QuoteExecutor {
   /// `recorded` becomes the breaker as the record left it, or empty when nothing was
   /// recorded (the answer then reads the breaker once more at the end).
   AttemptFacts call_once(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
-                         int attempt, const Deadline& deadline, std::optional<BreakerSnapshot>& recorded);
+                         int attempt, const Deadline& deadline, std::optional<BreakerSnapshot>& recorded,
+                         const FlowGuards& guards);
+  /// The attempts and waits of one flow, until one answers, the decision stops or a strategy
+  /// rejects; `recorded` as call_once.
+  void run_attempts(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
+                    const FlowGuards& guards, const Deadline& deadline, SteadyTime envelope_end,
+                    std::optional<BreakerSnapshot>& recorded);
+  /// The gates before the breaker (pipeline.hpp), in the pipeline's order: why one refused,
+  /// or nullopt with `permit` holding the concurrency limit's place when there is one.
+  std::optional<Reason> pass_gates(const RetryPolicy& policy, const FlowGuards& guards,
+                                   std::optional<ConcurrencyPermit>& permit);
+  /// The call itself: plain, or hedged when the policy hedges (its steps go to `trace`).
+  CallOutcome send(QuoteTrace& trace, const CarrierRequest& call, const RetryPolicy& policy, const FlowGuards& guards);
   /// Answers from the cache (a seed quote when it holds nothing for this customer).
   void fall_back(QuoteTrace& trace, const QuoteRequest& request);
 

@@ -53,7 +53,17 @@ std::vector<AttemptOutcome> QuoteTrace::outcomes() const {
   return out;
 }
 
-int QuoteTrace::slots() const { return attempts() + short_circuits(); }
+int QuoteTrace::hedges() const {
+  return static_cast<int>(std::count_if(events.begin(), events.end(), [](const TraceEvent& e) { return e.step == Step::hedge; }));
+}
+
+std::optional<Reason> QuoteTrace::rejected() const {
+  for (const auto& e : events)
+    if (e.step == Step::rejected) return e.reason;
+  return std::nullopt;
+}
+
+int QuoteTrace::slots() const { return attempts() + short_circuits() + (rejected() ? 1 : 0); }
 
 int QuoteTrace::short_circuits() const {
   return static_cast<int>(std::count_if(events.begin(), events.end(), [](const TraceEvent& e) { return e.refused; }));

@@ -84,7 +84,7 @@ struct QuoteTrace {
   int timeouts() const;
   /// One per attempt slot, in order: the calls made and the slot the breaker refused.
   std::vector<AttemptOutcome> outcomes() const;
-  /// Attempt slots used, refused ones included (the attempt a fallback belongs to).
+  /// Attempt slots used, refused and rejected ones included (the attempt a fallback belongs to).
   int slots() const;
   /// Slots the breaker refused (0 or 1: a refusal ends the flow).
   int short_circuits() const;
@@ -96,6 +96,11 @@ struct QuoteTrace {
   bool fallback_used() const;
   /// This flow's call was the half-open breaker's probe.
   bool probed() const;
+  /// Hedged calls sent (hedge steps): carrier calls besides the attempts.
+  int hedges() const;
+  /// Why an overload strategy refused the flow's call before the carrier (the answer's
+  /// `rejected`: throttled, concurrency_limit, bulkhead_full, client_rate_limited); null if none did.
+  std::optional<Reason> rejected() const;
 };
 
 }  // namespace quote_lab

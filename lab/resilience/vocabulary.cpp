@@ -10,7 +10,7 @@ constexpr NameTable<Mode, 2> kModeNames{{{
     {Mode::resilient, "resilient"},
 }}};
 
-constexpr NameTable<Step, 9> kStepNames{{{
+constexpr NameTable<Step, 13> kStepNames{{{
     {Step::attempt_success, "attempt_success"},
     {Step::attempt_failed, "attempt_failed"},
     {Step::backoff, "backoff"},
@@ -20,9 +20,13 @@ constexpr NameTable<Step, 9> kStepNames{{{
     {Step::fallback_used, "fallback_used"},
     {Step::retry_skipped, "retry_skipped"},
     {Step::retry_after, "retry_after"},
+    {Step::rejected, "rejected"},
+    {Step::hedge, "hedge"},
+    {Step::hedge_won, "hedge_won"},
+    {Step::hedge_skipped, "hedge_skipped"},
 }}};
 
-constexpr NameTable<Reason, 13> kReasonNames{{{
+constexpr NameTable<Reason, 18> kReasonNames{{{
     {Reason::timeout, "timeout"},
     {Reason::connect_error, "connect_error"},
     {Reason::http_5xx, "http_5xx"},
@@ -34,6 +38,11 @@ constexpr NameTable<Reason, 13> kReasonNames{{{
     {Reason::shutting_down, "shutting_down"},
     {Reason::retry_budget, "retry_budget"},
     {Reason::deadline, "deadline"},
+    {Reason::throttled, "throttled"},
+    {Reason::concurrency_limit, "concurrency_limit"},
+    {Reason::bulkhead_full, "bulkhead_full"},
+    {Reason::client_rate_limited, "client_rate_limited"},
+    {Reason::hedge_budget, "hedge_budget"},
     {Reason::seed_quote, "seed_quote"},
     {Reason::cached_quote, "cached_quote"},
 }}};

@@ -36,6 +36,10 @@ enum class Step {
   fallback_used,    ///< the answer is the cached (or seed) quote
   retry_skipped,    ///< a retry was not made (with the reason)
   retry_after,      ///< the carrier's Retry-After lengthened the wait (wait_ms: the wait kept)
+  rejected,         ///< an overload strategy refused the call before the carrier (with the reason)
+  hedge,            ///< a second call went to the carrier (wait_ms: how long the first had not answered)
+  hedge_won,        ///< the hedge answered first; the first call was abandoned
+  hedge_skipped,    ///< a hedge was due but not sent (with the reason)
 };
 
 std::string_view to_string(Step s);
@@ -59,6 +63,12 @@ enum class Reason {
   shutting_down,    ///< the lab is stopping: a retry would only delay the stop
   retry_budget,     ///< the policy's retry budget is spent (retries / requests over 10 s)
   deadline,         ///< the flow's total deadline (deadline_ms) leaves no time for it
+  // Which overload strategy refused the call (rejected), or kept a hedge back (hedge_skipped).
+  throttled,            ///< adaptive throttling dropped it locally (SRE book)
+  concurrency_limit,    ///< calls in flight reached the adaptive concurrency limit (Envoy's gradient)
+  bulkhead_full,        ///< the policy's bulkhead had no place and no queue place left
+  client_rate_limited,  ///< adaptive retry's token would come later than its max wait (AWS SDKs)
+  hedge_budget,         ///< hedges would exceed their budget (a share of requests)
   // Which fallback quote was served (fallback_used).
   seed_quote,       ///< no live quote was ever cached for this key: the seed quote
   cached_quote,     ///< the last live quote for this key

@@ -45,7 +45,7 @@ TEST_CASE("modes: legacy and resilient, nothing else") {
 TEST_CASE("steps: the event names of SPEC, in one table") {
   CHECK(step_names() == std::vector<std::string>{"attempt_success", "attempt_failed", "backoff", "circuit_opened",
                                                   "short_circuit", "half_open_probe", "fallback_used", "retry_skipped",
-                                                  "retry_after"});
+                                                  "retry_after", "rejected", "hedge", "hedge_won", "hedge_skipped"});
   check_round_trip<Step>(step_names(), parse_step);
   CHECK_FALSE(parse_step("attempt-success").has_value());
   CHECK_FALSE(parse_step("").has_value());
@@ -54,7 +54,9 @@ TEST_CASE("steps: the event names of SPEC, in one table") {
 TEST_CASE("reasons: failure, skip and fallback reasons, in one table") {
   CHECK(reason_names() == std::vector<std::string>{"timeout", "connect_error", "http_5xx", "http_429", "bad_response",
                                                     "circuit_open", "probe_in_flight", "not_retryable", "shutting_down",
-                                                    "retry_budget", "deadline", "seed_quote", "cached_quote"});
+                                                    "retry_budget", "deadline", "throttled", "concurrency_limit",
+                                                    "bulkhead_full", "client_rate_limited", "hedge_budget",
+                                                    "seed_quote", "cached_quote"});
   check_round_trip<Reason>(reason_names(), parse_reason);
   CHECK_FALSE(parse_reason("http_4xx").has_value());  // SPEC shows a 4xx as bad_response
   CHECK_FALSE(parse_reason("TIMEOUT").has_value());

@@ -1,0 +1,52 @@
+#pragma once
+// The lab's hedged calls (resilience/hedged_call.hpp) on threads of their own: each call of a
+// race runs on a thread, and the caller waits for the first live answer on a condition
+// variable (real time: a fake clock cannot drive two threads' race, like the bulkhead's queue).
+//
+// The loser is abandoned, not stopped: a blocking HTTP call cannot be cut short here, so it
+// runs on to its own timeout on its thread and its answer is dropped. The carrier served it
+// all the same: every hedge is one more carrier call (the cost the budget bounds). Both
+// calls carry the same Idempotency-Key, so the carrier books once and replays to the other.
+// Thread-safe.
+
+#include <list>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "lab/resilience/hedged_call.hpp"
+
+namespace quote_lab {
+
+class ThreadedHedgedCaller final : public HedgedCaller {
+ public:
+  /// `carrier` is not owned and outlives this.
+  explicit ThreadedHedgedCaller(CarrierCaller& carrier) : carrier_(carrier) {}
+  /// Waits for the abandoned calls still running (each ends by its own timeout).
+  ~ThreadedHedgedCaller() override;
+  ThreadedHedgedCaller(const ThreadedHedgedCaller&) = delete;
+  ThreadedHedgedCaller& operator=(const ThreadedHedgedCaller&) = delete;
+
+  Result call(const CarrierRequest& request, Millis delay, const std::function<bool()>& may_hedge,
+              std::function<void(double)> first_took_ms) override;
+
+  /// Calls running now whose caller has its answer already (abandoned losers).
+  std::size_t abandoned() const;
+
+ private:
+  struct Race;
+  // Runs one call on a thread of its own; its answer goes to race->answers[slot].
+  void launch(std::shared_ptr<Race> race, int slot, CarrierRequest request, std::function<void(double)> took_ms);
+  void reap_locked();
+
+  CarrierCaller& carrier_;
+  mutable std::mutex mutex_;  // guards calls_
+  struct Running {
+    std::thread thread;
+    std::shared_ptr<Race> race;
+    int slot = 0;
+  };
+  std::list<Running> calls_;
+};
+
+}  // namespace quote_lab
