@@ -24,7 +24,11 @@ NamedPolicy throttled_policy() {
 NamedPolicy adaptive_limit_policy() {
   RetryPolicy p = resilient_numbers("adaptive_limit");
   p.circuit_breaker = false;
-  p.overload.concurrency_limit = GradientLimitSettings{};
+  // Envoy's gradient without its 25 % buffer: with the √limit headroom the limit settles
+  // near capacity + √limit (Envoy's default lets it settle at 1.25 × capacity + √limit).
+  GradientLimitSettings limit;
+  limit.buffer_pct = 0;
+  p.overload.concurrency_limit = limit;
   p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::concurrency_limit, Strategy::timeout};
   return {p, std::nullopt};
 }
@@ -47,6 +51,9 @@ NamedPolicy hedged_policy() {
   h.delay.fixed_delay_ms = 300;
   h.delay.window_samples = 1000;
   h.delay.min_samples = 50;
+  // A hedge is due for the slowest 10 % (the p90); a budget of 15 % lets every due hedge go
+  // while a partial outage (every call slow) still adds at most 15 % + 1 a second.
+  h.budget.share = 0.15;
   p.overload.hedging = h;
   p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::hedging, Strategy::timeout};
   return {p, std::nullopt};

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""The overload policies on the real lab at its defaults, stormed as a student or an
+engineer storms them (`quote-lab storm`), against the figures their issue asks:
+- `throttled` against carrier_offline (every call refused): once its 10 s window has filled,
+  at most 0.15 carrier calls per quote; resilient without a breaker makes exactly 2;
+- `hedged` on tail_latency: a quote p99 at least 35 % under one attempt that waits for its
+  answer (`resilient` with circuit_breaker=false, timeout_ms=1500, max_attempts=1), for at
+  most 12 % more carrier calls (counted by the carrier); on provider_down, its hedges stay
+  within the budget (10 % of requests + 1 a second over 10 s);
+- `bulkhead` (legacy's retries behind 4 places): a 50-client provider_down storm leaves
+  /health p99 under 50 ms and resilient `ok` quotes at a p50 under 300 ms; the same storm on
+  legacy takes every worker (the lesson's exhaustion: resilient's p50 over 300 ms).
+Each storm runs once; a check that misses fails (no second try).
+Usage: test_overload_storms.py <quote-lab binary>"""
+import json
+import pathlib
+import subprocess
+import sys
+import threading
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from checks import check, failures  # noqa: E402
+from lab_http import running_lab  # noqa: E402
+
+BINARY = sys.argv[1]
+
+
+def storm(url, mode, scenario, *args):
+    """The --json result of one storm (None when it printed none)."""
+    out = subprocess.run([BINARY, "storm", "--target", url, "--mode", mode, "--scenario", scenario, "--json",
+                          "--settle-s", "1", *args], capture_output=True, text=True, timeout=300)
+    try:
+        return json.loads(out.stdout)
+    except ValueError:
+        print(out.stderr[-2000:])
+        return None
+
+
+def beside(fn):
+    """Runs fn() on a thread; returns a function that waits for it and gives its result."""
+    box = {}
+    t = threading.Thread(target=lambda: box.update(r=fn()))
+    t.start()
+    return lambda: (t.join(), box.get("r"))[1]
+
+
+with running_lab(BINARY, log_tail_on=lambda: bool(failures)) as lab:
+    # throttled: the first storm fills the window; the second is what it sends once full.
+    storm(lab.url, "throttled", "carrier_offline", "--clients", "10", "--duration", "10")
+    full = storm(lab.url, "throttled", "carrier_offline", "--clients", "10", "--duration", "5")
+    per_quote = full["carrier_calls"] / full["requests"] if full else None
+    check(per_quote is not None and per_quote <= 0.15,
+          f"throttled, window full: {per_quote} carrier calls per quote (at most 0.15; {full and full['requests']} quotes)")
+    check(full is not None and set(full["status_counts"]) == {"degraded"}, "...and every quote served the fallback")
+    plain = storm(lab.url, "resilient", "carrier_offline", "--param", "circuit_breaker=false", "--clients", "10",
+                  "--requests", "200")
+    check(plain is not None and plain["amplification"] == 2.0,
+          f"resilient without its breaker: 2 carrier calls per quote (got {plain and plain['amplification']})")
+
+with running_lab(BINARY, log_tail_on=lambda: bool(failures)) as lab:
+    waits = storm(lab.url, "resilient", "tail_latency", "--param", "circuit_breaker=false", "--param",
+                  "timeout_ms=1500", "--param", "max_attempts=1", "--clients", "12", "--requests", "2500")
+    hedged = storm(lab.url, "hedged", "tail_latency", "--clients", "12", "--requests", "2500")
+    if waits and hedged:
+        cut = 1 - hedged["latency_ms"]["p99"] / waits["latency_ms"]["p99"]
+        extra = hedged["carrier_received"] / hedged["requests"] - 1
+        check(cut >= 0.35, f"hedged cuts the quote p99 by {cut:.1%} (at least 35 %): {hedged['latency_ms']['p99']} ms "
+                           f"against {waits['latency_ms']['p99']} ms for one attempt that waits")
+        check(extra <= 0.12, f"...for {extra:.1%} more carrier calls (at most 12 %; "
+                             f"{hedged['carrier_received']} calls for {hedged['requests']} quotes)")
+    else:
+        check(False, "both tail_latency storms reported")
+
+with running_lab(BINARY, log_tail_on=lambda: bool(failures)) as lab:
+    down = storm(lab.url, "hedged", "provider_down", "--clients", "12", "--duration", "10")
+    if down:
+        hedges = down["carrier_received"] - down["requests"]
+        budget = 0.10 * down["requests"] + 1 * (down["elapsed_s"] + 10)
+        check(0 < hedges <= budget, f"hedged on provider_down: {hedges} hedges for {down['requests']} quotes, within "
+                                    f"the budget ({budget:.0f}: 10 % of requests + 1 a second)")
+    else:
+        check(False, "the provider_down storm reported")
+
+for mode, fenced in (("bulkhead", True), ("legacy", False)):
+    with running_lab(BINARY, log_tail_on=lambda: bool(failures)) as lab:
+        heavy = beside(lambda: storm(lab.url, mode, "provider_down", "--clients", "50", "--duration", "12"))
+        import time
+        time.sleep(2)  # the storm holds what it can hold
+        others = storm(lab.url, "resilient", "ok", "--clients", "2", "--duration", "6")
+        result = heavy()
+        health = result and result["health_latency_ms"]["p99"]
+        p50 = others and others["latency_ms"]["p50"]
+        if fenced:
+            check(health is not None and health < 50, f"bulkhead storm: /health p99 {health} ms (under 50)")
+            check(p50 is not None and p50 < 300, f"...resilient ok quotes beside it: p50 {p50} ms (under 300)")
+            check(result is not None and result["status_counts"].get("failed", 0) > 0,
+                  "...the quotes beyond its 4 places are refused at once (503, bulkhead_full)")
+        else:
+            check(p50 is None or p50 >= 300,
+                  f"the same storm on legacy takes every worker: resilient ok quotes p50 {p50} ms (300 or more)")
+
+sys.exit(1 if failures else 0)
