@@ -304,7 +304,7 @@ nlohmann::ordered_json incident_json(const Incident& i) {
 
 nlohmann::ordered_json diagnostics_json(const nlohmann::ordered_json& modes, const DiagnosticsView& d) {
   return {{"modes", modes},
-          {"policies", to_json(d.policies)},
+          {"policies", policies_shown_json(d.policies, false)},
           {"dependency", dependency_json(d.dependency)},
           {"carrier_mode", d.carrier_mode}};
 }

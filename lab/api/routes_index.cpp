@@ -101,7 +101,7 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
           {"scenarios", scenarios},
           {"carrier_mode", app.carrier_mode()},
           {"carrier_url", ctx.carrier_url},
-          {"policies", to_json(app.policies())},
+          {"policies", policies_shown_json(app.policies(), true)},
           {"try",
            {"curl '" + base + "/quote-legacy" + example + "'",
             "curl '" + base + "/quote-resilient" + example + "'",

@@ -3,68 +3,87 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/did_you_mean.hpp"
-#include "lab/formats/json_int.hpp"
+#include "lab/formats/json_fields.hpp"
+#include "lab/formats/pipeline_json.hpp"
 
 namespace quote_lab {
 namespace {
 
-std::string range_text(const std::string& name, long long lo, long long hi) {
-  return name + " must be between " + std::to_string(lo) + " and " + std::to_string(hi);
-}
+using namespace json_fields;
+using json = nlohmann::ordered_json;
 
-// Reads an integer field if present. The value is compared with [lo, hi] at full width
-// before it becomes an int, so 4294967298 is refused rather than read as 2.
-void read_int_field(const nlohmann::ordered_json& obj, const std::string& prefix, const char* key, int lo, int hi,
-                    int& out, std::vector<std::string>& errors) {
-  if (!obj.contains(key)) return;
-  const auto& v = obj.at(key);
-  if (!v.is_number_integer()) return errors.push_back(prefix + key + " must be an integer");
-  const auto value = json_int_in_range(v, lo, hi);
-  if (!value) return errors.push_back(range_text(prefix + key, lo, hi) + " (got " + v.dump() + ")");
-  out = static_cast<int>(*value);
-}
-
-// Reads one number or bool field if present, recording a type error otherwise.
-template <class T>
-void read_field(const nlohmann::ordered_json& obj, const std::string& prefix, const char* key, T& out,
-                std::vector<std::string>& errors) {
-  if (!obj.contains(key)) return;
-  const auto& v = obj.at(key);
-  if constexpr (std::is_same_v<T, bool>) {
-    if (!v.is_boolean()) return errors.push_back(prefix + key + " must be true or false");
-    out = v.get<bool>();
-  } else {
-    static_assert(std::is_floating_point_v<T>, "integers go through read_int_field");
-    if (!v.is_number()) return errors.push_back(prefix + key + " must be a number");
-    out = v.get<T>();
-  }
-}
-
-void check_keys(const nlohmann::ordered_json& obj, const std::string& where,
-                std::initializer_list<std::string_view> known, std::vector<std::string>& errors) {
-  for (const auto& [key, _] : obj.items()) {
-    bool ok = false;
-    for (auto k : known) ok = ok || key == k;
-    if (!ok) errors.push_back(where + ": unknown key '" + key + "'");
-  }
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-void read_retry(const nlohmann::ordered_json& j, const std::string& name, RetryPolicy& p,
-                std::vector<std::string>& errors) {
+void read_retry(const json& j, const std::string& name, RetryPolicy& p, std::vector<std::string>& errors) {
   if (!j.is_object()) return errors.push_back(name + " must be an object");
-  const std::string prefix = name + ".";
   check_keys(j, name,
              {"timeout_ms", "max_attempts", "backoff_base_ms", "backoff_max_ms", "jitter", "jitter_min_ms",
               "jitter_max_ms", "circuit_breaker", "fallback", "retry_on", "retry_budget_ratio",
-              "retry_budget_min_per_s", "deadline_ms", "idempotency_key", "breaker"},
+              "retry_budget_min_per_s", "deadline_ms", "idempotency_key", "breaker", "pipeline"},
              errors);
-  for (const auto& f : retry_int_fields()) read_int_field(j, prefix, f.key, f.lo, f.hi, p.*f.member, errors);
+  read_retry_keys(j, name + ".", p, errors);
+}
+
+void read_breaker(const nlohmann::ordered_json& b, const std::string& name, BreakerPolicy& out,
+                  std::vector<std::string>& errors) {
+  if (!b.is_object()) return errors.push_back(name + " must be an object");
+  check_keys(b, name, {"failure_threshold", "open_duration_s"}, errors);
+  read_int(b, name + ".", "failure_threshold", kFailureThresholdMin, kFailureThresholdMax,
+                 out.failure_threshold, errors);
+  read_field(b, name + ".", "open_duration_s", out.open_duration_s, errors);
+}
+
+// GET / shows each policy's keys beside its pipeline: read back, the keys must say what the
+// pipeline says, or the object would mean two things.
+void check_shown_keys(const json& value, const std::string& name, const PipelinePolicy& read, bool named,
+                      std::vector<std::string>& errors) {
+  RetryPolicy flat = read.retry;
+  read_retry(value, name, flat, errors);
+  const json said = to_json(read.retry, true);
+  const json shown = to_json(flat, true);
+  for (const auto& [key, _] : value.items())
+    if (said.contains(key) && said.at(key) != shown.at(key))
+      errors.push_back(name + "." + key + " is " + shown.at(key).dump() + " beside a pipeline that says " +
+                       said.at(key).dump() + ": write each setting once, in its strategy");
+  if (!named || !value.contains("breaker")) return;
+  const json said_breaker = read.breaker ? to_json(*read.breaker) : json(nullptr);
+  json shown_breaker = nullptr;
+  if (!value.at("breaker").is_null()) {
+    BreakerPolicy b = read.breaker.value_or(BreakerPolicy{});
+    read_breaker(value.at("breaker"), name + ".breaker", b, errors);
+    shown_breaker = to_json(b);
+  }
+  if (shown_breaker != said_breaker)
+    errors.push_back(name + ".breaker is " + shown_breaker.dump() + " beside a pipeline whose circuit_breaker says " +
+                     said_breaker.dump() + ": write each setting once, in its strategy");
+}
+
+// One policy object, flat (keys overlaid on `policy`) or a pipeline (the whole policy), onto
+// `policy` and, for a named policy, its own breaker (`own`; null for legacy and resilient).
+void read_policy(const json& value, const std::string& name, RetryPolicy& policy, std::optional<BreakerPolicy>* own,
+                 const BreakerPolicy& course_breaker, std::vector<std::string>& errors) {
+  if (!value.is_object()) return errors.push_back(name + " must be an object");
+  if (!own && value.contains("breaker"))
+    errors.push_back(name + ".breaker: only a named policy has a breaker of its own; the course breaker is the "
+                            "top-level \"breaker\"");
+  if (value.contains("pipeline")) {
+    PipelinePolicy read = pipeline_from_json(value.at("pipeline"), name, own != nullptr, errors);
+    if (value.size() > 1) check_shown_keys(value, name, read, own != nullptr, errors);
+    policy = std::move(read.retry);
+    if (own) *own = read.breaker;
+    return;
+  }
+  read_retry(value, name, policy, errors);
+  align_pipeline(policy);
+  if (!own || !value.contains("breaker")) return;
+  if (value.at("breaker").is_null()) return own->reset();
+  BreakerPolicy b = own->value_or(course_breaker);
+  read_breaker(value.at("breaker"), name + ".breaker", b, errors);
+  *own = b;
+}
+
+}  // namespace
+
+void read_retry_keys(const json& j, const std::string& prefix, RetryPolicy& p, std::vector<std::string>& errors) {
+  for (const auto& f : retry_int_fields()) read_int(j, prefix, f.key, f.lo, f.hi, p.*f.member, errors);
   read_field(j, prefix, "circuit_breaker", p.circuit_breaker, errors);
   read_field(j, prefix, "fallback", p.fallback, errors);
   if (j.contains("jitter")) {
@@ -81,7 +100,7 @@ void read_retry(const nlohmann::ordered_json& j, const std::string& name, RetryP
     const auto& v = j.at("retry_on");
     unsigned mask = 0;
     bool ok = v.is_array();
-    for (const auto& item : ok ? v : nlohmann::ordered_json::array()) {
+    for (const auto& item : ok ? v : json::array()) {
       const unsigned bit = item.is_string() ? parse_retry_on(item.get<std::string>()) : 0;
       ok = ok && bit != 0;
       mask |= bit;
@@ -90,26 +109,16 @@ void read_retry(const nlohmann::ordered_json& j, const std::string& name, RetryP
     else errors.push_back(prefix + "retry_on must be a list of: " + joined(retry_on_all_names()));
   }
   if (j.contains("retry_budget_ratio")) {
-    // null switches a budget off; the range is checked by validate().
+    // null switches a budget off
     if (j.at("retry_budget_ratio").is_null()) p.retry_budget_ratio.reset();
     else {
-      double ratio = 0;
-      read_field(j, prefix, "retry_budget_ratio", ratio, errors);
-      p.retry_budget_ratio = ratio;
+      double ratio = p.retry_budget_ratio.value_or(0);
+      const std::size_t before = errors.size();
+      read_number(j, prefix, "retry_budget_ratio", 0, 1, ratio, errors);
+      if (errors.size() == before) p.retry_budget_ratio = ratio;
     }
   }
 }
-
-void read_breaker(const nlohmann::ordered_json& b, const std::string& name, BreakerPolicy& out,
-                  std::vector<std::string>& errors) {
-  if (!b.is_object()) return errors.push_back(name + " must be an object");
-  check_keys(b, name, {"failure_threshold", "open_duration_s"}, errors);
-  read_int_field(b, name + ".", "failure_threshold", kFailureThresholdMin, kFailureThresholdMax,
-                 out.failure_threshold, errors);
-  read_field(b, name + ".", "open_duration_s", out.open_duration_s, errors);
-}
-
-}  // namespace
 
 Policies policies_from_json(const nlohmann::ordered_json& j, const Policies& base) {
   Policies p = base;
@@ -127,12 +136,8 @@ Policies policies_from_json(const nlohmann::ordered_json& j, const Policies& bas
       errors.push_back("policies: '" + key + "' is not a valid policy name (1-32 of a-z, 0-9, _ and -)");
       continue;
     }
-    const bool course = key == "legacy" || key == "resilient";
-    if (course && value.is_object() && value.contains("breaker"))
-      errors.push_back(key + ".breaker: only a named policy has a breaker of its own; the course breaker is the "
-                             "top-level \"breaker\"");
-    if (key == "legacy") read_retry(value, key, p.legacy, errors);
-    else if (key == "resilient") read_retry(value, key, p.resilient, errors);
+    if (key == "legacy") read_policy(value, key, p.legacy, nullptr, p.breaker, errors);
+    else if (key == "resilient") read_policy(value, key, p.resilient, nullptr, p.breaker, errors);
     else {
       NamedPolicy* named = nullptr;
       for (auto& n : p.named)
@@ -149,15 +154,7 @@ Policies policies_from_json(const nlohmann::ordered_json& j, const Policies& bas
         p.named.push_back(NamedPolicy{fresh, std::nullopt});
         named = &p.named.back();
       }
-      read_retry(value, key, named->retry, errors);
-      if (value.is_object() && value.contains("breaker")) {
-        if (value.at("breaker").is_null()) named->breaker.reset();
-        else {
-          BreakerPolicy b = named->breaker.value_or(p.breaker);
-          read_breaker(value.at("breaker"), key + ".breaker", b, errors);
-          named->breaker = b;
-        }
-      }
+      read_policy(value, key, named->retry, &named->breaker, p.breaker, errors);
     }
   }
   for (auto& e : validate(p)) errors.push_back(std::move(e));
@@ -204,10 +201,26 @@ nlohmann::ordered_json to_json(const BreakerPolicy& b) {
 }
 
 nlohmann::ordered_json to_json(const Policies& p) {
-  nlohmann::ordered_json j = {{"legacy", to_json(p.legacy)},
-          {"resilient", to_json(p.resilient)},
-          {"breaker", to_json(p.breaker)}};
+  const auto pipeline_form = [](const RetryPolicy& r, const std::optional<BreakerPolicy>& own) {
+    json j = json::object();
+    j["pipeline"] = pipeline_to_json(r, own);
+    return j;
+  };
+  json j = json::object();
+  j["legacy"] = pipeline_form(p.legacy, std::nullopt);
+  j["resilient"] = pipeline_form(p.resilient, std::nullopt);
+  j["breaker"] = to_json(p.breaker);
+  for (const auto& n : p.named) j[n.retry.mode] = pipeline_form(n.retry, n.breaker);
+  return j;
+}
+
+nlohmann::ordered_json policies_shown_json(const Policies& p, bool with_pipelines) {
+  json j = {{"legacy", to_json(p.legacy)}, {"resilient", to_json(p.resilient)}, {"breaker", to_json(p.breaker)}};
   for (const auto& n : p.named) j[n.retry.mode] = to_json(n);
+  if (!with_pipelines) return j;
+  j["legacy"]["pipeline"] = pipeline_to_json(p.legacy, std::nullopt);
+  j["resilient"]["pipeline"] = pipeline_to_json(p.resilient, std::nullopt);
+  for (const auto& n : p.named) j[n.retry.mode]["pipeline"] = pipeline_to_json(n.retry, n.breaker);
   return j;
 }
 

@@ -1,8 +1,9 @@
 #include "lab/resilience/policy.hpp"
 
+#include <algorithm>
 #include <array>
-#include <cmath>
-#include <sstream>
+
+#include "lab/resilience/strategy_settings.hpp"
 
 namespace quote_lab {
 namespace {
@@ -26,19 +27,6 @@ constexpr RetryIntField kRetryIntFields[] = {
     {"deadline_ms", &RetryPolicy::deadline_ms, 0, kDeadlineMsMax},
 };
 
-void check_range(std::vector<std::string>& errors, const std::string& name, double v, double lo,
-                 double hi) {
-  // whole numbers print as "1", not "1.0"
-  auto show = [](double x) {
-    if (x == std::floor(x) && std::abs(x) < 1e15) return std::to_string(static_cast<long long>(x));
-    std::ostringstream out;
-    out << x;
-    return out.str();
-  };
-  if (!(v >= lo && v <= hi))  // also refuses NaN
-    errors.push_back(name + " must be between " + show(lo) + " and " + show(hi) + " (got " + show(v) + ")");
-}
-
 constexpr std::array<std::pair<IdempotencyKey, std::string_view>, 3> kIdempotencyKeyNames{{
     {IdempotencyKey::per_flow, "per_flow"},
     {IdempotencyKey::per_attempt, "per_attempt"},
@@ -54,6 +42,53 @@ constexpr std::array<std::pair<unsigned, std::string_view>, 6> kRetryOnNames{{
     {kRetryOnBadResponse, "bad_response"},
 }};
 
+// Whether `p` uses strategy `s`, from its keys and its overload settings; retry when it
+// retries (a pipeline may leave retry out only when max_attempts is 1).
+bool uses(const RetryPolicy& p, Strategy s) {
+  const OverloadStrategies& o = p.overload;
+  switch (s) {
+    case Strategy::fallback: return p.fallback;
+    case Strategy::bulkhead: return o.bulkhead.has_value();
+    case Strategy::deadline: return p.deadline_ms > 0;
+    case Strategy::retry: return p.max_attempts > 1;
+    case Strategy::circuit_breaker: return p.circuit_breaker;
+    case Strategy::adaptive_throttle: return o.adaptive_throttle.has_value();
+    case Strategy::adaptive_retry: return o.adaptive_retry.has_value();
+    case Strategy::concurrency_limit: return o.concurrency_limit.has_value();
+    case Strategy::hedging: return o.hedging.has_value();
+    case Strategy::timeout: return true;
+  }
+  return false;
+}
+
+bool listed(const std::vector<Strategy>& pipeline, Strategy s) {
+  return std::find(pipeline.begin(), pipeline.end(), s) != pipeline.end();
+}
+
+// A declared pipeline must run as written and list exactly the strategies the policy uses.
+void validate_pipeline(const RetryPolicy& p, const std::string& n, std::vector<std::string>& errors) {
+  if (p.pipeline.empty()) return;
+  if (const std::string problem = pipeline_problem(p.pipeline); !problem.empty())
+    errors.push_back(n + "pipeline: " + problem);
+  for (const std::string& name : strategy_names()) {
+    const Strategy s = *parse_strategy(name);
+    const bool in = listed(p.pipeline, s);
+    if (!in && uses(p, s))
+      errors.push_back(n + "pipeline leaves out '" + name + "', which the policy uses");
+    else if (in && !uses(p, s) && s != Strategy::retry)
+      errors.push_back(n + "pipeline lists '" + name + "', which the policy does not use");
+  }
+}
+
+void validate_overload(const RetryPolicy& p, const std::string& n, std::vector<std::string>& errors) {
+  const OverloadStrategies& o = p.overload;
+  if (o.bulkhead) validate(*o.bulkhead, n + "bulkhead.", errors);
+  if (o.adaptive_throttle) validate(*o.adaptive_throttle, n + "adaptive_throttle.", errors);
+  if (o.adaptive_retry) validate(*o.adaptive_retry, n + "adaptive_retry.", errors);
+  if (o.concurrency_limit) validate(*o.concurrency_limit, n + "concurrency_limit.", errors);
+  if (o.hedging) validate(*o.hedging, n + "hedging.", errors);
+}
+
 }  // namespace
 
 void validate(const RetryPolicy& p, std::vector<std::string>& errors) {
@@ -62,11 +97,29 @@ void validate(const RetryPolicy& p, std::vector<std::string>& errors) {
   if (p.jitter_min_ms > p.jitter_max_ms)
     errors.push_back(n + "jitter_min_ms must not exceed jitter_max_ms");
   if (p.retry_budget_ratio) check_range(errors, n + "retry_budget_ratio", *p.retry_budget_ratio, 0, 1);
+  validate_overload(p, n, errors);
+  validate_pipeline(p, n, errors);
+}
+
+void align_pipeline(RetryPolicy& p) {
+  if (p.pipeline.empty()) return;
+  for (const std::string& name : strategy_names()) {
+    const Strategy s = *parse_strategy(name);
+    const bool in = listed(p.pipeline, s);
+    if (in && !uses(p, s) && s != Strategy::retry && s != Strategy::timeout) {
+      p.pipeline.erase(std::find(p.pipeline.begin(), p.pipeline.end(), s));
+    } else if (!in && uses(p, s)) {
+      // After every strategy the executor runs outside it or beside it (a gate joins the gates).
+      auto at = std::find_if(p.pipeline.begin(), p.pipeline.end(),
+                             [&](Strategy t) { return strategy_rank(t) > strategy_rank(s); });
+      p.pipeline.insert(at, s);
+    }
+  }
 }
 
 void validate(const BreakerPolicy& b, const std::string& name, std::vector<std::string>& errors) {
   check_range(errors, name + ".failure_threshold", b.failure_threshold, kFailureThresholdMin, kFailureThresholdMax);
-  check_range(errors, name + ".open_duration_s", b.open_duration_s, 0.1, 3600);
+  check_range(errors, name + ".open_duration_s", b.open_duration_s, kOpenDurationSMin, kOpenDurationSMax);
 }
 
 std::string_view to_string(IdempotencyKey k) {

@@ -86,6 +86,14 @@ struct RetryPolicy {
 /// the breaker, its overload strategies, timeout).
 std::vector<Strategy> pipeline_of(const RetryPolicy& p);
 
+/// Brings a declared pipeline in line with `p`'s keys after they changed (a flat overlay in
+/// the policies file, a request's overrides): fallback, deadline and circuit_breaker are
+/// listed exactly when the policy uses them, and so is each overload strategy with settings;
+/// retry is added when max_attempts exceeds 1 (never removed). Each strategy added goes to
+/// its place in the executor's order (a gate after the gates already listed). A policy
+/// without a declared pipeline is left alone: pipeline_of() derives its list anyway.
+void align_pipeline(RetryPolicy& p);
+
 /// The breaker of one upstream (SPEC: opens after 2 consecutive failed attempts, stays
 /// open 30 s, then lets exactly one probe through).
 struct BreakerPolicy {
@@ -170,6 +178,9 @@ std::span<const RetryIntField> retry_int_fields();
 /// Allowed range of BreakerPolicy::failure_threshold.
 inline constexpr int kFailureThresholdMin = 1;
 inline constexpr int kFailureThresholdMax = 100;
+/// Allowed range of BreakerPolicy::open_duration_s, seconds.
+inline constexpr double kOpenDurationSMin = 0.1;
+inline constexpr double kOpenDurationSMax = 3600;
 
 /// Upper bounds of retry_budget_min_per_s and deadline_ms in a policy (a request's overrides: http/policy_overrides.hpp).
 inline constexpr int kRetryBudgetMinPerSMax = 1000;
@@ -177,7 +188,11 @@ inline constexpr int kDeadlineMsMax = 60000;
 
 /// Range problems of `p` (empty when valid), e.g. "resilient.max_attempts must be 1–10".
 std::vector<std::string> validate(const Policies& p);
-/// Range problems of one policy, each prefixed with its name.
+/// Range problems of one policy, each prefixed with its name: its keys, its overload
+/// strategies' settings (strategy_settings.hpp: "bulkhead.max_concurrent must be between 1
+/// and 1000 (got 0)"), and a declared pipeline that would not run as written
+/// (pipeline_problem) or leaves out or lists a strategy the policy does not match
+/// ("hedged.pipeline leaves out 'fallback', which the policy uses").
 void validate(const RetryPolicy& p, std::vector<std::string>& errors);
 /// Range problems of one breaker, each prefixed with `name` ("breaker", "adr0005.breaker").
 void validate(const BreakerPolicy& b, const std::string& name, std::vector<std::string>& errors);

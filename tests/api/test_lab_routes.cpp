@@ -9,6 +9,7 @@
 #include <set>
 
 #include "lab/api/route_table.hpp"
+#include "lab/formats/policy_json.hpp"
 #include "lab/http/policy_overrides.hpp"
 #include "support/in_process_lab.hpp"
 #include "support/poll.hpp"
@@ -650,13 +651,45 @@ TEST_CASE("GET /quote/adr0005 answers like /quote-resilient, under ADR-0005's nu
   CHECK(diag.json["modes"]["adr0005"]["requests"] == 1);
 }
 
+TEST_CASE("GET / shows each policy's pipeline beside the keys it showed before, and reads back to the lab's policies") {
+  InProcessLab lab;
+  const Reply index = lab.get("/");
+  const auto& shown = index.json["policies"];
+  const quote_lab::Policies defaults = quote_lab::default_policies();
+  for (const auto& name : defaults.names()) {
+    CAPTURE(name);
+    REQUIRE(shown.contains(name));
+    CHECK(shown[name].contains("timeout_ms"));  // the keys the index showed before are all there
+    CHECK(shown[name].contains("fallback"));
+    CHECK(shown[name]["pipeline"].is_array());
+    CHECK(shown[name]["pipeline"].back()["strategy"] == "timeout");
+  }
+  CHECK(shown["resilient"]["pipeline"] == nlohmann::ordered_json::parse(R"([
+      {"strategy": "fallback"},
+      {"strategy": "retry", "max_attempts": 2, "backoff_base_ms": 80, "backoff_max_ms": 2000, "jitter": "additive",
+       "jitter_min_ms": 15, "jitter_max_ms": 45, "retry_on": ["5xx", "429", "timeout", "connect_error"],
+       "retry_budget_ratio": null, "retry_budget_min_per_s": 10, "idempotency_key": "per_flow"},
+      {"strategy": "circuit_breaker"},
+      {"strategy": "timeout", "timeout_ms": 220}])"));
+  CHECK(shown["adr0005"]["pipeline"][2] ==
+        nlohmann::ordered_json::parse(R"({"strategy": "circuit_breaker", "failure_threshold": 5, "open_duration_s": 30})"));
+  CHECK(shown["adr0005"]["breaker"]["failure_threshold"] == 5);  // still shown beside it
+  CHECK(shown["bulkhead"]["pipeline"][0]["strategy"] == "bulkhead");
+  CHECK(shown["hedged"]["pipeline"][2]["delay"]["mode"] == "observed_percentile");
+  CHECK_FALSE(shown["resilient"].contains("retry_on"));  // the course's keys as before
+  // Copied into a policies file, the index's policies are the lab's policies.
+  CHECK(quote_lab::to_json(quote_lab::policies_from_json(shown, defaults)) == quote_lab::to_json(defaults));
+  // /diagnostics/summary's policies are as they were: the keys alone.
+  CHECK_FALSE(lab.get("/diagnostics/summary").json["policies"]["resilient"].contains("pipeline"));
+}
+
 TEST_CASE("an unknown policy is a 404 naming the policies, with a did-you-mean, in English or Spanish") {
   InProcessLab lab;
   const Reply r = lab.get("/quote/adr005");
   CHECK(r.status == 404);
   CHECK(r.json["error"] == "unknown_policy");
   CHECK(r.json["message"] == "there is no policy 'adr005'; did you mean 'adr0005'?");
-  CHECK(r.json["allowed"] == nlohmann::json::array({"legacy", "resilient", "adr0005"}));
+  CHECK(r.json["allowed"] == nlohmann::json::array({"legacy", "resilient", "adr0005", "throttled", "adaptive_limit", "bulkhead", "hedged", "aws_adaptive"}));
   const Reply es = lab.get("/quote/zzz", {{"Accept-Language", "es"}});
   CHECK(es.status == 404);
   CHECK(es.json["message"] == "no existe la política 'zzz'; usa uno de los nombres permitidos (GET / los lista)");
@@ -718,7 +751,7 @@ TEST_CASE("POST /experiments/storm storms any named policy with the quote routes
   // A policy the lab does not serve: every one it does is allowed.
   const Reply unknown = lab.request("POST", "/experiments/storm?mode=adr05");
   CHECK(unknown.status == 400);
-  CHECK(unknown.json["allowed"] == nlohmann::json::array({"legacy", "resilient", "adr0005"}));
+  CHECK(unknown.json["allowed"] == nlohmann::json::array({"legacy", "resilient", "adr0005", "throttled", "adaptive_limit", "bulkhead", "hedged", "aws_adaptive"}));
   CHECK(unknown.json["message"] == "there is no policy 'adr05'; did you mean 'adr0005'?");
   CHECK(lab.get("/experiments/storm").json["options"].is_null());  // none of them started a storm
 

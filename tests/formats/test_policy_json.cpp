@@ -106,12 +106,19 @@ TEST_CASE("every field a policy object shows reads back to the same policy") {
   p.legacy.circuit_breaker = true;
   p.breaker.failure_threshold = 5;
   p.breaker.open_duration_s = 2.5;
-  const auto shown = to_json(p);
-  CHECK(shown["resilient"] == to_json(p.resilient));
-  CHECK(shown["resilient"]["jitter"] == "decorrelated");
-  CHECK(shown["breaker"]["open_duration_s"] == 2.5);
-  // Read over the defaults, the shown form gives back exactly p: no field is lost or renamed.
-  CHECK(to_json(policies_from_json(shown, default_policies())) == shown);
+  for (const bool with_pipelines : {false, true}) {
+    CAPTURE(with_pipelines);  // /diagnostics/summary shows the keys; GET / the pipeline beside them
+    const auto shown = policies_shown_json(p, with_pipelines);
+    auto keys = shown["resilient"];
+    keys.erase("pipeline");
+    CHECK(keys == to_json(p.resilient));
+    CHECK(shown["resilient"]["jitter"] == "decorrelated");
+    CHECK(shown["breaker"]["open_duration_s"] == 2.5);
+    // Read over the defaults, the shown form gives back exactly p: no field is lost or renamed.
+    CHECK(policies_shown_json(policies_from_json(shown, default_policies()), with_pipelines) == shown);
+  }
+  // And so does the file's form, where each policy is its pipeline.
+  CHECK(to_json(policies_from_json(to_json(p), default_policies())) == to_json(p));
 }
 
 TEST_CASE("a boolean field must be true or false, not a string") {
@@ -126,7 +133,9 @@ TEST_CASE("named policies: any number besides the course's two, each from the re
                    "retry_on": ["5xx", "4xx"]},
       "adr0005": {"breaker": {"failure_threshold": 7}}})"),
                                     default_policies());
-  REQUIRE(p.names() == std::vector<std::string>{"legacy", "resilient", "adr0005", "budgeted"});
+  // The named policies that ship keep their place; a new one comes after them.
+  REQUIRE(p.names() == std::vector<std::string>{"legacy", "resilient", "adr0005", "throttled", "adaptive_limit",
+                                                "bulkhead", "hedged", "aws_adaptive", "budgeted"});
   const RetryPolicy& b = *p.find("budgeted");
   CHECK(b.timeout_ms == 220);  // the resilient defaults underneath
   CHECK(b.max_attempts == 3);
@@ -137,7 +146,7 @@ TEST_CASE("named policies: any number besides the course's two, each from the re
   CHECK_FALSE(p.find_named("budgeted")->breaker);  // shares the course breaker
   CHECK(p.find_named("adr0005")->breaker->failure_threshold == 7);
   CHECK(p.find_named("adr0005")->breaker->open_duration_s == 30);
-  const auto shown = to_json(p);
+  const auto shown = policies_shown_json(p, true);
   CHECK(shown["budgeted"]["retry_on"] == nlohmann::ordered_json::array({"5xx", "4xx"}));
   CHECK(shown["budgeted"]["retry_budget_ratio"] == 0.1);
   CHECK_FALSE(shown["budgeted"].contains("breaker"));

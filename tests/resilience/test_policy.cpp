@@ -1,4 +1,5 @@
-// The policies as plain data: the course's defaults, range validation, jitter names.
+// The policies as plain data: the course's defaults, range validation, jitter names, a
+// declared pipeline kept in line with the keys.
 // Reading and writing them as JSON is tests/formats/test_policy_json.cpp.
 #include <doctest/doctest.h>
 
@@ -57,6 +58,48 @@ TEST_CASE("validate names the field, the range and the value, for every problem 
   CHECK(says("resilient.max_attempts must be between 1 and 10 (got 11)"));
   CHECK(says("legacy.timeout_ms must be between 10 and 10000 (got 9)"));
   CHECK(says("resilient.jitter_min_ms must not exceed jitter_max_ms"));
+}
+
+TEST_CASE("validate checks a declared pipeline: it runs as written and lists exactly what the policy uses") {
+  Policies p = default_policies();
+  RetryPolicy& hedged = p.named[4].retry;
+  REQUIRE(hedged.mode == "hedged");
+  hedged.fallback = false;                            // still listed
+  hedged.overload.bulkhead = BulkheadPolicy{};        // not listed
+  RetryPolicy& throttled = p.named[1].retry;
+  REQUIRE(throttled.mode == "throttled");
+  throttled.pipeline = {Strategy::retry, Strategy::fallback, Strategy::adaptive_throttle, Strategy::timeout};
+  throttled.overload.adaptive_throttle->buckets = 30;  // 10000 ms is not a multiple of 30
+  CHECK(validate(p) == std::vector<std::string>{
+                           "throttled.adaptive_throttle.window_ms must be a multiple of buckets (got 10000 and 30)",
+                           "throttled.pipeline: 'fallback' must come before 'retry' (outermost first: fallback, "
+                           "bulkhead, deadline, retry, the gates circuit_breaker, adaptive_throttle, adaptive_retry, "
+                           "concurrency_limit in any order, hedging, timeout)",
+                           "hedged.pipeline lists 'fallback', which the policy does not use",
+                           "hedged.pipeline leaves out 'bulkhead', which the policy uses",
+                       });
+}
+
+TEST_CASE("align_pipeline: a declared pipeline follows the keys, each strategy added at its place") {
+  RetryPolicy p = hedged_policy().retry;
+  REQUIRE(p.pipeline == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::hedging, Strategy::timeout});
+  p.fallback = false;
+  p.circuit_breaker = true;
+  p.deadline_ms = 900;
+  align_pipeline(p);
+  CHECK(p.pipeline == std::vector<Strategy>{Strategy::deadline, Strategy::retry, Strategy::circuit_breaker,
+                                            Strategy::hedging, Strategy::timeout});
+  p.max_attempts = 1;
+  align_pipeline(p);
+  CHECK(p.pipeline.size() == 5);  // retry is never taken out: one attempt is still its setting
+  RetryPolicy flat = default_policies().resilient;
+  flat.circuit_breaker = false;
+  align_pipeline(flat);
+  CHECK(flat.pipeline.empty());  // nothing declared: pipeline_of derives it
+  CHECK(pipeline_of(flat) == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::timeout});
+  std::vector<std::string> errors;
+  validate(p, errors);
+  CHECK(errors.empty());
 }
 
 }  // namespace test_policy

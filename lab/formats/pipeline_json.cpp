@@ -1,0 +1,343 @@
+#include "lab/formats/pipeline_json.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "lab/base/did_you_mean.hpp"
+#include "lab/formats/json_fields.hpp"
+#include "lab/formats/policy_json.hpp"
+#include "lab/resilience/strategy_settings.hpp"
+
+namespace quote_lab {
+namespace {
+
+using json = nlohmann::ordered_json;
+using namespace json_fields;
+
+template <class S>
+std::vector<std::string> keys_of(std::span<const StrategySetting<S>> table) {
+  std::vector<std::string> out;
+  for (const auto& f : table) out.emplace_back(f.key);
+  return out;
+}
+
+std::vector<std::string> hedging_delay_keys() {
+  std::vector<std::string> out{"mode"};
+  for (auto& k : keys_of(hedging_delay_settings())) out.push_back(k);
+  return out;
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// "unknown setting 'K'", with the nearest setting of the strategy, or the strategy the
+// setting belongs to, and every setting the strategy takes.
+std::string unknown_setting(const std::string& key, const std::string& owner_label,
+                            const std::vector<std::string>& allowed, std::optional<Strategy> strategy) {
+  std::string msg = "unknown setting '" + key + "'";
+  if (const auto meant = did_you_mean(key, allowed)) {
+    msg += "; did you mean '" + *meant + "'?";
+  } else if (strategy) {
+    for (const auto& other : strategy_names())
+      if (other != to_string(*strategy) && contains(strategy_setting_names(*parse_strategy(other)), key)) {
+        msg += ", which belongs to '" + other + "'";
+        break;
+      }
+  }
+  return msg + (allowed.empty() ? " (" + owner_label + " takes none)"
+                                 : " (" + owner_label + " takes: " + joined(allowed) + ")");
+}
+
+// Keeps the keys of `obj` in `allowed` (the others are reported) and returns them alone, so a
+// reader never reads a setting that belongs elsewhere.
+json known_settings(const json& obj, const std::string& where, const std::string& owner_label,
+                    const std::vector<std::string>& allowed, std::optional<Strategy> strategy,
+                    std::vector<std::string>& errors) {
+  json out = json::object();
+  for (const auto& [key, value] : obj.items()) {
+    if (key == "strategy" && strategy) continue;
+    if (contains(allowed, key)) out[key] = value;
+    else errors.push_back(where + unknown_setting(key, owner_label, allowed, strategy));
+  }
+  return out;
+}
+
+template <class S>
+void read_table(const json& obj, const std::string& prefix, std::span<const StrategySetting<S>> table, S& out,
+                std::vector<std::string>& errors) {
+  for (const auto& f : table) {
+    if (f.int_member)
+      read_int(obj, prefix, f.key, static_cast<int>(f.lo), static_cast<int>(f.hi), out.*f.int_member, errors);
+    else
+      read_number(obj, prefix, f.key, f.lo, f.hi, out.*f.number_member, errors);
+  }
+}
+
+// Out of line: inlined into a struct that has no double, GCC's -Warray-bounds cannot see
+// that a table of such a struct holds no number_member and warns on the read.
+template <class S>
+[[gnu::noinline]] double read_number_member(const S& s, double S::*member) {
+  return s.*member;
+}
+
+template <class S>
+void write_table(json& j, const S& s, std::span<const StrategySetting<S>> table) {
+  for (const auto& f : table) {
+    if (f.int_member) j[f.key] = s.*f.int_member;
+    else j[f.key] = read_number_member(s, f.number_member);
+  }
+}
+
+// Reads one strategy's settings struct: each setting within its range, then the ties between
+// settings; any problem leaves the defaults, so the policy's final check does not repeat it.
+template <class S>
+S read_settings(const json& obj, const std::string& where, std::span<const StrategySetting<S>> table,
+                std::vector<std::string>& errors) {
+  S s{};
+  const std::size_t before = errors.size();
+  read_table(obj, where, table, s, errors);
+  validate(s, where, errors);
+  return errors.size() == before ? s : S{};
+}
+
+template <class E>
+void read_choice(const json& obj, const std::string& where, const char* key, bool (*parse)(std::string_view, E&),
+                 const std::vector<std::string>& names, E& out, std::vector<std::string>& errors) {
+  if (!obj.contains(key)) return;
+  const auto& v = obj.at(key);
+  if (!v.is_string() || !parse(v.get<std::string>(), out))
+    errors.push_back(where + key + " must be one of: " + joined(names));
+}
+
+HedgingPolicy read_hedging(const json& obj, const std::string& where, std::vector<std::string>& errors) {
+  HedgingPolicy h;
+  if (obj.contains("delay")) {
+    if (!obj.at("delay").is_object()) {
+      errors.push_back(where + "delay must be an object {" + joined(hedging_delay_keys()) + "}");
+    } else {
+      const std::string at = where + "delay.";
+      const json d = known_settings(obj.at("delay"), where + "delay: ", "delay", hedging_delay_keys(), {}, errors);
+      h.delay = read_settings(d, at, hedging_delay_settings(), errors);
+      read_choice(d, at, "mode", parse_hedging_delay_mode, hedging_delay_mode_names(), h.delay.mode, errors);
+    }
+  }
+  if (obj.contains("budget")) {
+    if (!obj.at("budget").is_object()) {
+      errors.push_back(where + "budget must be an object {" + joined(keys_of(hedge_budget_settings())) + "}");
+    } else {
+      const json b = known_settings(obj.at("budget"), where + "budget: ", "budget", keys_of(hedge_budget_settings()),
+                                    {}, errors);
+      h.budget = read_settings(b, where + "budget.", hedge_budget_settings(), errors);
+    }
+  }
+  return h;
+}
+
+void read_circuit_breaker(const json& obj, const std::string& where, bool own_breaker_allowed, PipelinePolicy& out,
+                          std::vector<std::string>& errors) {
+  if (obj.empty()) return;  // the breaker the policy shares
+  if (!own_breaker_allowed)
+    return errors.push_back(where +
+                            "failure_threshold and open_duration_s give a named policy a breaker of its own; legacy "
+                            "and resilient share the course breaker, the top-level \"breaker\"");
+  BreakerPolicy b;
+  read_int(obj, where, "failure_threshold", kFailureThresholdMin, kFailureThresholdMax, b.failure_threshold, errors);
+  read_number(obj, where, "open_duration_s", kOpenDurationSMin, kOpenDurationSMax, b.open_duration_s, errors);
+  out.breaker = b;
+}
+
+void read_retry_strategy(const json& obj, const std::string& where, RetryPolicy& p, std::vector<std::string>& errors) {
+  read_retry_keys(obj, where, p, errors);
+  if (p.jitter_min_ms > p.jitter_max_ms) {
+    errors.push_back(where + "jitter_min_ms must not exceed jitter_max_ms (got " + std::to_string(p.jitter_min_ms) +
+                     " and " + std::to_string(p.jitter_max_ms) + ")");
+    p.jitter_min_ms = p.jitter_max_ms;  // reported once, here
+  }
+}
+
+// Reads the settings of strategy `s` (only those it takes) into `out`.
+void read_strategy(Strategy s, const json& settings, const std::string& where, bool own_breaker_allowed,
+                   PipelinePolicy& out, std::vector<std::string>& errors) {
+  RetryPolicy& p = out.retry;
+  OverloadStrategies& o = p.overload;
+  switch (s) {
+    case Strategy::fallback: return;
+    case Strategy::bulkhead: o.bulkhead = read_settings(settings, where, bulkhead_settings(), errors); return;
+    case Strategy::deadline:
+      // Listed means there is one: 0 (none) is what leaving the strategy out says.
+      if (!settings.contains("deadline_ms"))
+        errors.push_back(where + "deadline_ms is required, between 1 and " + std::to_string(kDeadlineMsMax));
+      p.deadline_ms = 1;  // whatever is wrong was said above: not "lists 'deadline', which the policy does not use"
+      read_int(settings, where, "deadline_ms", 1, kDeadlineMsMax, p.deadline_ms, errors);
+      return;
+    case Strategy::retry: return read_retry_strategy(settings, where, p, errors);
+    case Strategy::circuit_breaker: return read_circuit_breaker(settings, where, own_breaker_allowed, out, errors);
+    case Strategy::adaptive_throttle:
+      o.adaptive_throttle = read_settings(settings, where, adaptive_throttle_settings(), errors);
+      return;
+    case Strategy::adaptive_retry:
+      o.adaptive_retry = read_settings(settings, where, adaptive_retry_settings(), errors);
+      return;
+    case Strategy::concurrency_limit:
+      o.concurrency_limit = read_settings(settings, where, concurrency_limit_settings(), errors);
+      read_choice(settings, where, "headroom", parse_gradient_headroom, gradient_headroom_names(),
+                  o.concurrency_limit->headroom, errors);
+      return;
+    case Strategy::hedging: o.hedging = read_hedging(settings, where, errors); return;
+    case Strategy::timeout: return read_retry_keys(settings, where, p, errors);
+  }
+}
+
+// The strategy named by one entry of the list, or why it names none.
+std::optional<Strategy> entry_strategy(const json& entry, const std::string& at, std::vector<std::string>& errors) {
+  const std::string one_of = " (one of: " + joined(strategy_names()) + ")";
+  if (!entry.is_object()) {
+    errors.push_back(at + " must be an object {\"strategy\": NAME, its settings}" + one_of);
+    return std::nullopt;
+  }
+  if (!entry.contains("strategy")) {
+    errors.push_back(at + ": \"strategy\" is missing" + one_of);
+    return std::nullopt;
+  }
+  const auto& v = entry.at("strategy");
+  const std::string typed = v.is_string() ? v.get<std::string>() : v.dump();
+  const auto s = v.is_string() ? parse_strategy(typed) : std::nullopt;
+  if (!s) {
+    std::string msg = at + ": unknown strategy '" + typed + "'";
+    if (const auto meant = v.is_string() ? did_you_mean(typed, strategy_names()) : std::nullopt)
+      msg += "; did you mean '" + *meant + "'?";
+    errors.push_back(msg + one_of);
+  }
+  return s;
+}
+
+// The first strategy listed twice or out of the executor's order, at its index in the file.
+void check_order(const std::string& name, const std::vector<Strategy>& listed, const std::vector<std::size_t>& index,
+                 std::vector<std::string>& errors) {
+  for (std::size_t k = 1; k <= listed.size(); ++k) {
+    const std::string problem = pipeline_problem({listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(k)});
+    if (problem.empty()) continue;
+    errors.push_back(name + ".pipeline[" + std::to_string(index[k - 1]) + "] (" + std::string(to_string(listed[k - 1])) +
+                     "): " + problem);
+    return;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> strategy_setting_names(Strategy s) {
+  switch (s) {
+    case Strategy::fallback: return {};
+    case Strategy::bulkhead: return keys_of(bulkhead_settings());
+    case Strategy::deadline: return {"deadline_ms"};
+    case Strategy::retry:
+      return {"max_attempts", "backoff_base_ms", "backoff_max_ms", "jitter", "jitter_min_ms", "jitter_max_ms",
+              "retry_on", "retry_budget_ratio", "retry_budget_min_per_s", "idempotency_key"};
+    case Strategy::circuit_breaker: return {"failure_threshold", "open_duration_s"};
+    case Strategy::adaptive_throttle: return keys_of(adaptive_throttle_settings());
+    case Strategy::adaptive_retry: return keys_of(adaptive_retry_settings());
+    case Strategy::concurrency_limit: {
+      auto keys = keys_of(concurrency_limit_settings());
+      keys.emplace_back("headroom");
+      return keys;
+    }
+    case Strategy::hedging: return {"delay", "budget"};
+    case Strategy::timeout: return {"timeout_ms"};
+  }
+  return {};
+}
+
+PipelinePolicy pipeline_from_json(const json& list, const std::string& name, bool own_breaker_allowed,
+                                  std::vector<std::string>& errors) {
+  PipelinePolicy out;
+  out.retry.mode = name;
+  if (!list.is_array()) {
+    errors.push_back(name + ".pipeline must be a list of {\"strategy\": NAME, its settings}, outermost first");
+    return out;
+  }
+  std::vector<Strategy> listed;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = name + ".pipeline[" + std::to_string(i) + "]";
+    const auto s = entry_strategy(list[i], at, errors);
+    if (!s) continue;
+    const std::string label(to_string(*s));
+    const std::string where = at + " (" + label + "): ";
+    const json settings = known_settings(list[i], where, label, strategy_setting_names(*s), s, errors);
+    read_strategy(*s, settings, where, own_breaker_allowed, out, errors);
+    listed.push_back(*s);
+    index.push_back(i);
+  }
+  const auto has = [&listed](Strategy s) { return std::find(listed.begin(), listed.end(), s) != listed.end(); };
+  RetryPolicy& p = out.retry;
+  p.fallback = has(Strategy::fallback);
+  p.circuit_breaker = has(Strategy::circuit_breaker);
+  if (!has(Strategy::retry)) p.max_attempts = 1;
+  p.pipeline = listed;
+  const std::size_t before = errors.size();
+  check_order(name, listed, index, errors);
+  if (!has(Strategy::timeout)) {
+    errors.push_back(name + ".pipeline: 'timeout' is missing: every pipeline ends with {\"strategy\": \"timeout\", "
+                            "\"timeout_ms\": 10-10000}");
+    p.pipeline.push_back(Strategy::timeout);
+  }
+  if (errors.size() != before) {
+    // Reported here with the index; the policy's own check must not say it again.
+    std::stable_sort(p.pipeline.begin(), p.pipeline.end(),
+                     [](Strategy a, Strategy b) { return strategy_rank(a) < strategy_rank(b); });
+    std::vector<Strategy> once;
+    for (const Strategy s : p.pipeline)
+      if (std::find(once.begin(), once.end(), s) == once.end()) once.push_back(s);
+    p.pipeline = once;
+  }
+  return out;
+}
+
+json pipeline_to_json(const RetryPolicy& p, const std::optional<BreakerPolicy>& own_breaker) {
+  json list = json::array();
+  const OverloadStrategies& o = p.overload;
+  for (const Strategy s : pipeline_of(p)) {
+    json e = {{"strategy", std::string(to_string(s))}};
+    switch (s) {
+      case Strategy::fallback: break;
+      case Strategy::bulkhead: write_table(e, o.bulkhead.value_or(BulkheadPolicy{}), bulkhead_settings()); break;
+      case Strategy::deadline: e["deadline_ms"] = p.deadline_ms; break;
+      case Strategy::retry: {
+        const json flat = to_json(p, true);
+        for (const auto& key : strategy_setting_names(s)) e[key] = flat.at(key);
+        break;
+      }
+      case Strategy::circuit_breaker:
+        if (own_breaker) e.update(to_json(*own_breaker));
+        break;
+      case Strategy::adaptive_throttle:
+        write_table(e, o.adaptive_throttle.value_or(AdaptiveThrottleSettings{}), adaptive_throttle_settings());
+        break;
+      case Strategy::adaptive_retry:
+        write_table(e, o.adaptive_retry.value_or(AdaptiveRetryPolicy{}), adaptive_retry_settings());
+        break;
+      case Strategy::concurrency_limit: {
+        const GradientLimitSettings g = o.concurrency_limit.value_or(GradientLimitSettings{});
+        write_table(e, g, concurrency_limit_settings());
+        e["headroom"] = std::string(to_string(g.headroom));
+        break;
+      }
+      case Strategy::hedging: {
+        const HedgingPolicy h = o.hedging.value_or(HedgingPolicy{});
+        json delay = {{"mode", std::string(to_string(h.delay.mode))}};
+        write_table(delay, h.delay, hedging_delay_settings());
+        json budget = json::object();
+        write_table(budget, h.budget, hedge_budget_settings());
+        e["delay"] = delay;
+        e["budget"] = budget;
+        break;
+      }
+      case Strategy::timeout: e["timeout_ms"] = p.timeout_ms; break;
+    }
+    list.push_back(std::move(e));
+  }
+  return list;
+}
+
+}  // namespace quote_lab

@@ -1,0 +1,277 @@
+// A policy written as a pipeline of strategies: it reads into the same policy as the flat
+// keys, the policies that ship write as pipelines and read back to themselves, and every
+// refusal names the policy, the index, the strategy or setting and what is allowed.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lab/formats/pipeline_json.hpp"
+#include "lab/formats/policy_json.hpp"
+#include "lab/resilience/policy.hpp"
+
+namespace test_pipeline_json {
+
+using namespace quote_lab;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+Policies read(const char* text) { return policies_from_json(json::parse(text), default_policies()); }
+
+// Everything a policy holds, as one value to compare: its keys, its strategies in order,
+// their settings and its own breaker.
+json whole(const RetryPolicy& p, const std::optional<BreakerPolicy>& own = std::nullopt) {
+  json j = to_json(p, true);
+  j["pipeline"] = pipeline_to_json(p, own);
+  return j;
+}
+
+// The one problem a file has, as the PolicyError says it; "" when the file is accepted.
+std::string refusal(const std::string& text) {
+  try {
+    policies_from_json(json::parse(text), default_policies());
+  } catch (const PolicyError& e) {
+    const std::string prefix = "invalid policies:\n  - ";
+    const std::string what = e.what();
+    return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+  }
+  return "";
+}
+
+const std::string kOneOf =
+    " (one of: fallback, bulkhead, deadline, retry, circuit_breaker, adaptive_throttle, adaptive_retry, "
+    "concurrency_limit, hedging, timeout)";
+const std::string kRetryTakes =
+    " (retry takes: max_attempts, backoff_base_ms, backoff_max_ms, jitter, jitter_min_ms, jitter_max_ms, retry_on, "
+    "retry_budget_ratio, retry_budget_min_per_s, idempotency_key)";
+const std::string kOrder =
+    " (outermost first: fallback, bulkhead, deadline, retry, the gates circuit_breaker, adaptive_throttle, "
+    "adaptive_retry, concurrency_limit in any order, hedging, timeout)";
+
+}  // namespace
+
+TEST_CASE("legacy, resilient and adr0005 written as pipelines read into the very policies their flat keys make") {
+  const Policies flat = read(R"({
+      "legacy": {"timeout_ms": 360, "max_attempts": 4, "backoff_base_ms": 0, "backoff_max_ms": 0, "jitter": "none",
+                 "jitter_min_ms": 0, "jitter_max_ms": 0, "circuit_breaker": false, "fallback": false},
+      "resilient": {"timeout_ms": 220, "max_attempts": 2, "backoff_base_ms": 80, "backoff_max_ms": 2000,
+                    "jitter": "additive", "jitter_min_ms": 15, "jitter_max_ms": 45, "circuit_breaker": true,
+                    "fallback": true},
+      "adr0005": {"timeout_ms": 220, "max_attempts": 3, "backoff_base_ms": 200, "backoff_max_ms": 2000,
+                  "jitter": "decorrelated", "jitter_min_ms": 0, "jitter_max_ms": 0, "circuit_breaker": true,
+                  "fallback": true, "breaker": {"failure_threshold": 5, "open_duration_s": 30}}})");
+  // As a teacher writes them: each strategy with the settings that differ from the defaults.
+  const Policies piped = read(R"({
+      "legacy": {"pipeline": [
+          {"strategy": "retry", "max_attempts": 4, "backoff_base_ms": 0, "backoff_max_ms": 0, "jitter": "none",
+           "jitter_min_ms": 0, "jitter_max_ms": 0},
+          {"strategy": "timeout", "timeout_ms": 360}]},
+      "resilient": {"pipeline": [
+          {"strategy": "fallback"},
+          {"strategy": "retry", "max_attempts": 2, "backoff_base_ms": 80, "jitter": "additive"},
+          {"strategy": "circuit_breaker"},
+          {"strategy": "timeout", "timeout_ms": 220}]},
+      "adr0005": {"pipeline": [
+          {"strategy": "fallback"},
+          {"strategy": "retry", "max_attempts": 3, "backoff_base_ms": 200, "backoff_max_ms": 2000,
+           "jitter": "decorrelated", "jitter_min_ms": 0, "jitter_max_ms": 0},
+          {"strategy": "circuit_breaker", "failure_threshold": 5, "open_duration_s": 30},
+          {"strategy": "timeout", "timeout_ms": 220}]}})");
+  const Policies defaults = default_policies();
+  CHECK(whole(piped.legacy) == whole(flat.legacy));
+  CHECK(whole(piped.legacy) == whole(defaults.legacy));
+  CHECK(whole(piped.resilient) == whole(flat.resilient));
+  CHECK(whole(piped.resilient) == whole(defaults.resilient));
+  const NamedPolicy& a = *piped.find_named("adr0005");
+  CHECK(whole(a.retry, a.breaker) == whole(flat.find_named("adr0005")->retry, flat.find_named("adr0005")->breaker));
+  CHECK(whole(a.retry, a.breaker) == whole(adr0005_policy().retry, adr0005_policy().breaker));
+  CHECK(pipeline_of(piped.legacy) == std::vector<Strategy>{Strategy::retry, Strategy::timeout});
+  CHECK(pipeline_of(a.retry) ==
+        std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::circuit_breaker, Strategy::timeout});
+}
+
+TEST_CASE("a pipeline is the whole policy: a strategy left out is off, whatever the policy held before") {
+  const Policies p = read(R"({"adr0005": {"pipeline": [{"strategy": "timeout", "timeout_ms": 300}]},
+                              "resilient": {"pipeline": [{"strategy": "deadline", "deadline_ms": 900},
+                                                         {"strategy": "timeout"}]}})");
+  const NamedPolicy& a = *p.find_named("adr0005");
+  CHECK(a.retry.timeout_ms == 300);
+  CHECK(a.retry.max_attempts == 1);        // no retry: one attempt
+  CHECK_FALSE(a.retry.fallback);           // no fallback: a 503 when it fails
+  CHECK_FALSE(a.retry.circuit_breaker);    // no circuit_breaker: none asked
+  CHECK_FALSE(a.breaker);                  // so no breaker of its own either
+  CHECK(p.resilient.deadline_ms == 900);
+  CHECK(p.resilient.timeout_ms == 220);    // a setting left out takes its default
+  CHECK(p.legacy.timeout_ms == 360);       // a policy the file leaves out is as it was
+}
+
+TEST_CASE("the policies that ship write as pipelines and read back to themselves, setting for setting") {
+  const Policies defaults = default_policies();
+  const json file = to_json(defaults);
+  Policies base = default_policies();
+  base.named.clear();  // every named policy comes from the file alone
+  const Policies back = policies_from_json(file, base);
+  CHECK(to_json(back) == file);
+  REQUIRE(back.names() == defaults.names());
+  for (const auto& n : defaults.named) {
+    CAPTURE(n.retry.mode);
+    const NamedPolicy& b = *back.find_named(n.retry.mode);
+    CHECK(whole(b.retry, b.breaker) == whole(n.retry, n.breaker));
+    CHECK(pipeline_of(b.retry) == pipeline_of(n.retry));
+  }
+  CHECK(file["bulkhead"]["pipeline"][0] ==
+        json::parse(R"({"strategy": "bulkhead", "max_concurrent": 4, "max_queued": 0, "queue_timeout_ms": 0})"));
+  CHECK(file["throttled"]["pipeline"][2] ==
+        json::parse(R"({"strategy": "adaptive_throttle", "k": 1.5, "window_ms": 10000, "buckets": 40, "protection": 5})"));
+  CHECK(file["hedged"]["pipeline"][2]["delay"]["percentile"] == 90.0);
+  CHECK(file["hedged"]["pipeline"][2]["budget"] == json::parse(R"({"share": 0.1, "min_per_s": 1})"));
+  CHECK(file["aws_adaptive"]["pipeline"][2] == json::parse(R"({"strategy": "adaptive_retry", "max_wait_ms": 1000})"));
+  CHECK(file["adaptive_limit"]["pipeline"][2]["headroom"] == "sqrt_previous_limit");
+}
+
+TEST_CASE("every setting of every strategy survives a round trip, gates in the order the file lists them") {
+  Policies p = default_policies();
+  NamedPolicy custom{RetryPolicy{.mode = "custom"}, BreakerPolicy{.failure_threshold = 4, .open_duration_s = 2.5}};
+  RetryPolicy& r = custom.retry;
+  r.deadline_ms = 900;
+  r.retry_budget_ratio = 0.2;
+  r.idempotency_key = IdempotencyKey::per_attempt;
+  r.retry_on = kRetryOn5xx | kRetryOnBadResponse;
+  r.overload.bulkhead = BulkheadPolicy{.max_concurrent = 8, .max_queued = 3, .queue_timeout_ms = 250};
+  r.overload.adaptive_throttle = AdaptiveThrottleSettings{.k = 2, .window_ms = 5000, .buckets = 20, .protection = 0};
+  r.overload.adaptive_retry = AdaptiveRetryPolicy{.max_wait_ms = 400};
+  GradientLimitSettings g;
+  g.initial_limit = 10;
+  g.buffer_pct = 0;
+  g.headroom = GradientHeadroom::sqrt_scaled_limit;
+  r.overload.concurrency_limit = g;
+  HedgingPolicy h;
+  h.delay.mode = HedgingDelayMode::fixed;
+  h.delay.fixed_delay_ms = 120;
+  h.budget = HedgeBudgetSettings{.share = 0.05, .min_per_s = 0};
+  r.overload.hedging = h;
+  r.pipeline = {Strategy::fallback,          Strategy::bulkhead,       Strategy::deadline,
+                Strategy::retry,             Strategy::concurrency_limit, Strategy::adaptive_retry,
+                Strategy::adaptive_throttle, Strategy::circuit_breaker, Strategy::hedging,
+                Strategy::timeout};
+  p.named.push_back(custom);
+  REQUIRE(validate(p).empty());
+  const Policies back = policies_from_json(to_json(p), default_policies());
+  const NamedPolicy& b = *back.find_named("custom");
+  CHECK(whole(b.retry, b.breaker) == whole(r, custom.breaker));
+  CHECK(b.retry.pipeline == r.pipeline);  // the gates as listed, not in a canonical order
+  CHECK(b.retry.overload.hedging->delay.mode == HedgingDelayMode::fixed);
+  CHECK(b.retry.overload.concurrency_limit->headroom == GradientHeadroom::sqrt_scaled_limit);
+  CHECK(b.breaker->open_duration_s == 2.5);
+}
+
+TEST_CASE("each refusal names the policy, the index, the strategy or setting and what is allowed") {
+  struct Row {
+    std::string file;
+    std::string says;
+  };
+  const std::string t = R"({"strategy": "timeout"})";
+  for (const Row& row : {
+           Row{R"({"mine": {"pipeline": [{"strategy": "retyr"}, )" + t + "]}}",
+               "mine.pipeline[0]: unknown strategy 'retyr'; did you mean 'retry'?" + kOneOf},
+           Row{R"({"mine": {"pipeline": [{"strategy": "magic"}, )" + t + "]}}",
+               "mine.pipeline[0]: unknown strategy 'magic'" + kOneOf},
+           Row{R"({"mine": {"pipeline": [{"max_attempts": 2}, )" + t + "]}}",
+               "mine.pipeline[0]: \"strategy\" is missing" + kOneOf},
+           Row{R"({"mine": {"pipeline": ["retry", )" + t + "]}}",
+               "mine.pipeline[0] must be an object {\"strategy\": NAME, its settings}" + kOneOf},
+           Row{R"({"mine": {"pipeline": {"strategy": "timeout"}}})",
+               "mine.pipeline must be a list of {\"strategy\": NAME, its settings}, outermost first"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "retry", "max_attempt": 3}, )" + t + "]}}",
+               "mine.pipeline[0] (retry): unknown setting 'max_attempt'; did you mean 'max_attempts'?" + kRetryTakes},
+           Row{R"({"mine": {"pipeline": [{"strategy": "retry", "timeout_ms": 300}, )" + t + "]}}",
+               "mine.pipeline[0] (retry): unknown setting 'timeout_ms', which belongs to 'timeout'" + kRetryTakes},
+           Row{R"({"mine": {"pipeline": [{"strategy": "fallback", "ttl_s": 60}, )" + t + "]}}",
+               "mine.pipeline[0] (fallback): unknown setting 'ttl_s' (fallback takes none)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "hedging", "delay": {"percentil": 95}}, )" + t + "]}}",
+               "mine.pipeline[0] (hedging): delay: unknown setting 'percentil'; did you mean 'percentile'? (delay "
+               "takes: mode, fixed_delay_ms, percentile, window_samples, min_samples)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "retry", "max_attempts": 0}, )" + t + "]}}",
+               "mine.pipeline[0] (retry): max_attempts must be between 1 and 10 (got 0)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "retry", "max_attempts": 4294967298}, )" + t + "]}}",
+               "mine.pipeline[0] (retry): max_attempts must be between 1 and 10 (got 4294967298)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "retry", "retry_budget_ratio": 2}, )" + t + "]}}",
+               "mine.pipeline[0] (retry): retry_budget_ratio must be between 0 and 1 (got 2)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "retry", "jitter_min_ms": 50, "jitter_max_ms": 10}, )" + t + "]}}",
+               "mine.pipeline[0] (retry): jitter_min_ms must not exceed jitter_max_ms (got 50 and 10)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "retry", "jitter": "wild"}, )" + t + "]}}",
+               "mine.pipeline[0] (retry): jitter must be one of: none, additive, full, equal, decorrelated"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "timeout", "timeout_ms": 5}]}})",
+               "mine.pipeline[0] (timeout): timeout_ms must be between 10 and 10000 (got 5)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "deadline"}, )" + t + "]}}",
+               "mine.pipeline[0] (deadline): deadline_ms is required, between 1 and 60000"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "deadline", "deadline_ms": 0}, )" + t + "]}}",
+               "mine.pipeline[0] (deadline): deadline_ms must be between 1 and 60000 (got 0)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "bulkhead", "max_concurrent": 0}, )" + t + "]}}",
+               "mine.pipeline[0] (bulkhead): max_concurrent must be between 1 and 1000 (got 0)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "bulkhead", "queue_timeout_ms": 6000}, )" + t + "]}}",
+               "mine.pipeline[0] (bulkhead): queue_timeout_ms must be between 0 and 5000 (got 6000)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "adaptive_throttle", "k": 0.5}, )" + t + "]}}",
+               "mine.pipeline[0] (adaptive_throttle): k must be between 1 and 10 (got 0.5)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "adaptive_throttle", "buckets": 0}, )" + t + "]}}",
+               "mine.pipeline[0] (adaptive_throttle): buckets must be between 1 and 1000 (got 0)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "adaptive_throttle", "window_ms": 500}, )" + t + "]}}",
+               "mine.pipeline[0] (adaptive_throttle): window_ms must be between 1000 and 600000 (got 500)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "adaptive_throttle", "buckets": 30}, )" + t + "]}}",
+               "mine.pipeline[0] (adaptive_throttle): window_ms must be a multiple of buckets (got 10000 and 30)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "adaptive_retry", "max_wait_ms": 6000}, )" + t + "]}}",
+               "mine.pipeline[0] (adaptive_retry): max_wait_ms must be between 0 and 5000 (got 6000)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "concurrency_limit", "max_limit": 2000}, )" + t + "]}}",
+               "mine.pipeline[0] (concurrency_limit): max_limit must be between 1 and 1000 (got 2000)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "concurrency_limit", "initial_limit": 2}, )" + t + "]}}",
+               "mine.pipeline[0] (concurrency_limit): initial_limit must be between min_concurrency and max_limit, 3 "
+               "and 1000 (got 2)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "concurrency_limit", "headroom": "cube"}, )" + t + "]}}",
+               "mine.pipeline[0] (concurrency_limit): headroom must be one of: sqrt_previous_limit, sqrt_scaled_limit"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "hedging", "budget": {"share": 1.5}}, )" + t + "]}}",
+               "mine.pipeline[0] (hedging): budget.share must be between 0 and 1 (got 1.5)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "hedging", "delay": {"mode": "p95"}}, )" + t + "]}}",
+               "mine.pipeline[0] (hedging): delay.mode must be one of: fixed, observed_percentile"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "hedging", "delay": {"min_samples": 300}}, )" + t + "]}}",
+               "mine.pipeline[0] (hedging): delay.min_samples must not exceed window_samples (got 300 and 200)"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "circuit_breaker", "open_duration_s": 0}, )" + t + "]}}",
+               "mine.pipeline[0] (circuit_breaker): open_duration_s must be between 0.1 and 3600 (got 0)"},
+           Row{R"({"resilient": {"pipeline": [{"strategy": "circuit_breaker", "failure_threshold": 3}, )" + t + "]}}",
+               "resilient.pipeline[0] (circuit_breaker): failure_threshold and open_duration_s give a named policy a "
+               "breaker of its own; legacy and resilient share the course breaker, the top-level \"breaker\""},
+           Row{R"({"mine": {"pipeline": [{"strategy": "retry"}, {"strategy": "retry"}, )" + t + "]}}",
+               "mine.pipeline[1] (retry): 'retry' is listed twice"},
+           Row{R"({"mine": {"pipeline": [{"strategy": "retry"}, {"strategy": "fallback"}, )" + t + "]}}",
+               "mine.pipeline[1] (fallback): 'fallback' must come before 'retry'" + kOrder},
+           Row{R"({"mine": {"pipeline": [)" + t + R"(, {"strategy": "hedging"}]}})",
+               "mine.pipeline[1] (hedging): 'hedging' must come before 'timeout'" + kOrder},
+           Row{R"({"mine": {"pipeline": [{"strategy": "fallback"}, {"strategy": "retry"}]}})",
+               "mine.pipeline: 'timeout' is missing: every pipeline ends with {\"strategy\": \"timeout\", "
+               "\"timeout_ms\": 10-10000}"},
+           Row{R"({"mine": {"max_attempts": 4, "pipeline": [{"strategy": "retry", "max_attempts": 3}, )" + t + "]}}",
+               "mine.max_attempts is 4 beside a pipeline that says 3: write each setting once, in its strategy"},
+       }) {
+    CAPTURE(row.file);
+    CHECK(refusal(row.file) == row.says);
+  }
+}
+
+TEST_CASE("a file with several problems in its pipelines reports them all at once") {
+  const std::string says = refusal(R"({
+      "a": {"pipeline": [{"strategy": "retyr"}, {"strategy": "timeout"}]},
+      "b": {"pipeline": [{"strategy": "bulkhead", "max_concurrent": 0}, {"strategy": "fallback"}]}})");
+  CHECK(says.find("a.pipeline[0]: unknown strategy 'retyr'") != std::string::npos);
+  CHECK(says.find("b.pipeline[0] (bulkhead): max_concurrent must be between 1 and 1000 (got 0)") != std::string::npos);
+  CHECK(says.find("b.pipeline[1] (fallback): 'fallback' must come before 'bulkhead'") != std::string::npos);
+  CHECK(says.find("b.pipeline: 'timeout' is missing") != std::string::npos);
+}
+
+TEST_CASE("a flat overlay on a policy that ships as a pipeline keeps its pipeline in line with its keys") {
+  const Policies p = read(R"({"throttled": {"fallback": false, "circuit_breaker": true, "deadline_ms": 800}})");
+  const RetryPolicy& t = *p.find("throttled");
+  CHECK(pipeline_of(t) == std::vector<Strategy>{Strategy::deadline, Strategy::retry, Strategy::adaptive_throttle,
+                                                Strategy::circuit_breaker, Strategy::timeout});
+  CHECK(t.overload.adaptive_throttle.has_value());  // the overlay leaves the strategy's settings alone
+}
+
+}  // namespace test_pipeline_json
