@@ -82,8 +82,8 @@ struct RetryPolicy {
 };
 
 /// `p`'s strategies outermost first: its declared pipeline, or the one its keys imply
-/// (fallback if it falls back, deadline if it has one, retry, circuit_breaker if it asks
-/// the breaker, its overload strategies, timeout).
+/// (fallback if it falls back, its bulkhead, deadline if it has one, retry, its overload
+/// gates, circuit_breaker if it asks the breaker, its hedging, timeout).
 std::vector<Strategy> pipeline_of(const RetryPolicy& p);
 
 /// Brings a declared pipeline in line with `p`'s keys after they changed (a flat overlay in

@@ -45,8 +45,8 @@ const std::string kRetryTakes =
     " (retry takes: max_attempts, backoff_base_ms, backoff_max_ms, jitter, jitter_min_ms, jitter_max_ms, retry_on, "
     "retry_budget_ratio, retry_budget_min_per_s, idempotency_key)";
 const std::string kOrder =
-    " (outermost first: fallback, bulkhead, deadline, retry, the gates circuit_breaker, adaptive_throttle, "
-    "adaptive_retry, concurrency_limit in any order, hedging, timeout)";
+    " (outermost first: fallback, bulkhead, deadline, retry, the gates adaptive_throttle, adaptive_retry, "
+    "concurrency_limit in any order, circuit_breaker, hedging, timeout)";
 
 }  // namespace
 
@@ -243,6 +243,9 @@ TEST_CASE("each refusal names the policy, the index, the strategy or setting and
                "mine.pipeline[1] (retry): 'retry' is listed twice"},
            Row{R"({"mine": {"pipeline": [{"strategy": "retry"}, {"strategy": "fallback"}, )" + t + "]}}",
                "mine.pipeline[1] (fallback): 'fallback' must come before 'retry'" + kOrder},
+           Row{R"({"mine": {"pipeline": [{"strategy": "circuit_breaker"}, {"strategy": "adaptive_throttle"}, )" + t +
+                   "]}}",
+               "mine.pipeline[1] (adaptive_throttle): 'adaptive_throttle' must come before 'circuit_breaker'" + kOrder},
            Row{R"({"mine": {"pipeline": [)" + t + R"(, {"strategy": "hedging"}]}})",
                "mine.pipeline[1] (hedging): 'hedging' must come before 'timeout'" + kOrder},
            Row{R"({"mine": {"pipeline": [{"strategy": "fallback"}, {"strategy": "retry"}]}})",
