@@ -137,11 +137,13 @@ RetryPolicy legacy_numbers();
 /// strategy; `docs/policies.md` gives each its source and its lesson:
 ///   throttled       resilient's retries with the SRE book's adaptive throttling instead of
 ///                   a breaker (go-zero's K 1.5, 10 s in 40 buckets, 5 protected requests)
-///   adaptive_limit  resilient's retries with Envoy's gradient concurrency limit, no breaker
+///   adaptive_limit  resilient's retries with Envoy's gradient concurrency limit (no buffer:
+///                   the limit settles near capacity + √limit), no breaker
 ///   bulkhead        legacy's retries (360 ms × 4, no backoff, no breaker, no fallback)
 ///                   behind a bulkhead of 4 quotes at once per lab, no queue
 ///   hedged          one 1500 ms attempt, a hedge after the observed p90 (300 ms until 50
-///                   latencies are in), hedges ≤ 10 % of requests + 1/s; fallback
+///                   latencies are in), hedges ≤ 15 % of requests + 1/s (so every hedge due
+///                   at the p90 goes); fallback
 ///   aws_adaptive    the AWS SDKs' adaptive mode: 3 attempts, full-jitter backoff 0.2–2 s
 ///                   (botocore: base 1 s scaled to this carrier), a CUBIC-paced token per
 ///                   attempt (wait ≤ 1 s), fallback

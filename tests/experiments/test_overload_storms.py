@@ -6,7 +6,7 @@ engineer storms them (`quote-lab storm`), against the figures their issue asks:
 - `hedged` on tail_latency: a quote p99 at least 35 % under one attempt that waits for its
   answer (`resilient` with circuit_breaker=false, timeout_ms=1500, max_attempts=1), for at
   most 12 % more carrier calls (counted by the carrier); on provider_down, its hedges stay
-  within the budget (10 % of requests + 1 a second over 10 s);
+  within the budget (15 % of requests + 1 a second over 10 s);
 - `bulkhead` (legacy's retries behind 4 places): a 50-client provider_down storm leaves
   /health p99 under 50 ms and resilient `ok` quotes at a p50 under 300 ms; the same storm on
   legacy takes every worker (the lesson's exhaustion: resilient's p50 over 300 ms).
@@ -75,9 +75,9 @@ with running_lab(BINARY, log_tail_on=lambda: bool(failures)) as lab:
     down = storm(lab.url, "hedged", "provider_down", "--clients", "12", "--duration", "10")
     if down:
         hedges = down["carrier_received"] - down["requests"]
-        budget = 0.10 * down["requests"] + 1 * (down["elapsed_s"] + 10)
+        budget = 0.15 * down["requests"] + 1 * (down["elapsed_s"] + 10)
         check(0 < hedges <= budget, f"hedged on provider_down: {hedges} hedges for {down['requests']} quotes, within "
-                                    f"the budget ({budget:.0f}: 10 % of requests + 1 a second)")
+                                    f"the budget ({budget:.0f}: 15 % of requests + 1 a second)")
     else:
         check(False, "the provider_down storm reported")
 

@@ -124,7 +124,7 @@ TEST_CASE("the policies that ship write as pipelines and read back to themselves
   CHECK(file["throttled"]["pipeline"][2] ==
         json::parse(R"({"strategy": "adaptive_throttle", "k": 1.5, "window_ms": 10000, "buckets": 40, "protection": 5})"));
   CHECK(file["hedged"]["pipeline"][2]["delay"]["percentile"] == 90.0);
-  CHECK(file["hedged"]["pipeline"][2]["budget"] == json::parse(R"({"share": 0.1, "min_per_s": 1})"));
+  CHECK(file["hedged"]["pipeline"][2]["budget"] == json::parse(R"({"share": 0.15, "min_per_s": 1})"));
   CHECK(file["aws_adaptive"]["pipeline"][2] == json::parse(R"({"strategy": "adaptive_retry", "max_wait_ms": 1000})"));
   CHECK(file["adaptive_limit"]["pipeline"][2]["headroom"] == "sqrt_previous_limit");
 }

@@ -205,7 +205,7 @@ class AlwaysSlow final : public HedgedCaller {
 };
 }  // namespace
 
-TEST_CASE("hedged in a partial outage where every call is slow: hedges stay within 10 % of requests plus 1 a second, the rest are hedge_skipped") {
+TEST_CASE("hedged in a partial outage where every call is slow: hedges stay within 15 % of requests plus 1 a second, the rest are hedge_skipped") {
   ExecutorRig rig;
   const RetryPolicy policy = hedged_policy().retry;
   HedgeBudget budget(rig.clock, policy.overload.hedging->budget);
@@ -220,8 +220,8 @@ TEST_CASE("hedged in a partial outage where every call is slow: hedges stay with
     rig.clock.advance(Millis(10));
   }
   CHECK(hedges + skipped == 500);
-  CHECK(hedges <= static_cast<int>(0.10 * 500 + 1 * 10));
-  CHECK(hedges >= 50);  // the budget is spent, not left idle
+  CHECK(hedges <= static_cast<int>(0.15 * 500 + 1 * 10));
+  CHECK(hedges >= 75);  // the budget is spent, not left idle
   const QuoteTrace last = rig.executor.run(request("hedged"), policy, FlowGuards{.hedge_budget = &budget, .hedger = &hedger});
   CHECK(event_names(last) == std::vector<std::string>{"hedge_skipped", "attempt_success"});
 }
