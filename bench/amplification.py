@@ -5,7 +5,8 @@ fails (provider_down), one `quote-lab storm` run per line against one lab (issue
     python3 bench/amplification.py [--binary build/quote-lab] [--out docs/amplification.md] [--smoke]
 
 Two tables: the policies side by side (legacy, resilient without its breaker, the same with
-a 10 % retry budget, resilient with its breaker) and layered retries (`--layers 1..3`).
+a 10 % retry budget, resilient with its breaker, adr0005, and the overload policies throttled,
+adaptive_limit, bulkhead, hedged and aws_adaptive) and layered retries (`--layers 1..3`).
 Every line's exact command is in the table; the lab is reset (POST /reset-lab) before each,
 so each line starts from a closed breaker and an empty budget. A line whose `--param` the
 lab does not know yet (the lab answers 400) is marked pending with the lab's own reason:
@@ -33,6 +34,17 @@ POLICY_LINES = [
     ("resilient: its breaker opens on the first failures", ["--mode", "resilient"], "≈ 0", 10),
     ("adr0005 (a named policy, /quote/adr0005) without its breaker: 3 attempts",
      ["--mode", "adr0005", "--param", "circuit_breaker=false"], "≈ 3"),
+    # The overload policies (docs/policies.md): each is the course's numbers plus one strategy.
+    ("throttled: resilient's 2 attempts, adaptive throttling instead of a breaker",
+     ["--mode", "throttled"], "< 1: it drops calls once its window holds failures"),
+    ("adaptive_limit: resilient's 2 attempts under Envoy's gradient limit, no breaker",
+     ["--mode", "adaptive_limit"], "≤ 2: calls over the limit are refused without a call"),
+    ("bulkhead: legacy's 4 attempts behind 4 places", ["--mode", "bulkhead"],
+     "≤ 4: the quotes beyond its places are refused at once"),
+    ("hedged: one attempt of 1500 ms, a hedge after the p90, budget 15 % + 1/s", ["--mode", "hedged"],
+     "≈ 1 + the hedges its budget allows"),
+    ("aws_adaptive: 3 attempts, CUBIC-paced tokens", ["--mode", "aws_adaptive"],
+     "≈ 3: adaptive retry slows on 429s, not on timeouts"),
 ]
 LAYER_LINES = [
     ("1 layer: the lab", ["--mode", "legacy", "--layers", "1"], "4"),

@@ -27,6 +27,11 @@ LINES = [
      ["--mode", "resilient", *NO_BREAKER, "--param", "retry_budget_ratio=0.1", "--param", "retry_budget_min_per_s=0"]),
     ("resilient: breaker opens after 2 failures, for 30 s", ["--mode", "resilient"]),
     ("adr0005: 3 attempts, backoff 0.2–2 s, breaker after 5 failures for 30 s", ["--mode", "adr0005"]),
+    ("throttled: resilient's retries, adaptive throttling instead of a breaker", ["--mode", "throttled"]),
+    ("adaptive_limit: resilient's retries under Envoy's gradient concurrency limit", ["--mode", "adaptive_limit"]),
+    ("bulkhead: legacy's retries behind 4 places", ["--mode", "bulkhead"]),
+    ("hedged: one attempt of 1500 ms, a hedge after the p90", ["--mode", "hedged"]),
+    ("aws_adaptive: 3 attempts, CUBIC-paced tokens", ["--mode", "aws_adaptive"]),
 ]
 
 
