@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "lab/carrier/threaded_hedged_caller.hpp"
+#include "lab/resilience/quote_budget.hpp"
 #include "support/executor_rig.hpp"
 
 namespace test_overload_pipeline {
@@ -271,6 +272,23 @@ TEST_CASE("threaded hedged caller: a first call of 400 ms and a hedge of 10 ms a
   }  // the abandoned first call is waited for here
   std::lock_guard lock(m);
   CHECK(first_took == 400);  // what the hedging delay learns is the carrier's own latency
+}
+
+}  // namespace test_overload_pipeline
+
+namespace test_overload_pipeline {
+
+TEST_CASE("the worst case of a flow counts the overload strategies' waits: adaptive retry's token before each attempt, the bulkhead's queue once") {
+  RetryPolicy aws = aws_adaptive_policy().retry;
+  RetryPolicy without = aws;
+  without.overload.adaptive_retry.reset();
+  CHECK(worst_case_duration(aws) - worst_case_duration(without) == Millis(3 * 1000));
+  CHECK(worst_case_duration(aws).count() <= kMaxQuoteMs);  // the shipped policy keeps the 5 s rule
+  RetryPolicy queued = bulkhead_policy().retry;
+  const Millis unqueued = worst_case_duration(queued);
+  queued.overload.bulkhead->queue_timeout_ms = 500;
+  CHECK(worst_case_duration(queued) - unqueued == Millis(500));
+  CHECK(worst_case_from(queued, 2) == worst_case_from(bulkhead_policy().retry, 2));  // only before the first
 }
 
 }  // namespace test_overload_pipeline
