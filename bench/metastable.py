@@ -100,6 +100,14 @@ served normally (`recovered_after_trigger_s` in `GET /carrier`'s `metastable`).
   although the carrier could have answered. A shorter open duration, or a probe sooner,
   would bring it back sooner.
 - **ADR-0005** opens its breaker after 5 failures, for 30 s: the same shape.
+- **The overload policies** (one run each, 4 clients): adaptive throttling (`throttled`) drops
+  almost every call while the carrier refuses them and lets the few it sends find the carrier
+  healthy at once: it recovered when the trigger ended, without a breaker's 30 s of fallbacks.
+  `hedged`'s one long attempt (1500 ms) sends about one call per quote, under what the carrier
+  serves: it recovered within a second. The bulkhead caps quotes, not calls (legacy's 4
+  attempts each), and Envoy's gradient limit, with calls abandoned at 220 ms while the carrier
+  works on for 800, reads short round trips and keeps the carrier over its 6: neither recovers.
+  Adaptive retry slows on 429s only; the carrier's slow 503s never slow it down.
 """
     write_doc(args.out, text)
 
