@@ -281,7 +281,15 @@ try:
     # the legacy provider_down answers (4 x 360 ms, ~1.44 s idle, later on a busy machine)
     # read back at their own p50 and p99, not anywhere in 1-1.5 s as with wide buckets.
     policies = json.load(open(os.path.join(SOURCE, "docs", "policies.json")))
-    legacy, resilient = policies["legacy"], policies["resilient"]
+
+    def settings(policy):
+        # A pipeline's settings, each in its strategy; the same keys as the flat form.
+        flat = {}
+        for strategy in policy.get("pipeline", []):
+            flat.update({k: v for k, v in strategy.items() if k != "strategy"})
+        return flat or policy
+
+    legacy, resilient = settings(policies["legacy"]), settings(policies["resilient"])
     policy_times_s = [resilient["timeout_ms"] / 1000, legacy["timeout_ms"] / 1000,
                       (2 * resilient["timeout_ms"] + resilient["backoff_base_ms"]
                        + (resilient["jitter_min_ms"] + resilient["jitter_max_ms"]) / 2) / 1000,
