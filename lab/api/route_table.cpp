@@ -54,8 +54,10 @@ const std::vector<Route>& lab_route_table() {
           "contadores y percentiles de latencia por modo y por escenario" + page_es},
          .handler = diagnostics_summary},
         {.methods = {"GET"}, .path = "/metrics", .worker_slot = false,
-         .description = {"telemetry as JSON, or Prometheus text when Accept asks for it" + page,
-          "la telemetría en JSON, o en texto de Prometheus cuando Accept lo pide" + page_es},
+         .description = {"telemetry as JSON (`family=NAME,...`: only those families), or Prometheus text when Accept "
+                         "asks for it" + page,
+          "la telemetría en JSON (`family=NOMBRE,...`: solo esas familias), o en texto de Prometheus cuando Accept lo "
+          "pide" + page_es},
          .handler = metrics},
         {.methods = {"GET"}, .path = "/metrics-prometheus", .worker_slot = false,
          .description = {"Prometheus text exposition format 0.0.4", "texto de Prometheus, formato de exposición 0.0.4"},

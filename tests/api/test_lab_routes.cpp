@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 
 #include "lab/api/route_table.hpp"
 #include "lab/formats/policy_json.hpp"
@@ -160,6 +161,27 @@ TEST_CASE("/metrics speaks JSON to curl and Prometheus text to a scraper") {
   const Reply prom = lab.get("/04/metrics-prometheus");
   CHECK(prom.content_type.find("text/plain") == 0);
   CHECK(prom.body.find(R"(quote_lab_http_requests_total{code="200",route="/quote-resilient"} 1)") != std::string::npos);
+}
+
+TEST_CASE("/metrics?family= answers the families named and no other: what the dashboard reads every second") {
+  InProcessLab lab;
+  lab.get("/quote-resilient?scenario=ok&timeout_ms=1000");
+  const auto names = [](const Reply& r) {
+    std::set<std::string> out;
+    for (const auto& f : r.json["metrics"]) out.insert(f["name"].get<std::string>());
+    return out;
+  };
+  const Reply all = lab.get("/metrics", kScript);
+  CHECK(names(all).size() > 10);
+  // Repeated or comma-separated; a name the lab has not got is simply absent.
+  const Reply some = lab.get("/metrics?family=quote_lab_fallbacks_total,quote_lab_no_such_family&family=quote_lab_retries_total",
+                             kScript);
+  CHECK(names(some) == std::set<std::string>{"quote_lab_fallbacks_total", "quote_lab_retries_total"});
+  CHECK(some.json["dependency"]["circuit_status"] == "closed");  // the rest of the answer as before
+  CHECK(some.body.size() * 10 < all.body.size());
+  // Prometheus's text is the whole exposition, whatever the query.
+  const Reply text = lab.get("/metrics?family=quote_lab_retries_total", kPrometheus);
+  CHECK(text.body.find("quote_lab_quote_requests_total") != std::string::npos);
 }
 
 TEST_CASE("the carrier's mode is an outage for every request that names no scenario") {
