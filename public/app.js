@@ -1,6 +1,8 @@
 // quote lab dashboard: the breaker, the last legacy and resilient storms side by side (and
 // the last storm of each other policy), per mode the lab's last answer (whoever asked for
-// it) as a waterfall and the story over time, and the latest requests.
+// it) as a waterfall and the story over time, the overload strategies (what each admitted,
+// refused or hedged, its live value, the last answer of one of them), and the latest
+// requests.
 // Live updates come from Server-Sent Events (/events); without them the page polls. Every
 // request goes through net.js (timeouts, reachability, the lab's address).
 import { TEXT, localeFor, makeFormat, pickLanguage } from './i18n.js';
@@ -9,7 +11,8 @@ import { LatestAnswers } from './latest.js';
 import { MODES, Story } from './story.js';
 import { StoryCharts } from './charts.js';
 import { renderWaterfall, waterfallEndMs, waterfallRows } from './waterfall.js';
-import { el, figure, renderBreakerView, renderCountersView, renderIncidentsView, renderStormCardsView } from './views.js';
+import { overloadMetricsPath, overloadPolicies, overloadRows, stillMoving } from './overload.js';
+import { el, figure, renderBreakerView, renderCountersView, renderIncidentsView, renderOverloadView, renderStormCardsView } from './views.js';
 
 const MAX_SEEN = 2000;      // request ids remembered to draw each answer once
 const POLL_EVERY_S = 2;     // without the live stream
@@ -19,10 +22,14 @@ const state = {
   lang: pickLanguage(location.search, localStorage.getItem('quote-lab-lang'), navigator.language),
   index: null, carrierMode: null, breaker: null, breakerAt: 0, summary: null, incidents: [],
   storms: {}, stormStatus: null, seen: new Set(), live: false, active: false,
+  // The overload panel: its policies (from the index), the lab's last reading of their
+  // metric families, whether an answer of theirs came since, whether their values still move.
+  overload: [], overloadMetrics: null, overloadActive: false, overloadMoving: false,
   projector: params.get('projector') === '1', admin: true,
 };
 const story = new Story();
 const latest = new LatestAnswers();
+const latestOverload = new LatestAnswers();  // one slot, 'overload': the last answer of any overload policy
 let charts = null;
 let fmt = null;
 const t = () => TEXT[state.lang];
@@ -211,7 +218,7 @@ async function runQuote(mode) {
 
 const rowLabel = r => {
   const reason = r.reason ? (t().reason[r.reason] || r.reason) : '';
-  return (t().ev[r.kind] || (() => r.kind))(r.attempt, reason);
+  return (t().ev[r.kind] || (() => r.kind))(r.attempt, reason, r, fmt);
 };
 
 // Each mode's waterfall: the lab's latest answer (latest.js), said whose it is.
@@ -250,6 +257,49 @@ function clearAnswer(mode) {
   for (const sel of ['.explanation', '.quote-line', '.answer-origin']) $(sel, section).textContent = '';
 }
 
+// ---------- overload strategies ----------
+const isOverload = mode => state.overload.some(p => p.name === mode);
+const renderOverload = () =>
+  renderOverloadView(overloadRows(state.overload, state.summary?.modes, state.overloadMetrics), t(), fmt);
+
+// The last answer of an overload policy, on an axis of its own.
+function renderOverloadAnswer() {
+  const box = $('.overload-answer');
+  const last = latestOverload.shown.overload;
+  const origin = $('.answer-origin', box);
+  if (!last) {
+    $('.waterfall', box).replaceChildren();
+    origin.textContent = $('.explanation', box).textContent = '';
+    return;
+  }
+  const a = last.answer;
+  const rows = waterfallRows(a);
+  origin.dataset.requestId = a.request_id;
+  origin.dataset.policy = a.policy;
+  origin.textContent = `${t().overloadAnswerOf(a.policy, fmt.time(a.timestamp_utc))} · ${t().status[a.status] || a.status}`;
+  renderWaterfall($('.waterfall', box), rows, Math.max(100, waterfallEndMs(rows)), rowLabel, fmt);
+  $('.explanation', box).textContent = a.explanation ? a.explanation[state.lang] : '';
+}
+
+// An answer of an overload policy from the stream: the panel reads the lab's counts on the
+// next second, and the answer may become the one drawn (at most one a second, as above).
+function offerOverload(q) {
+  if (!q?.events || !isOverload(q.mode)) return;
+  state.overloadActive = true;
+  if (latestOverload.offer({ ...q, policy: q.mode, mode: 'overload' }, performance.now()).length) renderOverloadAnswer();
+}
+
+// The panel's metric families (a few KB: GET /metrics?family=…), for the page's lab.
+async function refreshOverload() {
+  if (!state.overload.length) return;
+  const before = resets;
+  const { body } = await call(overloadMetricsPath());
+  if (before !== resets) return;  // read before a reset the page heard of: the next read counts
+  state.overloadMetrics = body;
+  state.overloadMoving = stillMoving(overloadRows(state.overload, state.summary?.modes, body));
+  renderOverload();
+}
+
 // Every answer, from any client: once into the story and the breaker. One the lab finished
 // before the page started counting (an incident read at load) is drawn at its own time.
 function addAnswer(q) {
@@ -283,6 +333,7 @@ let breakerFrame = 0;
 
 setInterval(() => {
   if (latest.due(performance.now()).length) renderAnswers();
+  if (latestOverload.due(performance.now()).length) renderOverloadAnswer();
   renderBreaker();
   // The breaker turns half-open by itself when the cooldown ends: ask the lab then.
   const b = state.breaker;
@@ -306,6 +357,7 @@ async function refreshSummary() {
   if (before !== resets) story.owed = true;  // the next second reads again
   else if (story.counters(body.modes, answeredAt)) drawStory();
   renderCounters();
+  renderOverload();
 }
 
 async function refreshIncidents() {
@@ -334,10 +386,16 @@ async function storyTick() {
   if (ticking || !state.live) return;
   ticking = true;
   try {
-    const busy = state.active || state.stormStatus?.running || story.owed;
+    const storm = state.stormStatus?.running;
+    // The overload panel reads its families when one of its policies answered, is stormed
+    // (or a storm of unknown policy runs), or its live values have not settled yet.
+    const overload = state.overloadActive || state.overloadMoving
+      || (storm && (!state.stormStatus.options?.mode || isOverload(state.stormStatus.options.mode)));
+    const busy = state.active || storm || story.owed || overload;
     state.active = false;
+    state.overloadActive = false;
     if (busy) {
-      const read = await quietly(refreshSummary().then(() => true));
+      const [read] = await Promise.all([quietly(refreshSummary().then(() => true)), overload && quietly(refreshOverload())]);
       if (!read) story.owed = true;  // the lab did not answer: its counters are still owed
     } else if (story.idle(Date.now())) drawStory();
   } finally { ticking = false; }
@@ -418,8 +476,12 @@ function onReset(e) {
   story.reset(Date.parse(JSON.parse(e?.data || '{}').at) || Date.now());
   state.storms = {};
   latest.clear();
+  latestOverload.clear();
+  state.overloadMetrics = null;
   state.seen.clear();
   for (const m of MODES) clearAnswer(m);
+  renderOverloadAnswer();
+  renderOverload();
   renderStorm({ running: false, last_result: null });
   drawStory();
   quietly(refreshAll());
@@ -428,7 +490,7 @@ function onReset(e) {
 let stormAsked = false;
 function connect() {
   openStream({
-    quote: e => { const q = JSON.parse(e.data); addAnswer(q); offerAnswer(q); queueIncidents(); },
+    quote: e => { const q = JSON.parse(e.data); addAnswer(q); offerAnswer(q); offerOverload(q); queueIncidents(); },
     breaker: () => refreshBreaker(),
     carrier_mode: e => setCarrierMode(JSON.parse(e.data).mode, performance.now()),
     reset: onReset,
@@ -468,7 +530,7 @@ function readStorm() {
 let refreshing = null;
 function refreshAll() {
   refreshing ??= Promise.all([refreshBreaker(), quietly(refreshSummary()), quietly(refreshIncidents()),
-    readStorm(),
+    readStorm(), quietly(refreshOverload()),
     readCarrierMode()]).finally(() => { refreshing = null; });
   return refreshing;
 }
@@ -497,6 +559,8 @@ function applyLanguage() {
   }
   setCarrierMode(state.carrierMode, carrierModeAt);  // new words, same mode
   renderAnswers();
+  renderOverload();
+  renderOverloadAnswer();
   renderBadge();
   renderStormCards();
   renderBreaker();
@@ -511,6 +575,8 @@ async function main() {
     try { state.index = (await call('/')).body; break; } catch { renderBadge(); await new Promise(r => setTimeout(r, 2000)); }
   }
   state.carrierMode = state.index.carrier_mode;
+  state.overload = overloadPolicies(state.index);
+  $('#overload').hidden = !state.overload.length;  // a policies file without any
   buildPanels();
   setProjector(state.projector);
   applyLanguage();

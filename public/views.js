@@ -1,7 +1,8 @@
 // What the page draws from the lab's data: the breaker, the storm result cards, the
-// counters and the latest requests. Each takes the data, the words of the reader's language
+// overload strategies, the counters and the latest requests. Each takes the data, the words of the reader's language
 // (`w`, from i18n.js) and the formatter (`f`), and only writes the DOM.
 import { MODES } from './story.js';
+import { dropPercent } from './overload.js';
 
 const $ = sel => document.querySelector(sel);
 
@@ -132,4 +133,47 @@ export function renderIncidentsView(incidents, w, f) {
     el('td', { text: i.scenario }), el('td', {}, el('span', { class: `badge ${i.status}`, text: w.status[i.status] })),
     el('td', { text: f.num(i.attempts) }), el('td', { text: f.ms(i.elapsed_ms) }),
     el('td', { class: 'mono', text: i.request_id }))));
+}
+
+// Strategies that refuse calls (every overload strategy but hedging).
+const REFUSING = ['adaptive_throttle', 'concurrency_limit', 'bulkhead', 'adaptive_retry'];
+
+/// The overload strategies panel: a card per policy (overload.js's rows), what it admitted,
+/// refused by reason or hedged, then its strategy's live value. Each figure carries its
+/// number in data-value (tests); a card its requests in data-requests.
+export function renderOverloadView(rows, w, f) {
+  const box = $('#overload-policies');
+  if (!box) return;
+  const k = w.overloadKeys;
+  const fig = (key, value, shown, caption) => {
+    const node = figure(key, shown, caption);
+    node.dataset.value = value == null ? '' : String(value);
+    return node;
+  };
+  const count = (key, n) => fig(key, n, f.num(n), k[key]);
+  box.replaceChildren(...rows.map(r => {
+    const title = el('h3', {}, el('span', { class: 'mono', text: r.name }),
+      el('span', { class: 'strategy', text: ` · ${r.strategies.map(s => w.strategy[s]).join(', ')}` }));
+    const figures = [count('requests', r.requests), count('calls', r.calls)];
+    if (r.strategies.some(s => REFUSING.includes(s))) figures.push(count('rejected', r.rejectedTotal));
+    if (r.hedges) figures.push(fig('hedgeSent', r.hedges.sent, f.num(r.hedges.sent), k.hedgeSent),
+      fig('hedgeWon', r.hedges.won, f.num(r.hedges.won), k.hedgeWon), fig('hedgeSkipped', r.hedges.skipped, f.num(r.hedges.skipped), k.hedgeSkipped));
+    const live = [];
+    if (r.strategies.includes('adaptive_throttle'))
+      live.push(fig('dropRatio', r.dropRatio, r.dropRatio == null ? w.none : `${f.fixed(dropPercent(r.dropRatio), 1)}\u00a0%`, k.dropRatio));
+    if (r.strategies.includes('concurrency_limit'))
+      live.push(fig('inFlight', r.inFlight, f.num(r.inFlight), k.inFlight), fig('limit', r.limit, f.num(r.limit), k.limit));
+    if (r.strategies.includes('bulkhead'))
+      live.push(fig('bulkhead', r.bulkheadActive, `${f.num(r.bulkheadActive)} / ${f.num(r.bulkheadMax)}`, k.bulkhead));
+    if (r.strategies.includes('hedging')) live.push(fig('hedgeDelay', r.hedgeDelayMs, f.ms(r.hedgeDelayMs), k.hedgeDelay));
+    if (r.strategies.includes('adaptive_retry'))
+      live.push(fig('sendRate', r.sendRate, r.sendRate == null ? w.none : w.perSecond(f.num(r.sendRate, 1)), r.sendRate == null ? w.sendRateOff : k.sendRate));
+    for (const node of live) node.classList.add('live-value');
+    const reasons = Object.entries(r.rejected).map(([reason, n]) => `${w.rejectedReason[reason] || reason}: ${f.num(n)}`);
+    return el('div', { class: 'overload-card', 'data-policy': r.name, 'data-requests': String(r.requests) }, title,
+      el('div', { class: 'figures' }, ...figures, ...live),
+      ...(reasons.length ? [el('p', { class: 'note reasons', text: reasons.join(' · ') })] : []));
+  }));
+  const none = $('#overload-none');
+  if (none) { none.hidden = rows.some(r => r.requests > 0); none.textContent = w.overloadNone; }
 }

@@ -3,8 +3,16 @@
 // fallback where they happened, the lab's total and what the browser measured. Both modes
 // draw on the same axis (the longest of the two), so their bars compare at a glance.
 
+// What happened inside an attempt's call: the lab lists these before the attempt itself.
+const INSIDE_ATTEMPT = new Set(['hedge', 'hedge_won', 'hedge_skipped']);
+const ATTEMPT = new Set(['attempt_success', 'attempt_failed']);
+
 /// Rows with start and length in ms from when the request reached the lab. Events follow
-/// each other: attempts last `elapsed_ms`, backoffs `wait_ms`; the rest are instants.
+/// each other: attempts last `elapsed_ms`, backoffs `wait_ms`; the rest (a refusal, the
+/// breaker's short-circuit, the fallback) are instants. A hedged call happens inside its
+/// attempt and is drawn under it: sent `wait_ms` after the attempt began (`after`), in
+/// flight until the attempt's answer (the first answer wins, the other is abandoned);
+/// `hedge_won` marks that answer, `hedge_skipped` (the hedge budget said no) the attempt.
 /// `clientMs`: the time the browser measured (null for answers another client asked for).
 export function waterfallRows(answer, clientMs = null) {
   const rows = [];
@@ -12,11 +20,26 @@ export function waterfallRows(answer, clientMs = null) {
   const queue = Number.isFinite(answer.queue_ms) && answer.queue_ms >= 1 ? answer.queue_ms : null;
   let t = queue ?? 0;
   if (queue != null) rows.push({ kind: 'queue', start: 0, ms: queue });
+  let inside = [];  // hedge steps waiting for their attempt
+  const insideRow = (e, start, end) => {
+    if (e.event === 'hedge') {
+      const at = start + (e.wait_ms ?? 0);
+      return { kind: 'hedge', attempt: e.attempt, reason: null, after: e.wait_ms ?? null, start: Math.min(at, end), ms: Math.max(0, end - at) };
+    }
+    return { kind: e.event, attempt: e.attempt, reason: e.reason || null, start: e.event === 'hedge_won' ? end : start, ms: null };
+  };
   for (const e of answer.events || []) {
+    if (INSIDE_ATTEMPT.has(e.event)) { inside.push(e); continue; }
     const ms = e.elapsed_ms ?? e.wait_ms ?? null;
     rows.push({ kind: e.event, attempt: e.attempt, reason: e.reason || null, start: t, ms });
+    if (ATTEMPT.has(e.event)) {
+      const mine = inside.filter(h => h.attempt === e.attempt);
+      inside = inside.filter(h => h.attempt !== e.attempt);
+      for (const h of mine) rows.push(insideRow(h, t, t + (ms ?? 0)));
+    }
     if (ms != null) t += ms;
   }
+  for (const h of inside) rows.push(insideRow(h, t, t));  // no attempt of theirs listed: instants where the steps stand
   rows.push({ kind: 'total', start: 0, ms: (queue ?? 0) + answer.elapsed_ms });
   if (clientMs != null) rows.push({ kind: 'client', start: 0, ms: clientMs });
   return rows;

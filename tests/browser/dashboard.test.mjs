@@ -194,8 +194,9 @@ test('any policy from the page: an adr0005 storm without its breaker gets a card
   const { browser, page, problems } = await openPage(lab, { locale: 'en-US' });
   try {
     await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
-    // Every policy of the lab, the course's two first.
-    assert.deepEqual(await page.locator('#storm-mode option').evaluateAll(os => os.map(o => o.value)), ['legacy', 'resilient', 'adr0005']);
+    // Every policy of the lab, the course's two first, then the policies file's order.
+    assert.deepEqual(await page.locator('#storm-mode option').evaluateAll(os => os.map(o => o.value)),
+      ['legacy', 'resilient', 'adr0005', 'throttled', 'adaptive_limit', 'bulkhead', 'hedged', 'aws_adaptive']);
     await page.selectOption('#storm-mode', 'adr0005');
     await page.selectOption('#storm-override-circuit_breaker', 'false');
     await page.selectOption('#storm-scenario', 'provider_down');

@@ -124,9 +124,11 @@ export async function stormFromPage(page, mode, scenario, clients, durationS) {
   await page.selectOption('#storm-scenario', scenario);
   await page.fill('#storm-clients', String(clients));
   await page.fill('#storm-duration', String(durationS));
-  const before = await page.locator(`#storm-${mode}`).getAttribute('data-requests');
+  // A named policy has no card before its first storm.
+  const card = page.locator(`#storm-${mode}`);
+  const before = (await card.count()) ? await card.getAttribute('data-requests') : null;
   await page.locator('#storm-start').click();
-  await page.waitForFunction(([m, b]) => { const c = document.querySelector(`#storm-${m}`); return c.dataset.requests && c.dataset.requests !== b; },
+  await page.waitForFunction(([m, b]) => { const c = document.querySelector(`#storm-${m}`); return c?.dataset.requests && c.dataset.requests !== b; },
     [mode, before], { timeout: 30000 });
   return Number(await page.locator(`#storm-${mode}`).getAttribute('data-requests'));
 }

@@ -1,7 +1,7 @@
 // The pages' pure parts, without a browser: number format and language, the story's
 // per-second points (and the incidents drawn at their own time), the waterfall's rows and
-// which answer it shows, the storm cards' outcomes, the class ranking, lab keys, the live
-// stream's backoff and the Spanish-page check. Fast and exact.
+// which answer it shows, the storm cards' outcomes, the overload strategies panel's rows, the
+// class ranking, lab keys, the live stream's backoff and the Spanish-page check. Fast and exact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeFormat, localeFor, pickLanguage, TEXT } from '../../public/i18n.js';
@@ -11,6 +11,7 @@ import { streamRetryDelayMs, withLab, labOwner, labKey, keepLabKey, labKeyHeader
 import { timeStepMs } from '../../public/charts.js';
 import { LatestAnswers, OWN_HOLD_MS, OTHERS_EVERY_MS } from '../../public/latest.js';
 import { stormOutcomes } from '../../public/views.js';
+import { dropPercent, overloadMetricsPath, overloadPolicies, overloadRows, stillMoving, OVERLOAD_FAMILIES } from '../../public/overload.js';
 import { rankLabs, MIN_REQUESTS } from '../../public/ranking.js';
 import { foreignWords } from './spanish.mjs';
 
@@ -150,6 +151,103 @@ test('the waterfall: queue first, then attempts and backoffs end to end, the lab
   assert.deepEqual(waterfallRows({ elapsed_ms: 1443, queue_ms: 12 }).map(r => [r.kind, r.ms]), [['queue', 12], ['total', 1455]]);
   assert.deepEqual(axisTicks(1443), [0, 500, 1000]);
   assert.deepEqual(axisTicks(400), [0, 100, 200, 300, 400]);
+});
+
+test('the waterfall: a refusal is an instant; a hedged call is drawn inside its attempt, from its send to the answer', () => {
+  // throttled: the gate refused the attempt, the fallback answered
+  const refused = waterfallRows({ elapsed_ms: 0.02, events: [
+    { event: 'rejected', attempt: 1, reason: 'throttled' },
+    { event: 'fallback_used', attempt: 1, reason: 'cached_quote' }] });
+  assert.deepEqual(refused.map(r => [r.kind, r.reason, r.start, r.ms]), [
+    ['rejected', 'throttled', 0, null], ['fallback_used', 'cached_quote', 0, null], ['total', undefined, 0, 0.02]]);
+  // hedged: the lab lists the hedge steps before their attempt; the attempt began with the
+  // first call (420 ms to the winning answer), the hedge went at 300 ms and won
+  const won = waterfallRows({ elapsed_ms: 421, queue_ms: 5, events: [
+    { event: 'hedge', attempt: 1, wait_ms: 300 },
+    { event: 'hedge_won', attempt: 1 },
+    { event: 'attempt_success', attempt: 1, elapsed_ms: 420 }] });
+  assert.deepEqual(won.map(r => [r.kind, r.start, r.ms]), [
+    ['queue', 0, 5], ['attempt_success', 5, 420], ['hedge', 305, 120], ['hedge_won', 425, null], ['total', 0, 426]]);
+  assert.equal(won[2].after, 300);
+  // the budget said no: the skip sits on its attempt; a later attempt starts after the first
+  const skipped = waterfallRows({ elapsed_ms: 1800, events: [
+    { event: 'hedge_skipped', attempt: 1, reason: 'hedge_budget' },
+    { event: 'attempt_failed', attempt: 1, elapsed_ms: 1500, reason: 'timeout' },
+    { event: 'fallback_used', attempt: 1, reason: 'cached_quote' }] });
+  assert.deepEqual(skipped.map(r => [r.kind, r.reason, r.start, r.ms]), [
+    ['attempt_failed', 'timeout', 0, 1500], ['hedge_skipped', 'hedge_budget', 0, null], ['fallback_used', 'cached_quote', 1500, null],
+    ['total', undefined, 0, 1800]]);
+  // every new step and reason has words in both languages, the lab's one term in Spanish
+  const es = makeFormat('es', 'es-AR');
+  const say = (lang, row) => TEXT[lang].ev[row.kind](row.attempt, TEXT[lang].reason[row.reason] ?? '', row, makeFormat(lang, lang));
+  assert.equal(say('es', refused[0]), 'intento 1: rechazado sin llamar al proveedor (la limitación adaptativa la descartó)');
+  assert.equal(TEXT.es.ev.hedge(1, '', won[2], es), 'intento 1: llamada de cobertura, enviada a los 300 ms');
+  assert.equal(say('es', won[3]), 'intento 1: la llamada de cobertura respondió primero');
+  assert.equal(say('es', skipped[1]), 'intento 1: llamada de cobertura omitida (sin presupuesto de coberturas)');
+  assert.equal(say('en', won[2]), 'attempt 1: hedged call, sent at 300 ms');
+  for (const reason of ['throttled', 'concurrency_limit', 'bulkhead_full', 'client_rate_limited', 'hedge_budget'])
+    for (const lang of ['es', 'en']) assert.ok(TEXT[lang].reason[reason], `${lang} ${reason}`);
+  assert.match(TEXT.es.reason.concurrency_limit, /límite adaptativo de concurrencia/);
+  assert.match(TEXT.es.reason.bulkhead_full, /mamparo/);
+  assert.match(TEXT.es.reason.client_rate_limited, /reintento adaptativo/);
+});
+
+// GET / as the lab shows its policies: a pipeline each (settings trimmed to what matters).
+const INDEX = { policies: {
+  legacy: { pipeline: [{ strategy: 'retry' }, { strategy: 'timeout' }] },
+  resilient: { pipeline: [{ strategy: 'fallback' }, { strategy: 'retry' }, { strategy: 'circuit_breaker' }, { strategy: 'timeout' }] },
+  breaker: { failure_threshold: 2 },
+  throttled: { pipeline: [{ strategy: 'fallback' }, { strategy: 'retry' }, { strategy: 'adaptive_throttle', k: 1.5 }, { strategy: 'timeout' }] },
+  adaptive_limit: { pipeline: [{ strategy: 'retry' }, { strategy: 'concurrency_limit', initial_limit: 3 }] },
+  bulkhead: { pipeline: [{ strategy: 'bulkhead', max_concurrent: 4, max_queued: 0 }, { strategy: 'retry' }] },
+  hedged: { pipeline: [{ strategy: 'retry' }, { strategy: 'hedging', delay: {}, budget: { share: 0.15 } }] },
+  aws_adaptive: { pipeline: [{ strategy: 'retry' }, { strategy: 'adaptive_retry', max_wait_ms: 1000 }] },
+} };
+// GET /metrics?family=… after a throttled and a hedged storm.
+const family = (name, samples) => ({ name, type: 'counter', samples: samples.map(([labels, value]) => ({ labels, value })) });
+const METRICS = { metrics: [
+  family('quote_lab_overload_rejections_total', [[{ mode: 'throttled', reason: 'throttled' }, 14324]]),
+  family('quote_lab_hedges_total', [[{ mode: 'hedged', outcome: 'won' }, 6], [{ mode: 'hedged', outcome: 'sent' }, 10]]),
+  family('quote_lab_throttle_drop_ratio', [[{ mode: 'throttled' }, 0.9993]]),
+  family('quote_lab_concurrency_limit', [[{ mode: 'adaptive_limit' }, 3]]),
+  family('quote_lab_concurrency_in_flight', [[{ mode: 'adaptive_limit' }, 0]]),
+  family('quote_lab_hedge_delay_seconds', [[{ mode: 'hedged' }, 0.297]]),
+  family('quote_lab_bulkhead_active', [[{ mode: 'bulkhead' }, 0]]),
+] };
+
+test('overload strategies: one row per policy with a strategy, the lab\'s counts and live values, none invented', () => {
+  const policies = overloadPolicies(INDEX);
+  assert.deepEqual(policies.map(p => [p.name, p.strategies]), [['throttled', ['adaptive_throttle']],
+    ['adaptive_limit', ['concurrency_limit']], ['bulkhead', ['bulkhead']], ['hedged', ['hedging']], ['aws_adaptive', ['adaptive_retry']]]);
+  const rows = overloadRows(policies, { throttled: { requests: 14330, attempts: 50 }, hedged: { requests: 108, attempts: 108 } }, METRICS);
+  const by = Object.fromEntries(rows.map(r => [r.name, r]));
+  assert.deepEqual([by.throttled.requests, by.throttled.calls, by.throttled.rejected, by.throttled.rejectedTotal, by.throttled.dropRatio],
+    [14330, 50, { throttled: 14324 }, 14324, 0.9993]);
+  assert.equal(by.throttled.hedges, null);                       // it does not hedge
+  assert.deepEqual(by.hedged.hedges, { sent: 10, won: 6, skipped: 0 });
+  assert.equal(by.hedged.hedgeDelayMs, 297);
+  assert.deepEqual([by.adaptive_limit.limit, by.adaptive_limit.inFlight], [3, 0]);
+  assert.deepEqual([by.bulkhead.bulkheadActive, by.bulkhead.bulkheadMax], [0, 4]);
+  // adaptive retry's rate exists once a 429 turned it on: unknown, not 0
+  assert.equal(by.aws_adaptive.sendRate, null);
+  assert.deepEqual([by.aws_adaptive.requests, by.aws_adaptive.rejectedTotal], [0, 0]);
+  // before the first reading (or the lab reset): zeros and unknowns, never an error
+  assert.deepEqual(overloadRows(policies, undefined, null).map(r => [r.requests, r.rejectedTotal, r.dropRatio]),
+    policies.map(() => [0, 0, null]));
+  // a policies file without any: no rows (the page hides the panel)
+  assert.deepEqual(overloadPolicies({ policies: { legacy: INDEX.policies.legacy } }), []);
+  // the page keeps reading while a value still moves, and stops once it settles
+  assert.equal(stillMoving(rows), true);
+  const settled = { metrics: METRICS.metrics.map(f => f.name === 'quote_lab_throttle_drop_ratio' ? family(f.name, [[{ mode: 'throttled' }, 0]]) : f) };
+  assert.equal(stillMoving(overloadRows(policies, {}, settled)), false);
+  // the probability as a room reads it: below 100 % however close, above 0 however small
+  assert.deepEqual([0.9996, 0.198, 0.0004, 0, null].map(dropPercent), [99.9, 19.8, 0.1, 0, null]);
+  // it asks the lab for its families only
+  assert.equal(overloadMetricsPath(), `/metrics?family=${OVERLOAD_FAMILIES.join(',')}`);
+  assert.ok(OVERLOAD_FAMILIES.every(f => /^quote_lab_[a-z_]+$/.test(f)));
+  // one Spanish term per strategy, the lab's
+  assert.deepEqual(TEXT.es.strategy, { adaptive_throttle: 'limitación adaptativa', concurrency_limit: 'límite adaptativo de concurrencia',
+    bulkhead: 'mamparo', hedging: 'llamadas de cobertura', adaptive_retry: 'reintento adaptativo' });
 });
 
 test('the live stream backoff: full jitter under an exponential cap', () => {
