@@ -13,13 +13,18 @@ def description_parts(text):
     return dict(re.findall(r"\*\*(es|en):\*\*\s*(.+?)(?=\n\n\*\*(?:es|en):\*\*|\Z)", text or "", re.S))
 
 
+def queried_panels(dash):
+    """The panels that query Prometheus: every panel but the rows that title a group."""
+    return [p for p in dash["panels"] if p["type"] != "row"]
+
+
 def panel_checks(dash, ds_uid):
     """Structure: unique integer ids, the provisioned data source everywhere, a Spanish and an
-    English description on every panel."""
+    English description on every panel (a row only titles the panels below it)."""
     out = []
     ids = [p.get("id") for p in dash["panels"]]
     out.append(("panel ids are unique integers", all(isinstance(i, int) for i in ids) and len(set(ids)) == len(ids), ids))
-    for p in dash["panels"]:
+    for p in queried_panels(dash):
         uses = [p.get("datasource", {}).get("uid")] + [t.get("datasource", {}).get("uid") for t in p["targets"]]
         out.append((f"panel '{p['title']}' uses the provisioned data source", set(uses) == {ds_uid}, uses))
         parts = description_parts(p.get("description"))
@@ -82,6 +87,40 @@ def latency_checks(dash):
             ("latency panel: every query by mode, no mode filter",
              all("by (le, mode)" in e and "mode=" not in e for e in exprs), exprs),
             ("latency panel: one shared axis (no per-series axis)", axis_moves == [], axis_moves)]
+
+
+# The overload row: what each panel under it must query, each by mode (a fragment of PromQL).
+OVERLOAD_QUERIES = {
+    "rejections by reason (rate)": "sum by (mode, reason) (rate(quote_lab_overload_rejections_total[$__rate_interval]))",
+    "hedges by outcome (rate)": "sum by (mode, outcome) (rate(quote_lab_hedges_total[$__rate_interval]))",
+    "drop probability": "max by (mode) (quote_lab_throttle_drop_ratio)",
+    "concurrency limit": "max by (mode) (quote_lab_concurrency_limit)",
+    "calls in flight under the limit": "max by (mode) (quote_lab_concurrency_in_flight)",
+    "quotes inside the bulkhead": "max by (mode) (quote_lab_bulkhead_active)",
+    "hedge delay": "max by (mode) (quote_lab_hedge_delay_seconds)",
+    "adaptive retry's send rate": "max by (mode) (quote_lab_adaptive_retry_send_rate)",
+}
+
+
+def row_panels(dash, title_part):
+    """The panels under the row whose title holds `title_part`, up to the next row (by
+    position on the grid, as Grafana groups them); None without exactly one such row."""
+    rows = [p for p in dash["panels"] if p["type"] == "row" and title_part in p["title"]]
+    if len(rows) != 1:
+        return None
+    top = rows[0]["gridPos"]["y"]
+    below = [p["gridPos"]["y"] for p in dash["panels"] if p["type"] == "row" and p["gridPos"]["y"] > top]
+    bottom = min(below, default=float("inf"))
+    return [p for p in queried_panels(dash) if top < p["gridPos"]["y"] < bottom]
+
+
+def overload_checks(dash):
+    """One row "Overload strategies" holding a panel for each of OVERLOAD_QUERIES."""
+    panels = row_panels(dash, "Overload strategies")
+    if panels is None:
+        return [("one row 'Overload strategies'", False, [p["title"] for p in dash["panels"] if p["type"] == "row"])]
+    exprs = [t["expr"] for p in panels for t in p["targets"]]
+    return [(f"overload row: {what}", any(q in e for e in exprs), exprs) for what, q in OVERLOAD_QUERIES.items()]
 
 
 def bucket_of(bounds, t):

@@ -2,10 +2,11 @@
 """Real Prometheus against a real lab at its default settings: every PromQL expression of
 the Grafana dashboard is evaluated through Prometheus's HTTP API the way Grafana asks for it
 (a range query over the dashboard's time range, with Grafana's own $__interval,
-$__rate_interval and $__range) after driving traffic through both modes, and the answers
-must show the course's comparison: the breaker's one series passing closed, open, a
-sub-second half-open probe and open again; legacy and resilient latency on one panel; identical
-legacy answers read back at their own time. Also checks the exposition (and that its histogram
+$__rate_interval and $__range) after driving traffic through both modes (and, while the breaker cools down, a throttled, a
+hedged and an adaptive retry policy), and the answers must show the course's comparison: the
+breaker's one series passing closed, open, a sub-second half-open probe and open again; legacy
+and resilient latency on one panel; identical legacy answers read back at their own time; the
+overload row's refusals, hedges and live values. Also checks the exposition (and that its histogram
 buckets resolve the policies' own times) and the Prometheus config with promtool, the
 dashboard's structure (dashboard_shape.py), and the image's commands.
 
@@ -21,7 +22,7 @@ import time
 import urllib.request
 
 import dashboard_shape as shape
-from prom_stack import Checks, Stack, by, duration_s, eventually, get, series
+from prom_stack import Checks, Stack, by, duration_s, eventually, get, series, wait_until
 
 BINARY, SOURCE = sys.argv[1], sys.argv[2]
 OBS = os.path.join(SOURCE, "observability")
@@ -78,9 +79,11 @@ try:
     ds_uid = re.search(r"^\s*uid:\s*([\w-]+)", ds_yaml, re.M).group(1)
     time_interval_s = duration_s(re.search(r"^\s*timeInterval:\s*(\S+)", ds_yaml, re.M).group(1))
     check("dashboard title", dash.get("title") == "Quote lab — legacy vs resilient", dash.get("title"))
-    for name, ok, detail in shape.panel_checks(dash, ds_uid) + shape.breaker_checks(dash) + shape.latency_checks(dash):
+    for name, ok, detail in (shape.panel_checks(dash, ds_uid) + shape.breaker_checks(dash) + shape.latency_checks(dash)
+                             + shape.overload_checks(dash)):
         check(name, ok, detail)
-    exprs = [(p["title"], t["expr"], grafana_variables(dash, p, t, time_interval_s)) for p in dash["panels"] for t in p["targets"]]
+    exprs = [(p["title"], t["expr"], grafana_variables(dash, p, t, time_interval_s))
+             for p in shape.queried_panels(dash) for t in p["targets"]]
     exprs += [(a["name"], a["expr"], annotation_variables(dash, a, time_interval_s)) for a in shape.prometheus_annotations(dash)]
     dash_yaml = open(os.path.join(OBS, "grafana", "provisioning", "dashboards", "quote-lab.yml")).read()
     check("dashboard provider points at the mounted folder", "/var/lib/grafana/dashboards" in dash_yaml)
@@ -153,12 +156,36 @@ try:
         resilient_sent += 3
     legacy_down_s = sorted(f.result()[1].get("elapsed_ms", 0) / 1000 for f in legacy_down)
 
+    # While the breaker cools down, the overload policies (none of them asks the breaker):
+    # throttled against a carrier that refuses every connection drops nearly every call once
+    # its protection is spent; hedged on tail_latency sends a hedged call when the first has
+    # not answered by the observed p90; adaptive retry's send rate exists from its first 429.
+    def storm(mode, scenario, clients, duration_s):
+        req = urllib.request.Request(lab + f"/experiments/storm?mode={mode}&scenario={scenario}&clients={clients}"
+                                     f"&duration_s={duration_s}", method="POST")
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            check(f"a {mode} storm starts", resp.status == 202, resp.status)
+        wait_until(lambda: not json.loads(get(lab + "/experiments/storm")[1])["running"], duration_s + 30, f"the {mode} storm")
+        return json.loads(get(lab + "/experiments/storm")[1])["last_result"]
+
+    overload_started = time.time()
+    throttled_storm = storm("throttled", "carrier_offline", 2, 2)
+    hedged_storm = storm("hedged", "tail_latency", 4, 3)
+    for _ in range(2):
+        call("/quote/aws_adaptive?scenario=rate_limited")
+    print(f"measured: overload traffic {time.time() - overload_started:.1f} s (throttled {throttled_storm['requests']} "
+          f"requests, hedged {hedged_storm['requests']})", flush=True)
+    # Every family now has its series (hedges, refusals, the send rate): Prometheus's naming
+    # rules hold for them too.
+    r = subprocess.run(["promtool", "check", "metrics"], input=get(lab + "/metrics-prometheus")[1], capture_output=True)
+    check("promtool check metrics, the overload families included", r.returncode == 0, (r.stdout + r.stderr).decode()[-800:])
+
     # The breaker opened; its 30 s cooldown ends, then one probe fails in ~220 ms and it opens
     # again: a half-open phase far shorter than the 1 s scrape interval. The first request
     # after the cooldown is the probe: the state is a function of time (SPEC), so one request
     # sent once the cooldown read here has passed (a sleep only ever overshoots) must be it.
     cooldown_left_s = json.loads(get(lab + "/dependency/state")[1])["cooldown_left_ms"] / 1000
-    time.sleep(cooldown_left_s + 0.05)
+    time.sleep(max(0.0, cooldown_left_s) + 0.05)
     status, probe = call("/quote-resilient?scenario=provider_down")
     resilient_sent += 1
     check("a half-open probe ran and failed (breaker open again)",
@@ -265,6 +292,25 @@ try:
     marks = {(dict(k)["from"], dict(k)["to"]) for k, points in answers[transitions[0]].items() if points} if transitions else set()
     check("annotations mark closed -> open, open -> half_open and half_open -> open",
           {("closed", "open"), ("open", "half_open"), ("half_open", "open")} <= marks, marks)
+    # The overload row: each strategy's refusals, hedges and live values, as the traffic made them.
+    rejections = answer("quote_lab_overload_rejections_total", mode="throttled", reason="throttled")
+    check("overload row: throttled's refusals per second show", max(rejections, default=0) > 0, rejections[-5:])
+    hedges_sent = answer("quote_lab_hedges_total", mode="hedged", outcome="sent")
+    check("overload row: hedged calls sent per second show", max(hedges_sent, default=0) > 0, hedges_sent[-5:])
+    drop = answer("quote_lab_throttle_drop_ratio", mode="throttled")
+    check("overload row: the drop probability rose above 50 % against carrier_offline, below 100 %",
+          0.5 < max(drop, default=0) < 1, max(drop, default=None))
+    limit = answer("quote_lab_concurrency_limit", mode="adaptive_limit")
+    check("overload row: the adaptive concurrency limit shows", min(limit, default=0) >= 1, limit[-3:])
+    check("overload row: calls in flight under the limit show", answer("quote_lab_concurrency_in_flight", mode="adaptive_limit") != [])
+    check("overload row: the bulkhead's quotes inside show", answer("quote_lab_bulkhead_active", mode="bulkhead") != [])
+    delay = answer("quote_lab_hedge_delay_seconds", mode="hedged")
+    check("overload row: the hedge delay shows, in seconds", delay and 0 < delay[-1] < 2, delay[-3:])
+    rate = answer("quote_lab_adaptive_retry_send_rate", mode="aws_adaptive")
+    check("overload row: adaptive retry's send rate shows after a 429", max(rate, default=0) > 0, rate[-3:])
+    print(f"measured: throttled refusals up to {max(rejections, default=0):.0f}/s, drop probability up to "
+          f"{max(drop, default=0):.3f}; hedged calls up to {max(hedges_sent, default=0):.2f}/s, hedge delay "
+          f"{(delay or [0])[-1] * 1000:.0f} ms; adaptive retry send rate {(rate or [0])[-1]:.2f}/s", flush=True)
     print(f"measured: the half-open probe took {probe.get('elapsed_ms')} ms; scrapes where the breaker_state gauge "
           f"read half_open: {gauge_saw[0] if gauge_saw else 0:.0f}", flush=True)
     shorts = answer('outcome="short_circuit"', mode="resilient")
