@@ -404,6 +404,10 @@ void LabApp::reset_here(bool shared, bool keep_mode) {
   for (auto& [_, r] : runtimes_) {
     r.budget->reset();
     if (r.throttle) r.throttle->reset();
+    if (r.rate) r.rate->reset();
+    if (r.concurrency) r.concurrency->reset();
+    if (r.hedge_budget) r.hedge_budget->reset();
+    if (r.hedging_delay) r.hedging_delay->reset();
     if (r.breaker) r.breaker->reset();
   }
   cache_.reset(shared);

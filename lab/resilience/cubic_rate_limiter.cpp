@@ -40,6 +40,17 @@ void CubicRateLimiter::on_response(bool throttled) {
   bucket_.set_fill_rate(std::min(rate, kMaxRateAdjustScale * measured), now);
 }
 
+void CubicRateLimiter::reset() {
+  const SteadyTime now = clock_.now();
+  std::lock_guard lock(mutex_);
+  cubic_ = CubicCalculator(0.0, now);
+  meter_ = SendRateMeter(now);
+  bucket_ = RateTokenBucket(kStartingFillRatePerS, now);
+  enabled_ = false;
+  throttles_ = 0;
+  rejected_ = 0;
+}
+
 CubicRateLimiterStats CubicRateLimiter::stats() const {
   std::lock_guard lock(mutex_);
   return {enabled_, bucket_.fill_rate_per_s(), meter_.measured_rate_per_s(), cubic_.w_max_per_s(), cubic_.k_s(),

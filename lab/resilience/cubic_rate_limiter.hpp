@@ -59,6 +59,8 @@ class CubicRateLimiter {
   /// One answer arrived; `throttled`: the carrier said to slow down (429).
   void on_response(bool throttled);
   CubicRateLimiterStats stats() const;
+  /// Back to a new limiter's state: off until the next throttling answer (the lab's reset).
+  void reset();
 
  private:
   Clock& clock_;

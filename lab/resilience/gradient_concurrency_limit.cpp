@@ -83,6 +83,16 @@ std::optional<ConcurrencyPermit> GradientConcurrencyLimit::try_acquire() {
   return ConcurrencyPermit(this, now);
 }
 
+void GradientConcurrencyLimit::reset() {
+  const SteadyTime now = clock_.now();
+  std::lock_guard lock(mutex_);
+  const int in_flight = stats_.in_flight;
+  stats_ = GradientLimitStats{};
+  stats_.in_flight = in_flight;
+  stats_.limit = settings_.initial_limit;
+  enter_min_rtt_window_locked(now);
+}
+
 GradientLimitStats GradientConcurrencyLimit::stats() {
   const SteadyTime now = clock_.now();
   std::lock_guard lock(mutex_);

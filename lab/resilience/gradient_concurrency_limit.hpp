@@ -117,6 +117,9 @@ class GradientConcurrencyLimit {
   /// window), which is why it is not const.
   GradientLimitStats stats();
   const GradientLimitSettings& settings() const { return settings_; }
+  /// Back to a new controller's state (the lab's reset): the initial limit, measuring minRTT
+  /// again. Calls in flight stay counted until they finish, and give no sample.
+  void reset();
 
  private:
   friend class ConcurrencyPermit;

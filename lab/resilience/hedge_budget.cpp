@@ -24,6 +24,11 @@ bool HedgeBudget::try_hedge() {
   return false;
 }
 
+void HedgeBudget::reset() {
+  budget_.reset();
+  refused_.store(0, std::memory_order_relaxed);
+}
+
 HedgeBudgetStats HedgeBudget::stats() const {
   const RetryBudget::Counts c = budget_.window();
   const double budget = settings_.share * static_cast<double>(c.requests) + settings_.min_per_s * kWindowS;

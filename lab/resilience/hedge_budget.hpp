@@ -55,6 +55,8 @@ class HedgeBudget {
   bool try_hedge();
   HedgeBudgetStats stats() const;
   const HedgeBudgetSettings& settings() const { return settings_; }
+  /// Forgets the window and the refusals (the lab's reset).
+  void reset();
 
  private:
   const HedgeBudgetSettings settings_;

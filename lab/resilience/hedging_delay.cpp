@@ -36,6 +36,12 @@ void HedgingDelay::record_latency_ms(double latency_ms) {
   next_ = (next_ + 1) % ring_.size();
 }
 
+void HedgingDelay::reset() {
+  std::lock_guard lock(mutex_);
+  ring_.clear();
+  next_ = 0;
+}
+
 HedgingDelayStats HedgingDelay::stats() const {
   std::vector<double> copy;
   {

@@ -52,6 +52,8 @@ class HedgingDelay {
   double delay_ms() const { return stats().delay_ms; }
   HedgingDelayStats stats() const;
   const HedgingDelaySettings& settings() const { return settings_; }
+  /// Forgets the latencies: the fixed delay again until min_samples (the lab's reset).
+  void reset();
 
  private:
   const HedgingDelaySettings settings_;

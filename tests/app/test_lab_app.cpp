@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <optional>
 
 #include "lab/app/lab_app.hpp"
 #include "support/fixed_random.hpp"
@@ -329,6 +330,22 @@ TEST_CASE("one retry budget per lab and policy: resilient's requests earn adr000
   CHECK(with_budget("resilient", 0.5)["attempts"] == 2);  // 11 requests earn 5.5 retries
   lab.app.reset();
   CHECK(with_budget("resilient", 0.5)["attempts"] == 1);  // 1 request since the reset
+}
+
+TEST_CASE("a reset brings the overload strategies back too: adaptive retry's pace is off again after a 429") {
+  Lab lab;
+  const auto send_rate = [&lab]() -> std::optional<double> {
+    for (const StrategyGauges& g : lab.app.strategy_gauges())
+      if (g.mode == "aws_adaptive") return g.send_rate_per_s;
+    FAIL("no gauges for aws_adaptive");
+    return std::nullopt;
+  };
+  CHECK_FALSE(send_rate());  // no 429 seen: not pacing
+  lab.carrier.script.fail(CallError::http_429, 30, milliseconds(1000)).succeed(25);
+  CHECK(quote_answer(lab.app, lab.app.quote("aws_adaptive", "rate_limited", 42, 3))["attempts"] == 2);
+  CHECK(send_rate());  // the 429 turned the pacing on
+  lab.app.reset();
+  CHECK_FALSE(send_rate());  // as a new lab: the next quote's first send does not wait
 }
 
 // The scenario matrix (SPEC.md, "Scenarios" and "Default policies"): what each mode shows

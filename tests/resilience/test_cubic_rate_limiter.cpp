@@ -87,4 +87,18 @@ TEST_CASE("acquire waits on the clock for its token, and gives up beyond its max
   CHECK_FALSE(limiter.acquire(5000, stop.get_token()));  // shutting down: no wait
 }
 
+TEST_CASE("a reset (the lab's) forgets the throttle: sends go through at once until the next 429") {
+  FakeClock clock;
+  CubicRateLimiter limiter(clock);
+  limiter.on_response(true);  // a 429 on the first answer: paced from now on
+  CHECK(limiter.stats().enabled);
+  CHECK(limiter.reserve(0.0) == std::nullopt);  // the bucket is empty: no token without a wait
+  limiter.reset();
+  const CubicRateLimiterStats s = limiter.stats();
+  CHECK_FALSE(s.enabled);
+  CHECK(s.throttles == 0);
+  CHECK(s.rejected == 0);
+  CHECK(limiter.reserve(0.0) == 0.0);  // as a new limiter: no wait
+}
+
 }  // namespace test_cubic_rate_limiter

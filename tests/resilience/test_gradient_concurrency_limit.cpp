@@ -222,4 +222,27 @@ TEST_CASE("settings out of range are refused, naming the setting") {
                        doctest::Contains("sample_percentile"), std::invalid_argument);
 }
 
+TEST_CASE("a reset (the lab's) measures minRTT again from the initial limit, and calls in flight stay counted") {
+  FakeClock clock;
+  FixedRandom random(0.5);
+  GradientConcurrencyLimit limit(clock, random, figure_settings());
+  sequential_calls(limit, clock, 5, milliseconds(100));
+  REQUIRE(limit.stats().limit == 100);
+  std::optional<ConcurrencyPermit> held = limit.try_acquire();  // in flight across the reset
+  limit.reset();
+  GradientLimitStats s = limit.stats();
+  CHECK(s.measuring_min_rtt);
+  CHECK(s.limit == 3);  // min_concurrency while it measures
+  CHECK(s.in_flight == 1);
+  CHECK(s.min_rtt_ms == 0.0);
+  CHECK(s.rejected == 0);
+  clock.advance(milliseconds(900));
+  held->release();  // admitted before the reset: no sample of the new measurement
+  CHECK(limit.stats().in_flight == 0);
+  sequential_calls(limit, clock, 5, milliseconds(50));
+  s = limit.stats();
+  CHECK_FALSE(s.measuring_min_rtt);
+  CHECK(s.min_rtt_ms == 50.0);  // the 900 ms call left no sample
+}
+
 }  // namespace test_gradient_concurrency_limit

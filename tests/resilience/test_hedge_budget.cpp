@@ -54,4 +54,15 @@ TEST_CASE("share and floor out of range are refused") {
   CHECK_THROWS_AS(HedgeBudget(clock, {.min_per_s = -1}), std::invalid_argument);
 }
 
+TEST_CASE("a reset (the lab's) empties the window and the refusals") {
+  FakeClock clock;
+  HedgeBudget budget(clock, {.share = 0.10, .min_per_s = 1});
+  for (int i = 0; i < 10; ++i) CHECK(budget.try_hedge());
+  CHECK_FALSE(budget.try_hedge());
+  budget.reset();
+  CHECK(budget.stats().refused == 0);
+  CHECK(budget.stats().hedges == 0);
+  CHECK(budget.try_hedge());  // the floor again, without waiting 10 s
+}
+
 }  // namespace test_hedge_budget

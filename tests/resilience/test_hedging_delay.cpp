@@ -64,4 +64,18 @@ TEST_CASE("recording from many threads keeps the window bounded") {
   CHECK(delay.delay_ms() == 100.0);
 }
 
+TEST_CASE("a reset (the lab's) forgets the latencies: the fixed delay until min_samples again") {
+  HedgingDelay delay({.mode = HedgingDelayMode::observed_percentile, .fixed_delay_ms = 300, .percentile = 90,
+                      .window_samples = 100, .min_samples = 5});
+  for (int i = 0; i < 5; ++i) delay.record_latency_ms(40.0);
+  CHECK(delay.stats().observed);
+  CHECK(delay.delay_ms() == 40.0);
+  delay.reset();
+  CHECK_FALSE(delay.stats().observed);
+  CHECK(delay.stats().samples == 0);
+  CHECK(delay.delay_ms() == 300.0);
+  for (int i = 0; i < 5; ++i) delay.record_latency_ms(60.0);
+  CHECK(delay.delay_ms() == 60.0);
+}
+
 }  // namespace test_hedging_delay
