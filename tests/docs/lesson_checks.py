@@ -12,6 +12,8 @@ comment per command, in order. An expectation is a list of checks separated by s
     events[].event~backoff     `[]` takes the field of every item; `~` means "contains"
     cooldown_left_ms>20000     numbers compare with < <= > >= = !=
     lab_key!=null              the field is there (a string, a number, an object...)
+    'quote_lab_x{mode="a"}>=1' on an answer in Prometheus's text format (/metrics-prometheus):
+                               the series as its line prints it, name and labels; its value
     within=30 until:running=false
                                a state that changes by itself (a storm ending, a storm's first
                                requests, a quote that queued): run the command again every
@@ -31,7 +33,9 @@ import subprocess
 
 BLOCK = re.compile(r"```sh\n(.*?)```\n((?:[ \t]*<!-- expect:.*?-->[ \t]*\n)*)", re.S)
 EXPECT = re.compile(r"<!-- expect:(.*?)-->", re.S)
-CHECK = re.compile(r"^([^<>=!~]+?)(<=|>=|!=|=|<|>|~)(.*)$", re.S)
+# A path is dotted JSON fields, or a Prometheus series whose {labels} hold `=` of their own.
+CHECK = re.compile(r"^((?:\{[^}]*\}|[^<>=!~{])+?)(<=|>=|!=|=|<|>|~)(.*)$", re.S)
+PROMETHEUS_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) (\S+)$", re.M)
 ASSIGNMENT = re.compile(r"^([A-Z][A-Z0-9_]*)=(\S*)")
 VARIABLES = ("LAB", "YO", "CLAVE")
 W_FORMAT = "curl -s -w '\\nHTTP %{http_code}\\n'"
@@ -112,7 +116,10 @@ def run(command, env, timeout_s=90):
 
 
 def lookup(value, path):
-    """The values at a dotted `path` in `value` (a list: `[]` fans out over items)."""
+    """The values at a dotted `path` in `value` (a list: `[]` fans out over items); in
+    Prometheus samples, the series named `path`."""
+    if isinstance(value, PrometheusSamples):
+        return [value[path]] if path in value else []
     values = [value]
     for part in path.split("."):
         fan = part.endswith("[]")
@@ -169,8 +176,20 @@ def checks(expectation, waiting=False):
     return out
 
 
+class PrometheusSamples(dict):
+    """An answer in Prometheus's text format: {series as printed: value}."""
+
+
+def prometheus_samples(body):
+    """The samples of a Prometheus text answer; None when `body` holds none."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    found = PrometheusSamples((m.group(1), float(m.group(2))) for m in PROMETHEUS_SAMPLE.finditer(text))
+    return found or None
+
+
 def judge(check, status, doc):
-    """(holds, what was found) for one check on an answer (`doc`: parsed JSON or None)."""
+    """(holds, what was found) for one check on an answer (`doc`: parsed JSON, the samples of
+    a Prometheus text answer, or None)."""
     _, path, op, want = check
     if path == "http":
         return holds(op, status, want), status
@@ -188,9 +207,15 @@ def parse(body):
         return None
 
 
+def answer_doc(body):
+    """What the checks read in an answer: its JSON, else its Prometheus samples, else None."""
+    doc = parse(body)
+    return doc if doc is not None else prometheus_samples(body)
+
+
 def failed_checks(expectation, status, body, waiting=False):
     """The checks of `expectation` that do not hold for an answer (`status`, `body` bytes)."""
-    doc = parse(body)
+    doc = answer_doc(body)
     bad = []
     for check in checks(expectation, waiting):
         ok, got = judge(check, status, doc)
@@ -268,6 +293,12 @@ def self_check():
     waited = "within=5 until:status=degraded attempts=2"
     assert failed_checks(waited, 200, body, waiting=True) == []
     assert failed_checks(waited, 200, body) == ["attempts=2 (got 0)"], failed_checks(waited, 200, body)
+    # A Prometheus answer: a series by its name and labels, as its line prints it.
+    text = b'# TYPE quote_lab_x counter\nquote_lab_x{mode="a",reason="b"} 7\nquote_lab_y 0.25\n'
+    true = '\'quote_lab_x{mode="a",reason="b"}>=7\' quote_lab_y<0.3 http=200'
+    assert failed_checks(true, 200, text) == [], failed_checks(true, 200, text)
+    for false in ('\'quote_lab_x{mode="a",reason="b"}>7\'', '\'quote_lab_x{mode="b",reason="b"}>=0\'', "quote_lab_z>=0"):
+        assert failed_checks(false, 200, text), f"the checker let {false!r} pass"
     good = W_FORMAT + ' -X POST -H "X-Lab-Key: $CLAVE" "$LAB/reset-lab?lab=$YO-paso1"'
     assert format_problems(good, "http=200") == [], format_problems(good, "http=200")
     for bad in (good.replace(' -H "X-Lab-Key: $CLAVE"', ""), good.replace("$YO-paso1", "paso1"),

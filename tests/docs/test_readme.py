@@ -12,6 +12,11 @@
   each dependency is there).
 - docs/clase/ holds plan.md, hoja.md, respuestas.md and problemas.md, in Spanish: no line of
   prose that reads as English, none of the words the glossary forbids, one results heading.
+- docs/lessons/: every lesson has its twin (NAME.md, NAME.en.md) and the two indexes link both;
+  every relative link points at what exists; the Spanish ones read in one Spanish, as the
+  teacher's kit does, with one term per overload concept (the answers' own: limitación
+  adaptativa, límite adaptativo de concurrencia, mamparo, llamada de cobertura, reintento
+  adaptativo), the English name only as the gloss of its first use, "mamparo (bulkhead)".
 Usage: test_readme.py <source dir>"""
 import json
 import pathlib
@@ -91,6 +96,26 @@ FORBIDDEN = ["circuito", "cortocircuito", "cortacircuitos", "breaker", "resilien
              "observarás:", "saturado"]
 
 
+# The overload concepts' English names and the Spanish synonyms the lessons do not use: the
+# lab's answers (lab/api/quote_sentences.cpp) say each in one term, and so do the lessons.
+OVERLOAD_FORBIDDEN = ["throttling", "estrangulamiento", "bulkhead", "hedging", "hedge", "hedged",
+                      "cobertura especulativa", "solicitud de cobertura", "petición de cobertura",
+                      "concurrencia adaptativa", "límite de concurrencia adaptativo", "reintento adaptable",
+                      "adaptive retry", "adaptive throttling", "concurrency limit"]
+
+
+def spanish_problems(doc, extra_forbidden=()):
+    """(English lines, forbidden words) of a Spanish document's prose."""
+    lines = list(prose_lines(doc.read_text(encoding="utf-8")))
+    english = [l.strip() for l in lines if len({w for w in re.findall(r"[a-z']+", l.lower())} & ENGLISH) >= 2]
+    # The glossary gives the English term once, in parentheses, beside the Spanish one.
+    prose = re.sub(r"\((?:en inglés, )?circuit breaker\)", "", "\n".join(lines).lower())
+    prose = prose.replace("mamparo (bulkhead)", "mamparo")
+    prose = re.sub(r"\[[\w.-]+\.md\]", " ", prose)  # a link named by its file (the twin's)
+    bad = [w for w in FORBIDDEN + list(extra_forbidden) if re.search(rf"(?<!\w){re.escape(w)}(?!\w)", prose)]
+    return english, bad
+
+
 def main():
     readme_path = ROOT / "README.md"
     readme = readme_path.read_text(encoding="utf-8")
@@ -147,15 +172,26 @@ def main():
         check(doc.exists(), f"docs/clase/{name} exists")
         if not doc.exists():
             continue
-        text = doc.read_text(encoding="utf-8")
-        lines = list(prose_lines(text))
-        english = [l.strip() for l in lines
-                   if len({w for w in re.findall(r"[a-z']+", l.lower())} & ENGLISH) >= 2]
+        english, bad = spanish_problems(doc)
         check(not english, f"docs/clase/{name}: no English sentence ({english[:3]})")
-        # The glossary gives the English term once, in parentheses, beside the Spanish one.
-        prose = re.sub(r"\((?:en inglés, )?circuit breaker\)", "", "\n".join(lines).lower())
-        bad = [w for w in FORBIDDEN if re.search(rf"(?<!\w){re.escape(w)}", prose)]
         check(not bad, f"docs/clase/{name}: none of the glossary's forbidden words ({bad})")
+    # --- the lessons, one per scenario and one per overload policy, each with its twin
+    lessons = ROOT / "docs" / "lessons"
+    spanish = sorted(d for d in lessons.glob("*.md") if not d.name.endswith(".en.md"))
+    for doc in spanish:
+        twin = doc.with_name(doc.stem + ".en.md")
+        check(twin.exists(), f"docs/lessons/{doc.name} has its English twin {twin.name}")
+        check_links(doc)
+        if twin.exists():
+            check_links(twin)
+        english, bad = spanish_problems(doc, OVERLOAD_FORBIDDEN)
+        check(not english, f"docs/lessons/{doc.name}: no English sentence ({english[:3]})")
+        check(not bad, f"docs/lessons/{doc.name}: one Spanish term per concept, none of {bad}")
+    for index, suffix in (("README.md", ".md"), ("README.en.md", ".en.md")):
+        text = (lessons / index).read_text(encoding="utf-8")
+        unlinked = [d.stem + suffix for d in spanish if d.name != "README.md" and f"]({d.stem}{suffix})" not in text]
+        check(not unlinked, f"docs/lessons/{index} links every lesson (missing: {unlinked})")
+
     plan = (clase / "plan.md").read_text(encoding="utf-8") if (clase / "plan.md").exists() else ""
     check("90" in plan and "/class" in plan and "Grafana" in plan,
           "plan.md: 90 minutes, and when to open /class and Grafana")
