@@ -136,7 +136,7 @@ class LabApp {
   /// history is incomplete here (mark_history_incomplete).
   std::optional<LabSnapshot> snapshot(const std::string& through, const nlohmann::ordered_json& storm);
   /// Starts from another replica's snapshot: the lab's entries up to `s.through` are in it,
-  /// and apply() ignores them.
+  /// and apply() ignores them; this replica's own flows not read back yet count after it.
   void install(const LabSnapshot& s);
   /// The stream id of this lab's last entry applied or read back ("" none): a snapshot at
   /// or after it holds everything the lab did.

@@ -34,11 +34,12 @@ bool LabRegistry::install_snapshots() {
       lab->app.install(s);
       replayed_.insert(name);
       ++installed;
-      // The stream kept every entry after the snapshot unless it dropped the one the snapshot
-      // stands at and some after it.
+      // The stored position: the lab is in its snapshot up to there (a writer moves it on while
+      // the lab does not change). The stream kept every entry after it unless it dropped the
+      // one it stands at and some after it.
       const bool complete = history_.trimmed == 0 ||
-                            (!history_.first_id.empty() && !ClassLog::before(s.through, history_.first_id)) ||
-                            (history_.length == 0 && s.through == history_.last_id);
+                            (!history_.first_id.empty() && !ClassLog::before(position, history_.first_id)) ||
+                            (history_.length == 0 && position == history_.last_id);
       if (!complete) {
         lab->app.mark_history_incomplete();
         spdlog::warn("class log: lab '{}' may miss entries: its snapshot stands at {}, the stream now starts at {}",
@@ -73,10 +74,16 @@ void LabRegistry::write_snapshots(const std::string& position) {
   if (!stored) return;
   auto labs = student_labs();
   labs.emplace_back("", teacher_);
+  std::vector<RedisLabSnapshots::Advance> unchanged;
   for (const auto& [name, lab] : labs) {
     const std::string last = lab->app.last_entry();
     if (last.empty()) continue;  // nothing of it went through the log
-    if (const auto it = stored->find(name); it != stored->end() && !ClassLog::before(it->second, last)) continue;
+    if (const auto it = stored->find(name); it != stored->end() && !ClassLog::before(it->second, last)) {
+      // Its snapshot holds it; it holds it up to here too, since the lab has not changed.
+      if (ClassLog::before(it->second, position) && !lab->app.history_incomplete())
+        unchanged.push_back({name, it->second, position});
+      continue;
+    }
     nlohmann::ordered_json storm = lab->storm.status();
     if (storm["running"] != true && storm["last_result"].is_null()) storm = nullptr;
     const auto snapshot = lab->app.snapshot(position, storm);
@@ -89,6 +96,7 @@ void LabRegistry::write_snapshots(const std::string& position) {
     }
     snapshots_->write(name, position, text);
   }
+  snapshots_->advance(unchanged);
 }
 
 }  // namespace quote_lab

@@ -18,7 +18,26 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
 )lua";
 
+// KEYS: positions. ARGV: lab, stored, to, lab, stored, to, ...
+const std::string kAdvance = R"lua(
+for i = 1, #ARGV, 3 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2]) end
+end
+return 1
+)lua";
+
 }  // namespace
+
+bool RedisLabSnapshots::advance(const std::vector<Advance>& labs) {
+  if (labs.empty()) return true;
+  std::vector<std::string> args;
+  for (const Advance& a : labs) {
+    args.push_back(a.lab);
+    args.push_back(a.stored);
+    args.push_back(a.to);
+  }
+  return redis_.eval(kAdvance, {kPositionsKey}, args).has_value();
+}
 
 std::optional<std::map<std::string, std::string>> RedisLabSnapshots::positions() {
   const auto r = redis_.command({"HGETALL", kPositionsKey});

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lab/shared_state/redis_client.hpp"
 
@@ -30,6 +31,13 @@ class RedisLabSnapshots {
   /// Stores `text` as `lab`'s snapshot at stream id `position`, unless one at a later
   /// position is stored. True when stored; false when a later one is, or Redis did not answer.
   bool write(const std::string& lab, const std::string& position, const std::string& text);
+  /// A lab unchanged since its snapshot: the snapshot holds the lab up to `to` too. For each
+  /// (lab, stored, to), moves the stored position from `stored` to `to`, unless another
+  /// replica moved it meanwhile. One round trip for all; false when Redis did not answer.
+  struct Advance {
+    std::string lab, stored, to;
+  };
+  bool advance(const std::vector<Advance>& labs);
 
  private:
   RedisClient& redis_;

@@ -274,6 +274,13 @@ TEST_CASE("class log: a replica that starts after the class's entries left the s
   a.quote("");  // the teacher's lab
   a.quote("");
   REQUIRE(eventually([&] { return snapshots_written(a, {"ana", "eva", ""}); }, std::chrono::seconds(5)));
+  // ana's snapshot was written before eva's and the teacher's quotes: the writer moves its
+  // position on while ana does not change, so a replica knows nothing of ana was dropped.
+  REQUIRE(eventually([&] {
+    a.clock.advance(LabRegistry::kSnapshotEvery);
+    const auto p = RedisLabSnapshots(a.client).positions();
+    return p && p->size() == 3 && p->at("ana") == p->at("") && p->at("eva") == p->at("");
+  }, std::chrono::seconds(5)));
   // The stream keeps the class's last entries only: here it has dropped them all.
   redis_says(a, {"XTRIM", ClassLog::kStreamKey, "MAXLEN", "0"});
 
