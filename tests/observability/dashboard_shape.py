@@ -89,17 +89,19 @@ def latency_checks(dash):
             ("latency panel: one shared axis (no per-series axis)", axis_moves == [], axis_moves)]
 
 
-# The overload row: what each panel under it must query, each by mode (a fragment of PromQL).
-OVERLOAD_QUERIES = {
-    "rejections by reason (rate)": "sum by (mode, reason) (rate(quote_lab_overload_rejections_total[$__rate_interval]))",
-    "hedges by outcome (rate)": "sum by (mode, outcome) (rate(quote_lab_hedges_total[$__rate_interval]))",
-    "drop probability": "max by (mode) (quote_lab_throttle_drop_ratio)",
-    "concurrency limit": "max by (mode) (quote_lab_concurrency_limit)",
-    "calls in flight under the limit": "max by (mode) (quote_lab_concurrency_in_flight)",
-    "quotes inside the bulkhead": "max by (mode) (quote_lab_bulkhead_active)",
-    "hedge delay": "max by (mode) (quote_lab_hedge_delay_seconds)",
-    "adaptive retry's send rate": "max by (mode) (quote_lab_adaptive_retry_send_rate)",
-}
+def overload_queries(group="mode"):
+    """The overload row: what each panel under it must query (a fragment of PromQL), grouped
+    by `group` ("mode" on the lab's dashboard, "replica, mode" on the replicas')."""
+    return {
+        "rejections by reason (rate)": f"sum by ({group}, reason) (rate(quote_lab_overload_rejections_total[$__rate_interval]))",
+        "hedges by outcome (rate)": f"sum by ({group}, outcome) (rate(quote_lab_hedges_total[$__rate_interval]))",
+        "drop probability": f"max by ({group}) (quote_lab_throttle_drop_ratio)",
+        "concurrency limit": f"max by ({group}) (quote_lab_concurrency_limit)",
+        "calls in flight under the limit": f"max by ({group}) (quote_lab_concurrency_in_flight)",
+        "quotes inside the bulkhead": f"max by ({group}) (quote_lab_bulkhead_active)",
+        "hedge delay": f"max by ({group}) (quote_lab_hedge_delay_seconds)",
+        "adaptive retry's send rate": f"max by ({group}) (quote_lab_adaptive_retry_send_rate)",
+    }
 
 
 def row_panels(dash, title_part):
@@ -114,13 +116,13 @@ def row_panels(dash, title_part):
     return [p for p in queried_panels(dash) if top < p["gridPos"]["y"] < bottom]
 
 
-def overload_checks(dash):
-    """One row "Overload strategies" holding a panel for each of OVERLOAD_QUERIES."""
+def overload_checks(dash, group="mode"):
+    """One row "Overload strategies" holding a panel for each of overload_queries(group)."""
     panels = row_panels(dash, "Overload strategies")
     if panels is None:
         return [("one row 'Overload strategies'", False, [p["title"] for p in dash["panels"] if p["type"] == "row"])]
     exprs = [t["expr"] for p in panels for t in p["targets"]]
-    return [(f"overload row: {what}", any(q in e for e in exprs), exprs) for what, q in OVERLOAD_QUERIES.items()]
+    return [(f"overload row: {what}", any(q in e for e in exprs), exprs) for what, q in overload_queries(group).items()]
 
 
 def bucket_of(bounds, t):

@@ -2,7 +2,8 @@
 
 Prometheus runs with the repository's own observability/prometheus.yml, only its target
 (`lab:8080`, the compose service) pointed at the test's lab, so the tests measure the scrape
-interval and timeout that a class gets. Everything lives in one temporary folder and is
+interval and timeout that a class gets; or with observability/prometheus-replicas.yml, its
+three targets (lab1..lab3:8080, labelled `replica`) pointed at three labs of the test. Everything lives in one temporary folder and is
 stopped by `Stack.close()`, which prints the logs' tails when the test failed. Both bind
 port 0 and the test reads the port each reports in its log (support/lab_http.py)."""
 import json
@@ -92,10 +93,12 @@ def by(data, **labels):
 
 
 class Stack:
-    """A lab (`quote-lab serve` with `lab_args`) and a Prometheus scraping it."""
+    """A lab (`quote-lab serve` with `lab_args`), any others `add_lab()` starts, and the
+    Prometheus servers `start_prometheus()` starts to scrape them."""
 
     def __init__(self, binary, source, lab_args=()):
-        self.source = source
+        self.binary, self.source = binary, source
+        self.extra_labs = []
         self.tmp = tempfile.mkdtemp(prefix="quote-lab-prom-")
         self.procs = []
         self.failed = True  # until the test says otherwise: a SystemExit shows the logs too
@@ -107,51 +110,32 @@ class Stack:
         self.lab_port = self.lab_process.port
         self.lab = self.lab_process.url
 
-    def start_prometheus(self):
-        """Starts Prometheus with the repository's config and waits until it answers
-        queries. Its first scrape comes ~5 s later (service discovery batches its first
-        update): `wait_for_first_scrape()`, with other work in between."""
-        with open(os.path.join(self.source, "observability", "prometheus.yml")) as f:
-            repo_config = f.read()
-        if repo_config.count(f'"{COMPOSE_TARGET}"') != 1:
-            raise SystemExit(f"observability/prometheus.yml no longer scrapes \"{COMPOSE_TARGET}\": update prom_stack.py")
-        config = os.path.join(self.tmp, "prometheus.yml")
+    def add_lab(self, name, lab_args=()):
+        """Another lab in the same folder (its log kept with the others'), stopped by `close()`."""
+        lab = Lab(self.binary, self.tmp, name, lab_args)
+        self.extra_labs.append(lab)
+        return lab
+
+    def start_prometheus(self, config_name="prometheus.yml", targets=None):
+        """Starts Prometheus with the repository's observability/`config_name`, each of its
+        compose targets (`targets`: {"lab1:8080": lab}, by default this stack's lab as
+        COMPOSE_TARGET) pointed at a lab of the test, and waits until it answers queries.
+        Its first scrape comes ~5 s later (service discovery batches its first update):
+        `wait_for_first_scrape()`, with other work in between."""
+        targets = targets or {COMPOSE_TARGET: self.lab_process}
+        with open(os.path.join(self.source, "observability", config_name)) as f:
+            config_text = f.read()
+        for compose_target, lab in targets.items():
+            if config_text.count(f'"{compose_target}"') != 1:
+                raise SystemExit(f"observability/{config_name} no longer scrapes \"{compose_target}\": update prom_stack.py")
+            config_text = config_text.replace(f'"{compose_target}"', f'"127.0.0.1:{lab.port}"')
+        name = os.path.splitext(config_name)[0]
+        config = os.path.join(self.tmp, config_name)
         with open(config, "w") as f:
-            f.write(repo_config.replace(f'"{COMPOSE_TARGET}"', f'"127.0.0.1:{self.lab_port}"'))
-        proc = self._start("prometheus.log", ["prometheus", f"--config.file={config}",
-                                              f"--storage.tsdb.path={self.tmp}/data", "--web.listen-address=127.0.0.1:0"])
-        log_path = os.path.join(self.tmp, "prometheus.log")
-
-        def ready():
-            if proc.poll() is not None:
-                raise SystemExit(f"Prometheus exited ({proc.returncode}) at start")
-            listening = PROMETHEUS_LISTENING.search(open(log_path, errors="replace").read())
-            if not listening:
-                return False
-            self.prom_port = int(listening.group(1))
-            return get(f"http://127.0.0.1:{self.prom_port}/-/ready", 1)[0] == 200
-
-        wait_until(ready, 30, "Prometheus")
-
-    def wait_for_first_scrape(self):
-        wait_until(lambda: values(self.query("up")) != {}, 15, "the first scrape")
-
-    def target(self):
-        """The lab as Prometheus sees it: its job, effective scrape interval and timeout (s).
-        The timeout is Prometheus's resolved one (the interval when the file sets none)."""
-        status, body = get(f"http://127.0.0.1:{self.prom_port}/api/v1/targets?state=active")
-        t = json.loads(body)["data"]["activeTargets"][0]
-        return t["labels"]["job"], duration_s(t["scrapeInterval"]), duration_s(t["scrapeTimeout"])
-
-    def query(self, expr, at=None):
-        """An instant query's JSON answer, evaluated now or at `at` (Unix seconds)."""
-        params = {"query": expr, **({"time": f"{at:.3f}"} if at is not None else {})}
-        return json.loads(get(f"http://127.0.0.1:{self.prom_port}/api/v1/query?" + urllib.parse.urlencode(params))[1])
-
-    def query_range(self, expr, start, end, step_s):
-        """A range query's JSON answer, as a Grafana time series panel asks for it."""
-        params = {"query": expr, "start": f"{start:.3f}", "end": f"{end:.3f}", "step": f"{step_s:g}"}
-        return json.loads(get(f"http://127.0.0.1:{self.prom_port}/api/v1/query_range?" + urllib.parse.urlencode(params))[1])
+            f.write(config_text)
+        proc = self._start(f"{name}.log", ["prometheus", f"--config.file={config}",
+                                           f"--storage.tsdb.path={self.tmp}/{name}-data", "--web.listen-address=127.0.0.1:0"])
+        return Prometheus(proc, os.path.join(self.tmp, f"{name}.log"), len(targets))
 
     def _start(self, log_name, argv):
         with open(os.path.join(self.tmp, log_name), "wb") as log:
@@ -160,7 +144,8 @@ class Stack:
         return proc
 
     def close(self):
-        for _, p in reversed([("lab.log", self.lab_process.proc)] + self.procs):
+        labs = [(f"{lab.name}.log", lab.proc) for lab in [self.lab_process] + self.extra_labs]
+        for _, p in reversed(labs + self.procs):
             p.send_signal(signal.SIGTERM)
             try:
                 p.wait(timeout=15)
@@ -168,7 +153,47 @@ class Stack:
                 p.kill()
                 p.wait()
         if self.failed:
-            for log_name in ["lab.log"] + [name for name, _ in self.procs]:
+            for log_name in [name for name, _ in labs + self.procs]:
                 path = os.path.join(self.tmp, log_name)
                 print(f"--- {log_name} (tail)\n" + open(path, errors="replace").read()[-6000:])
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Prometheus:
+    """A started Prometheus (Stack.start_prometheus): waits until it answers, then asks it."""
+
+    def __init__(self, proc, log_path, target_count):
+        self.target_count = target_count
+
+        def ready():
+            if proc.poll() is not None:
+                raise SystemExit(f"Prometheus exited ({proc.returncode}) at start")
+            listening = PROMETHEUS_LISTENING.search(open(log_path, errors="replace").read())
+            if not listening:
+                return False
+            self.port = int(listening.group(1))
+            return get(f"http://127.0.0.1:{self.port}/-/ready", 1)[0] == 200
+
+        wait_until(ready, 30, "Prometheus")
+
+    def wait_for_first_scrape(self):
+        """Until every target has been scraped once."""
+        wait_until(lambda: len(values(self.query("up"))) == self.target_count, 15, "the first scrape")
+
+    def target(self):
+        """The (first) lab as Prometheus sees it: its job, effective scrape interval and
+        timeout (s). The timeout is Prometheus's resolved one (the interval when the file
+        sets none)."""
+        status, body = get(f"http://127.0.0.1:{self.port}/api/v1/targets?state=active")
+        t = json.loads(body)["data"]["activeTargets"][0]
+        return t["labels"]["job"], duration_s(t["scrapeInterval"]), duration_s(t["scrapeTimeout"])
+
+    def query(self, expr, at=None):
+        """An instant query's JSON answer, evaluated now or at `at` (Unix seconds)."""
+        params = {"query": expr, **({"time": f"{at:.3f}"} if at is not None else {})}
+        return json.loads(get(f"http://127.0.0.1:{self.port}/api/v1/query?" + urllib.parse.urlencode(params))[1])
+
+    def query_range(self, expr, start, end, step_s):
+        """A range query's JSON answer, as a Grafana time series panel asks for it."""
+        params = {"query": expr, "start": f"{start:.3f}", "end": f"{end:.3f}", "step": f"{step_s:g}"}
+        return json.loads(get(f"http://127.0.0.1:{self.port}/api/v1/query_range?" + urllib.parse.urlencode(params))[1])

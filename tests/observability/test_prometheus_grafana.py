@@ -6,7 +6,10 @@ $__rate_interval and $__range) after driving traffic through both modes (and, wh
 hedged and an adaptive retry policy), and the answers must show the course's comparison: the
 breaker's one series passing closed, open, a sub-second half-open probe and open again; legacy
 and resilient latency on one panel; identical legacy answers read back at their own time; the
-overload row's refusals, hedges and live values. Also checks the exposition (and that its histogram
+overload row's refusals, hedges and live values. The replicas' dashboard is evaluated the same
+way against a second Prometheus with observability/prometheus-replicas.yml, this lab as
+replica r1 and two idle labs as r2 and r3: every query returns data and its overload row
+draws r1's refusals, hedges and live values apart from the idle replicas'. Also checks the exposition (and that its histogram
 buckets resolve the policies' own times) and the Prometheus config with promtool, the
 dashboard's structure (dashboard_shape.py), and the image's commands.
 
@@ -62,17 +65,57 @@ def promql_duration(seconds):
     return f"{seconds:.0f}s" if seconds == int(seconds) else f"{round(seconds * 1000)}ms"
 
 
+def replicas_overload_checks(answer):
+    """The replicas' overload row draws each replica apart: r1 (the lab that took the overload
+    traffic) shows its refusals, hedges and live values; r2 and r3, idle, draw their own
+    lines (a drop probability of 0) and refuse and hedge nothing. `answer(fragment, **labels)`
+    reads the replicas dashboard's answers."""
+    def points(fragment, replicas, **labels):
+        return [x for r in replicas for x in answer(fragment, replica=r, **labels)]
+
+    rejections = points("quote_lab_overload_rejections_total", ["r1"], mode="throttled", reason="throttled")
+    check("replicas' overload row: r1's throttled refusals per second show", max(rejections, default=0) > 0, rejections[-5:])
+    idle = points("quote_lab_overload_rejections_total", ["r2", "r3"]) + points("quote_lab_hedges_total", ["r2", "r3"])
+    check("replicas' overload row: r2 and r3, idle, refuse and hedge nothing", max(idle, default=0) == 0, idle[-5:])
+    hedges_sent = points("quote_lab_hedges_total", ["r1"], mode="hedged", outcome="sent")
+    check("replicas' overload row: r1's hedged calls sent per second show", max(hedges_sent, default=0) > 0, hedges_sent[-5:])
+    drop = points("quote_lab_throttle_drop_ratio", ["r1"], mode="throttled")
+    check("replicas' overload row: r1's drop probability rose above 50 %, below 100 %",
+          0.5 < max(drop, default=0) < 1, max(drop, default=None))
+    for r in ("r2", "r3"):
+        idle_drop = points("quote_lab_throttle_drop_ratio", [r], mode="throttled")
+        check(f"replicas' overload row: {r} draws its own drop probability, 0 while idle",
+              idle_drop != [] and max(idle_drop) == 0, idle_drop[-3:])
+    limit = points("quote_lab_concurrency_limit", ["r1"], mode="adaptive_limit")
+    check("replicas' overload row: r1's adaptive concurrency limit shows", min(limit, default=0) >= 1, limit[-3:])
+    check("replicas' overload row: r1's calls in flight show",
+          points("quote_lab_concurrency_in_flight", ["r1"], mode="adaptive_limit") != [])
+    check("replicas' overload row: r1's quotes in the bulkhead show", points("quote_lab_bulkhead_active", ["r1"], mode="bulkhead") != [])
+    delay = points("quote_lab_hedge_delay_seconds", ["r1"], mode="hedged")
+    check("replicas' overload row: r1's hedge delay shows, in seconds", delay and 0 < delay[-1] < 2, delay[-3:])
+    rate = points("quote_lab_adaptive_retry_send_rate", ["r1"], mode="aws_adaptive")
+    check("replicas' overload row: r1's adaptive retry send rate shows after a 429", max(rate, default=0) > 0, rate[-3:])
+    print(f"measured: replicas dashboard, r1: throttled refusals up to {max(rejections, default=0):.0f}/s, drop probability "
+          f"up to {max(drop, default=0):.3f}, hedged calls up to {max(hedges_sent, default=0):.2f}/s; r2 and r3: "
+          f"{len(idle)} points of refusals or hedges, all 0", flush=True)
+
+
 checks = Checks()
 check = checks.check
 stack = Stack(BINARY, SOURCE)
 lab = stack.lab
 tmp = stack.tmp
 try:
-    stack.start_prometheus()  # its first scrape comes ~5 s later: the static checks run meanwhile
+    prom = stack.start_prometheus()  # its first scrape comes ~5 s later: the static checks run meanwhile
+    # The replicas' Prometheus (observability/prometheus-replicas.yml): this lab is replica r1,
+    # which takes all the traffic; r2 and r3 are two more labs, idle.
+    replicas_prom = stack.start_prometheus("prometheus-replicas.yml", {
+        "lab1:8080": stack.lab_process, "lab2:8080": stack.add_lab("lab2"), "lab3:8080": stack.add_lab("lab3")})
 
     # --- static checks: promtool on the config, dashboard structure, the image's commands
-    r = subprocess.run(["promtool", "check", "config", os.path.join(OBS, "prometheus.yml")], capture_output=True, text=True)
-    check("promtool check config", r.returncode == 0, r.stdout + r.stderr)
+    for config in ("prometheus.yml", "prometheus-replicas.yml"):
+        r = subprocess.run(["promtool", "check", "config", os.path.join(OBS, config)], capture_output=True, text=True)
+        check(f"promtool check config {config}", r.returncode == 0, r.stdout + r.stderr)
 
     dash = json.load(open(os.path.join(OBS, "grafana", "dashboards", "quote-lab.json")))
     ds_yaml = open(os.path.join(OBS, "grafana", "provisioning", "datasources", "prometheus.yml")).read()
@@ -85,6 +128,13 @@ try:
     exprs = [(p["title"], t["expr"], grafana_variables(dash, p, t, time_interval_s))
              for p in shape.queried_panels(dash) for t in p["targets"]]
     exprs += [(a["name"], a["expr"], annotation_variables(dash, a, time_interval_s)) for a in shape.prometheus_annotations(dash)]
+    # The replicas' dashboard: the same structure, its overload row by replica and mode.
+    replicas_dash = json.load(open(os.path.join(OBS, "grafana", "dashboards", "quote-lab-replicas.json")))
+    check("replicas dashboard title", replicas_dash.get("title") == "Quote lab — three replicas", replicas_dash.get("title"))
+    for name, ok, detail in shape.panel_checks(replicas_dash, ds_uid) + shape.overload_checks(replicas_dash, "replica, mode"):
+        check(f"replicas dashboard: {name}", ok, detail)
+    replicas_exprs = [(p["title"], t["expr"], grafana_variables(replicas_dash, p, t, time_interval_s))
+                      for p in shape.queried_panels(replicas_dash) for t in p["targets"]]
     dash_yaml = open(os.path.join(OBS, "grafana", "provisioning", "dashboards", "quote-lab.yml")).read()
     check("dashboard provider points at the mounted folder", "/var/lib/grafana/dashboards" in dash_yaml)
 
@@ -120,8 +170,9 @@ try:
             name, help_text = line[7:].split(" ", 1)
             check(f"HELP of {name} is a sentence", len(help_text) > 25, help_text)
 
-    stack.wait_for_first_scrape()
-    job, scrape_interval_s, _ = stack.target()
+    prom.wait_for_first_scrape()
+    replicas_prom.wait_for_first_scrape()
+    job, scrape_interval_s, _ = prom.target()
     check("the data source's timeInterval is Prometheus's scrape interval", time_interval_s == scrape_interval_s,
           f"timeInterval {time_interval_s} s, scrape_interval {scrape_interval_s} s")
 
@@ -206,10 +257,10 @@ try:
             expr = expr.replace(name, promql_duration(seconds))
         return expr
 
-    def panel_query(expr, variables):
+    def panel_query(prometheus, expr, variables):
         """What the panel shows now: its time range, a point every $__interval."""
         end = time.time()
-        return stack.query_range(concrete(expr, variables), end - variables["$__range"], end, variables["$__interval"])
+        return prometheus.query_range(concrete(expr, variables), end - variables["$__range"], end, variables["$__interval"])
 
     # Prometheus has scraped all of that traffic, and the series the last request created
     # (the 400) twice, so that every rate() has its two samples; the probe has left the
@@ -217,24 +268,34 @@ try:
     breaker_expr = shape.breaker_panel(dash)["targets"][0]["expr"]
     breaker_now = concrete(breaker_expr, grafana_variables(dash, shape.breaker_panel(dash), {}, time_interval_s))
 
-    def scraped_everything():
-        total = by(stack.query('sum(quote_lab_quote_requests_total{mode="resilient"})'))
-        last = by(stack.query('count_over_time(quote_lab_http_requests_total{route="/quote-legacy",code="400"}[1m])'))
-        return total == [float(resilient_sent)] and last and last[0] >= 2 and by(stack.query(breaker_now)) == [2.0]
-    eventually(scraped_everything, 20)
+    def scraped_everything(prometheus, lab_selector):
+        total = by(prometheus.query(f'sum(quote_lab_quote_requests_total{{mode="resilient"{lab_selector}}})'))
+        last = by(prometheus.query('count_over_time(quote_lab_http_requests_total'
+                                   f'{{route="/quote-legacy",code="400"{lab_selector}}}[1m])'))
+        return total == [float(resilient_sent)] and last and last[0] >= 2
+    eventually(lambda: scraped_everything(prom, "") and by(prom.query(breaker_now)) == [2.0], 20)
+    eventually(lambda: scraped_everything(replicas_prom, ',replica="r1"'), 20)
 
     # --- every dashboard expression returns data, as Grafana asks for it
-    answers = {}
-    for title, expr, variables in exprs:
-        data = panel_query(expr, variables)
-        answers[expr] = series(data)
-        check(f"query of '{title}' runs", data.get("status") == "success", f"{concrete(expr, variables)}: {data.get('error')}")
-        check(f"query of '{title}' returns data", any(answers[expr].values()), concrete(expr, variables))
+    def evaluate(prometheus, dashboard_exprs, which):
+        """{expr: series} of every expression, each checked to run and to return data."""
+        found = {}
+        for title, expr, variables in dashboard_exprs:
+            data = panel_query(prometheus, expr, variables)
+            found[expr] = series(data)
+            check(f"{which}query of '{title}' runs", data.get("status") == "success",
+                  f"{concrete(expr, variables)}: {data.get('error')}")
+            check(f"{which}query of '{title}' returns data", any(found[expr].values()), concrete(expr, variables))
+        return found
+
+    answers = evaluate(prom, exprs, "")
+    replicas_answers = evaluate(replicas_prom, replicas_exprs, "replicas dashboard: ")
     rate_windows = sorted({promql_duration(v["$__rate_interval"]) for _, _, v in exprs})
 
-    def answer(fragment, **labels):
-        """The points of the series of the first query containing `fragment` that carry `labels`."""
-        found = next(d for e, d in answers.items() if fragment in e)
+    def answer(fragment, answers_of=None, **labels):
+        """The points of the series of the first query containing `fragment` that carry
+        `labels`, among `answers_of` (the lab's dashboard's by default)."""
+        found = next((d for e, d in (answers if answers_of is None else answers_of).items() if fragment in e), {})
         return [x for k, points in found.items() if all((n, l) in k for n, l in labels.items()) for x in points]
 
     # --- and the data tells the course's story
@@ -287,7 +348,7 @@ try:
     check("breaker panel: one series", len(answers[breaker_expr]) == 1, answers[breaker_expr].keys())
     check("breaker panel: closed, open, half-open probe, open again, in that order",
           shape.in_order(shape.visits(breaker), [0.0, 2.0, 1.0, 2.0]) and breaker[-1:] == [2.0], shape.visits(breaker))
-    gauge_saw = by(stack.query('sum_over_time(quote_lab_breaker_state{state="half_open"}[15m])'))
+    gauge_saw = by(prom.query('sum_over_time(quote_lab_breaker_state{state="half_open"}[15m])'))
     transitions = [a["expr"] for a in shape.prometheus_annotations(dash) if "quote_lab_breaker_transitions_total" in a["expr"]]
     marks = {(dict(k)["from"], dict(k)["to"]) for k, points in answers[transitions[0]].items() if points} if transitions else set()
     check("annotations mark closed -> open, open -> half_open and half_open -> open",
@@ -311,6 +372,7 @@ try:
     print(f"measured: throttled refusals up to {max(rejections, default=0):.0f}/s, drop probability up to "
           f"{max(drop, default=0):.3f}; hedged calls up to {max(hedges_sent, default=0):.2f}/s, hedge delay "
           f"{(delay or [0])[-1] * 1000:.0f} ms; adaptive retry send rate {(rate or [0])[-1]:.2f}/s", flush=True)
+    replicas_overload_checks(lambda fragment, **labels: answer(fragment, replicas_answers, **labels))
     print(f"measured: the half-open probe took {probe.get('elapsed_ms')} ms; scrapes where the breaker_state gauge "
           f"read half_open: {gauge_saw[0] if gauge_saw else 0:.0f}", flush=True)
     shorts = answer('outcome="short_circuit"', mode="resilient")
@@ -348,13 +410,13 @@ try:
     # short circuit (wide buckets read 1.443 s as 1.375/1.498 s and 10 µs as 0.5/0.99 ms).
     for t, factor in ((0.222, 1.1), (0.362, 1.1), (0.552, 1.1), (1.443, 1.03), (short_circuit_s, 2.5)):
         for q in (0.5, 0.99):
-            read = by(stack.query(shape.identical_answers_quantile(bounds, t, 24, q)))
+            read = by(prom.query(shape.identical_answers_quantile(bounds, t, 24, q)))
             check(f"24 identical answers of {t:.3g} s read p{q * 100:g} within x{factor:g}",
                   read and t / factor <= read[0] <= t * factor, read)
     # The storm's real answers: near 1.44 s idle, spread up to ~1.8 s on a loaded machine; the
     # panels read them within 3 %, or at least inside the bucket that holds them.
     for q in (0.5, 0.99):
-        read = by(stack.query(f"histogram_quantile({q}, sum by (le) (increase(quote_lab_quote_duration_seconds_bucket"
+        read = by(prom.query(f"histogram_quantile({q}, sum by (le) (increase(quote_lab_quote_duration_seconds_bucket"
                               '{mode="legacy",scenario="provider_down"}[15m])))'))
         own = legacy_down_s[min(len(legacy_down_s) - 1, int(q * len(legacy_down_s)))]
         lower, upper = shape.bucket_of(bounds, own)

@@ -23,9 +23,9 @@ checks = Checks()
 check = checks.check
 stack = Stack(BINARY, SOURCE)
 try:
-    stack.start_prometheus()
-    stack.wait_for_first_scrape()
-    job, interval_s, timeout_s = stack.target()
+    prom = stack.start_prometheus()
+    prom.wait_for_first_scrape()
+    job, interval_s, timeout_s = prom.target()
     up = f'up{{job="{job}"}}'
 
     started = time.time()
@@ -41,11 +41,11 @@ try:
     check("/health queues behind the storm (p99 above 500 ms)", health_p99_ms > 500, result.get("health_latency_ms"))
 
     # Prometheus has stored a scrape that started after the storm ended.
-    eventually(lambda: (by(stack.query(f"timestamp({up})")) or [0])[0] >= ended, 5 * interval_s + 5)
+    eventually(lambda: (by(prom.query(f"timestamp({up})")) or [0])[0] >= ended, 5 * interval_s + 5)
     window = f"[{math.floor(ended - started)}s]"
 
     def at_end(expr):
-        return (by(stack.query(expr, at=ended)) or [None])[0]
+        return (by(prom.query(expr, at=ended)) or [None])[0]
 
     samples = at_end(f"count_over_time({up}{window})")
     lowest = at_end(f"min_over_time({up}{window})")
