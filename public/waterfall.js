@@ -8,7 +8,8 @@ const INSIDE_ATTEMPT = new Set(['hedge', 'hedge_won', 'hedge_skipped']);
 const ATTEMPT = new Set(['attempt_success', 'attempt_failed']);
 
 /// Rows with start and length in ms from when the request reached the lab. Events follow
-/// each other: attempts last `elapsed_ms`, backoffs `wait_ms`; the rest (a refusal, the
+/// each other: attempts last `elapsed_ms`, waits `wait_ms` (a backoff, the carrier's
+/// Retry-After, adaptive retry's `token_wait` before its attempt); the rest (a refusal, the
 /// breaker's short-circuit, the fallback) are instants. A hedged call happens inside its
 /// attempt and is drawn under it: sent `wait_ms` after the attempt began (`after`), in
 /// flight until the attempt's answer (the first answer wins, the other is abandoned);

@@ -1,6 +1,7 @@
 #include "lab/api/quote_sentences.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace quote_lab {
 namespace {
@@ -59,9 +60,29 @@ Explanation rejection(Reason why) {
   }
 }
 
-}  // namespace
+// What adaptive retry's token waits (token_wait steps) added to the flow, as a sentence that
+// follows the outcome's; empty without one. The wait shows in `elapsed_ms` too.
+std::optional<Explanation> token_waits(const QuoteTrace& t) {
+  long long total_ms = 0;
+  int waits = 0, attempt = 0;
+  for (const TraceEvent& e : t.events) {
+    if (e.step != Step::token_wait || !e.wait_ms) continue;
+    total_ms += *e.wait_ms;
+    ++waits;
+    attempt = e.attempt;
+  }
+  if (waits == 0) return std::nullopt;
+  const std::string ms = std::to_string(total_ms) + " ms";
+  const std::string which_es = waits == 1 ? " su ficha antes del intento " + std::to_string(attempt)
+                                          : " sus fichas, antes de " + std::to_string(waits) + " intentos";
+  const std::string which_en = waits == 1 ? " for its token before attempt " + std::to_string(attempt)
+                                          : " for its tokens, before " + std::to_string(waits) + " attempts";
+  return Explanation{"El reintento adaptativo esperó " + ms + which_es + ": tras un 429 el cliente reduce su ritmo.",
+                     "Adaptive retry waited " + ms + which_en + ": after a 429 the client slows its pace."};
+}
 
-Explanation explanation(const QuoteTrace& t) {
+// One sentence for the flow's outcome (explanation() adds what the token waits took).
+Explanation outcome(const QuoteTrace& t) {
   const int n = t.attempts();
   const std::string times_es = n == 1 ? "1 vez" : std::to_string(n) + " veces";
   const std::string times_en = n == 1 ? "once" : std::to_string(n) + " times";
@@ -119,6 +140,17 @@ Explanation explanation(const QuoteTrace& t) {
             "The carrier failed " + times_en + "; " + fallback.en + "."};
   return {"El proveedor falló " + times_es + " y no hay respaldo: 503.",
           "The carrier failed " + times_en + " and there is no fallback: 503."};
+}
+
+}  // namespace
+
+Explanation explanation(const QuoteTrace& t) {
+  Explanation said = outcome(t);
+  if (const auto waited = token_waits(t)) {
+    said.es += " " + waited->es;
+    said.en += " " + waited->en;
+  }
+  return said;
 }
 
 std::string policy_note(const RetryPolicy& p, Language language) {

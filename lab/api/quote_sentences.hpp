@@ -21,7 +21,8 @@ struct Explanation {
 /// One plain sentence per outcome: a live quote (first try, after retries, the half-open
 /// breaker's probe call), a fallback (breaker open, failed probe, carrier failures, the seed
 /// quote), a 503, and a request the carrier rejected as wrong (a 4xx: the request's fault,
-/// not a carrier failure).
+/// not a carrier failure); then, when adaptive retry made an attempt wait for its token
+/// (token_wait steps), one more saying how long in all and before which attempt.
 Explanation explanation(const QuoteTrace& t);
 
 /// One sentence saying which protections `p` has (students read the `dependency` embedded

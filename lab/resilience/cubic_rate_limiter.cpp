@@ -17,11 +17,15 @@ std::optional<double> CubicRateLimiter::reserve(double max_wait_ms) {
   return wait_ms;
 }
 
-bool CubicRateLimiter::acquire(double max_wait_ms, std::stop_token stop) {
+std::optional<Millis> CubicRateLimiter::acquire(double max_wait_ms, std::stop_token stop) {
   const std::optional<double> wait_ms = reserve(max_wait_ms);
-  if (!wait_ms) return false;
-  if (*wait_ms <= 0.0) return true;
-  return clock_.sleep_unless_stopped(Millis(static_cast<Millis::rep>(std::ceil(*wait_ms))), stop);
+  if (!wait_ms) return std::nullopt;
+  if (*wait_ms <= 0.0) return Millis::zero();
+  // Up to whole ms, less a nanosecond so that a float's last bit ((1 - 0.5205) / 0.5 s is
+  // 959.0000000000001 ms) adds no millisecond to the wait a student reads.
+  const Millis wait(static_cast<Millis::rep>(std::ceil(*wait_ms - kRoundingSlackMs)));
+  if (!clock_.sleep_unless_stopped(wait, stop)) return std::nullopt;
+  return wait;
 }
 
 void CubicRateLimiter::on_response(bool throttled) {

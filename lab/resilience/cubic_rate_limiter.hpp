@@ -46,6 +46,7 @@ class CubicRateLimiter {
  public:
   static constexpr double kMaxRateAdjustScale = 2.0;  ///< botocore: rate ≤ 2 × measured
   static constexpr double kStartingFillRatePerS = 1.0;  ///< botocore: TokenBucket(max_rate=1)
+  static constexpr double kRoundingSlackMs = 1e-6;      ///< a wait's float noise, dropped before rounding up
 
   explicit CubicRateLimiter(Clock& clock);
 
@@ -53,9 +54,10 @@ class CubicRateLimiter {
   /// token is there); empty when it would be longer than `max_wait_ms` (nothing taken: the
   /// caller answers `rejected: client_rate_limited`).
   std::optional<double> reserve(double max_wait_ms);
-  /// reserve(), then waits on the clock (rounded up to whole ms). False when refused, or when
-  /// `stop` cut the wait short (the token stays spent).
-  bool acquire(double max_wait_ms, std::stop_token stop = {});
+  /// reserve(), then waits on the clock, rounded up to whole ms: the wait, ms (0: none; the
+  /// quote's `token_wait` step). Empty when refused, or when `stop` cut the wait short (the
+  /// token stays spent).
+  std::optional<Millis> acquire(double max_wait_ms, std::stop_token stop = {});
   /// One answer arrived; `throttled`: the carrier said to slow down (429).
   void on_response(bool throttled);
   CubicRateLimiterStats stats() const;

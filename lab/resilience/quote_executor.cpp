@@ -109,17 +109,20 @@ void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request,
   }
 }
 
-std::optional<Reason> QuoteExecutor::pass_gates(const RetryPolicy& policy, const FlowGuards& guards,
-                                                std::optional<ConcurrencyPermit>& permit) {
+std::optional<Reason> QuoteExecutor::pass_gates(QuoteTrace& trace, int attempt, const RetryPolicy& policy,
+                                                const FlowGuards& guards, std::optional<ConcurrencyPermit>& permit) {
   if (!policy.overload.adaptive_throttle && !policy.overload.adaptive_retry && !policy.overload.concurrency_limit)
     return std::nullopt;
   for (const Strategy s : pipeline_of(policy)) {
     if (s == Strategy::adaptive_throttle && guards.throttle && policy.overload.adaptive_throttle &&
         !guards.throttle->admit())
       return Reason::throttled;
-    if (s == Strategy::adaptive_retry && guards.rate && policy.overload.adaptive_retry &&
-        !guards.rate->acquire(policy.overload.adaptive_retry->max_wait_ms, shutdown_))
-      return Reason::client_rate_limited;
+    if (s == Strategy::adaptive_retry && guards.rate && policy.overload.adaptive_retry) {
+      const std::optional<Millis> waited = guards.rate->acquire(policy.overload.adaptive_retry->max_wait_ms, shutdown_);
+      if (!waited) return Reason::client_rate_limited;
+      if (*waited > Millis::zero())
+        trace.events.push_back({.step = Step::token_wait, .attempt = attempt, .wait_ms = waited->count()});
+    }
     if (s == Strategy::concurrency_limit && guards.concurrency && policy.overload.concurrency_limit) {
       permit = guards.concurrency->try_acquire();
       if (!permit) return Reason::concurrency_limit;
@@ -152,7 +155,7 @@ AttemptFacts QuoteExecutor::call_once(QuoteTrace& trace, const QuoteRequest& req
   AttemptFacts facts{.attempt = attempt};
   recorded.reset();
   std::optional<ConcurrencyPermit> in_flight;
-  if (const auto refused = pass_gates(policy, guards, in_flight)) {
+  if (const auto refused = pass_gates(trace, attempt, policy, guards, in_flight)) {
     steps.push_back({.step = Step::rejected, .attempt = attempt, .reason = *refused});
     return facts;
   }

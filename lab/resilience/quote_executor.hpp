@@ -77,7 +77,8 @@ class QuoteExecutor {
   ///                 a `rejected` step with reason bulkhead_full, then the fallback
   ///   gates         before each attempt, in the pipeline's order: adaptive_throttle drops
   ///                 (throttled), adaptive_retry waits for its token up to max_wait_ms
-  ///                 (client_rate_limited beyond), concurrency_limit refuses at the limit
+  ///                 (a `token_wait` step with wait_ms, whole ms rounded up, when it waited;
+  ///                 client_rate_limited beyond), concurrency_limit refuses at the limit
   ///                 (concurrency_limit); a refusal is a `rejected` step and ends the flow
   ///                 (no retry: the strategy said the carrier is overloaded), then the fallback
   ///   hedging       the attempt is a hedged call (hedged_call.hpp): `hedge` when the second
@@ -107,9 +108,10 @@ class QuoteExecutor {
   void run_attempts(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
                     const FlowGuards& guards, const Deadline& deadline, SteadyTime envelope_end,
                     std::optional<BreakerSnapshot>& recorded);
-  /// The gates before the breaker (pipeline.hpp), in the pipeline's order: why one refused,
-  /// or nullopt with `permit` holding the concurrency limit's place when there is one.
-  std::optional<Reason> pass_gates(const RetryPolicy& policy, const FlowGuards& guards,
+  /// The gates before the breaker (pipeline.hpp), in the pipeline's order, for attempt
+  /// `attempt`: why one refused, or nullopt with `permit` holding the concurrency limit's
+  /// place when there is one. A wait for adaptive retry's token goes to `trace` (token_wait).
+  std::optional<Reason> pass_gates(QuoteTrace& trace, int attempt, const RetryPolicy& policy, const FlowGuards& guards,
                                    std::optional<ConcurrencyPermit>& permit);
   /// The call itself: plain, or hedged when the policy hedges (its steps go to `trace`).
   CallOutcome send(QuoteTrace& trace, const CarrierRequest& call, const RetryPolicy& policy, const FlowGuards& guards);

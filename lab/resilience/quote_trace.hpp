@@ -33,7 +33,7 @@ struct TraceEvent {
   int attempt = 0;                     ///< the attempt it belongs to (0: before any)
   std::optional<double> elapsed_ms{};  ///< duration of the attempt
   std::optional<Reason> reason{};      ///< why it failed or was skipped, which fallback
-  std::optional<long long> wait_ms{};  ///< backoff wait
+  std::optional<long long> wait_ms{};  ///< a wait: backoff, retry_after, token_wait; hedge: the first call's
   /// The breaker refused this attempt slot, so no call was made: a short circuit for the
   /// counts, whether it shows as short_circuit (first slot) or retry_skipped (later ones).
   /// A retry skipped because this flow's own failure opened the breaker is not one.

@@ -10,7 +10,7 @@ constexpr NameTable<Mode, 2> kModeNames{{{
     {Mode::resilient, "resilient"},
 }}};
 
-constexpr NameTable<Step, 13> kStepNames{{{
+constexpr NameTable<Step, 14> kStepNames{{{
     {Step::attempt_success, "attempt_success"},
     {Step::attempt_failed, "attempt_failed"},
     {Step::backoff, "backoff"},
@@ -24,6 +24,7 @@ constexpr NameTable<Step, 13> kStepNames{{{
     {Step::hedge, "hedge"},
     {Step::hedge_won, "hedge_won"},
     {Step::hedge_skipped, "hedge_skipped"},
+    {Step::token_wait, "token_wait"},
 }}};
 
 constexpr NameTable<Reason, 18> kReasonNames{{{

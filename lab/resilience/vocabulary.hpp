@@ -40,6 +40,7 @@ enum class Step {
   hedge,            ///< a second call went to the carrier (wait_ms: how long the first had not answered)
   hedge_won,        ///< the hedge answered first; the first call was abandoned
   hedge_skipped,    ///< a hedge was due but not sent (with the reason)
+  token_wait,       ///< the attempt waited for adaptive retry's token before it went (wait_ms)
 };
 
 std::string_view to_string(Step s);

@@ -348,6 +348,25 @@ TEST_CASE("a reset brings the overload strategies back too: adaptive retry's pac
   CHECK_FALSE(send_rate());  // as a new lab: the next quote's first send does not wait
 }
 
+TEST_CASE("aws_adaptive on rate_limited: the retry's wait for its token is a token_wait step of the answer, with its wait_ms and its sentence") {
+  Lab lab;
+  // The lesson's path: a 429 in 20 ms with Retry-After: 1, then the quote in 25 ms.
+  lab.carrier.script.fail(CallError::http_429, 20, milliseconds(1000)).succeed(25);
+  const json answer = quote_answer(lab.app, lab.app.quote("aws_adaptive", "rate_limited", 42, 3));
+  // The 429 turned the pacing on at 0.5 tokens a second with 0.02 earned (20 ms at the starting
+  // 1 a second); after the 1 s Retry-After, 0.52: the retry's token is (1 - 0.52) / 0.5 = 960 ms away.
+  CHECK(answer["events"] == events(R"([
+      {"event": "attempt_failed", "attempt": 1, "elapsed_ms": 20, "reason": "http_429"},
+      {"event": "retry_after", "attempt": 1, "wait_ms": 1000},
+      {"event": "token_wait", "attempt": 2, "wait_ms": 960},
+      {"event": "attempt_success", "attempt": 2, "elapsed_ms": 25}])"));
+  CHECK(answer["elapsed_ms"] == 20 + 1000 + 960 + 25);
+  CHECK(answer["explanation"]["en"] == "Live quote after 2 attempts: the retry helped. Adaptive retry waited 960 ms for "
+                                       "its token before attempt 2: after a 429 the client slows its pace.");
+  CHECK(answer["explanation"]["es"] == "Cotización en vivo tras 2 intentos: el reintento sirvió. El reintento adaptativo "
+                                       "esperó 960 ms su ficha antes del intento 2: tras un 429 el cliente reduce su ritmo.");
+}
+
 // The scenario matrix (SPEC.md, "Scenarios" and "Default policies"): what each mode shows
 // for each course scenario, at both ends of every latency range the scenario files give
 // (u = 0: every carrier latency at its minimum and the shortest jitter, 95 ms of resilient

@@ -153,7 +153,7 @@ test('the waterfall: queue first, then attempts and backoffs end to end, the lab
   assert.deepEqual(axisTicks(400), [0, 100, 200, 300, 400]);
 });
 
-test('the waterfall: a refusal is an instant; a hedged call is drawn inside its attempt, from its send to the answer', () => {
+test('the waterfall: a refusal is an instant; a hedged call is drawn inside its attempt, from its send to the answer; a token wait is a bar before its attempt', () => {
   // throttled: the gate refused the attempt, the fallback answered
   const refused = waterfallRows({ elapsed_ms: 0.02, events: [
     { event: 'rejected', attempt: 1, reason: 'throttled' },
@@ -185,6 +185,18 @@ test('the waterfall: a refusal is an instant; a hedged call is drawn inside its 
   assert.equal(say('es', won[3]), 'intento 1: la llamada de cobertura respondió primero');
   assert.equal(say('es', skipped[1]), 'intento 1: llamada de cobertura omitida (sin presupuesto de coberturas)');
   assert.equal(say('en', won[2]), 'attempt 1: hedged call, sent at 300 ms');
+  // aws_adaptive: the retry waited for its token, a bar of its own between the carrier's
+  // Retry-After and the attempt it let go
+  const paced = waterfallRows({ elapsed_ms: 2005, events: [
+    { event: 'attempt_failed', attempt: 1, elapsed_ms: 20, reason: 'http_429' },
+    { event: 'retry_after', attempt: 1, wait_ms: 1000 },
+    { event: 'token_wait', attempt: 2, wait_ms: 960 },
+    { event: 'attempt_success', attempt: 2, elapsed_ms: 25 }] });
+  assert.deepEqual(paced.map(r => [r.kind, r.start, r.ms]), [
+    ['attempt_failed', 0, 20], ['retry_after', 20, 1000], ['token_wait', 1020, 960], ['attempt_success', 1980, 25],
+    ['total', 0, 2005]]);
+  assert.equal(say('es', paced[2]), 'intento 2: espera de su ficha (reintento adaptativo)');
+  assert.equal(say('en', paced[2]), 'attempt 2: wait for its token (adaptive retry)');
   for (const reason of ['throttled', 'concurrency_limit', 'bulkhead_full', 'client_rate_limited', 'hedge_budget'])
     for (const lang of ['es', 'en']) assert.ok(TEXT[lang].reason[reason], `${lang} ${reason}`);
   assert.match(TEXT.es.reason.concurrency_limit, /límite adaptativo de concurrencia/);

@@ -79,12 +79,26 @@ TEST_CASE("acquire waits on the clock for its token, and gives up beyond its max
   FakeClock clock;
   CubicRateLimiter limiter(clock);
   limiter.on_response(true);
-  CHECK(limiter.acquire(5000));        // waits 2 s for the first token
-  CHECK_FALSE(limiter.acquire(1000));  // the next is 2 s away: refused, no wait
+  CHECK(limiter.acquire(5000) == milliseconds(2000));  // waits 2 s for the first token
+  CHECK(limiter.acquire(1000) == std::nullopt);        // the next is 2 s away: refused, no wait
   CHECK(clock.sleeps() == std::vector<milliseconds>{milliseconds(2000)});
   std::stop_source stop;
   stop.request_stop();
-  CHECK_FALSE(limiter.acquire(5000, stop.get_token()));  // shutting down: no wait
+  CHECK(limiter.acquire(5000, stop.get_token()) == std::nullopt);  // shutting down: no wait
+}
+
+TEST_CASE("acquire's wait is whole ms rounded up, without the float noise of (1 - tokens) / rate") {
+  FakeClock clock;
+  CubicRateLimiter limiter(clock);
+  clock.advance(milliseconds(20));
+  limiter.on_response(true);  // 0.02 tokens earned at the starting 1/s, then 0.5/s
+  clock.advance(milliseconds(1001));
+  // 0.5205 tokens: (1 - 0.5205) / 0.5 s is 959.0000000000001 ms in doubles, a wait of 959 ms.
+  CHECK(limiter.acquire(1000) == milliseconds(959));
+  // After the wait, 0.5205 - 1 + 0.959 × 0.5 = 0 tokens: the next token is 2 s away, beyond 1 s.
+  CHECK(limiter.acquire(1000) == std::nullopt);
+  CHECK(limiter.acquire(3000) == milliseconds(2000));
+  CHECK(clock.sleeps() == std::vector<milliseconds>{milliseconds(959), milliseconds(2000)});
 }
 
 TEST_CASE("a reset (the lab's) forgets the throttle: sends go through at once until the next 429") {

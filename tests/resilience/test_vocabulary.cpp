@@ -45,7 +45,8 @@ TEST_CASE("modes: legacy and resilient, nothing else") {
 TEST_CASE("steps: the event names of SPEC, in one table") {
   CHECK(step_names() == std::vector<std::string>{"attempt_success", "attempt_failed", "backoff", "circuit_opened",
                                                   "short_circuit", "half_open_probe", "fallback_used", "retry_skipped",
-                                                  "retry_after", "rejected", "hedge", "hedge_won", "hedge_skipped"});
+                                                  "retry_after", "rejected", "hedge", "hedge_won", "hedge_skipped",
+                                                  "token_wait"});
   check_round_trip<Step>(step_names(), parse_step);
   CHECK_FALSE(parse_step("attempt-success").has_value());
   CHECK_FALSE(parse_step("").has_value());
