@@ -104,10 +104,9 @@ export const TEXT = {
       hedgeSent: 'llamadas de cobertura enviadas', hedgeWon: 'coberturas que respondieron primero', hedgeSkipped: 'omitidas: sin presupuesto de coberturas',
       dropRatio: 'probabilidad de descarte ahora', limit: 'límite de llamadas en curso', inFlight: 'llamadas en curso',
       bulkhead: 'cotizaciones dentro del mamparo', hedgeDelay: 'espera antes de la llamada de cobertura', sendRate: 'ritmo de envío permitido' },
-    perSecond: v => `${v}/s`,
     sendRateOff: 'sin límite (ningún 429 todavía)',
-    rejectedReason: { throttled: 'descartadas por la limitación adaptativa', concurrency_limit: 'límite adaptativo de concurrencia lleno',
-      bulkhead_full: 'mamparo lleno', client_rate_limited: 'sin ficha del reintento adaptativo' },
+    // A count of refusals by reason: these words where they differ from the step's (`reason`).
+    rejectedReason: { throttled: 'descartadas por la limitación adaptativa', client_rate_limited: 'sin ficha del reintento adaptativo' },
     overloadNone: 'Sin solicitudes todavía: lanza una tormenta contra una de estas políticas.',
     overloadAnswerTitle: 'La última respuesta de una de estas políticas, paso a paso',
     overloadAnswerOf: (policy, at) => `Política ${policy}, ${at}`,
@@ -196,10 +195,8 @@ export const TEXT = {
       hedgeSent: 'hedged calls sent', hedgeWon: 'hedged calls that answered first', hedgeSkipped: 'skipped: hedge budget spent',
       dropRatio: 'drop probability now', limit: 'limit on calls in flight', inFlight: 'calls in flight',
       bulkhead: 'quotes inside the bulkhead', hedgeDelay: 'wait before the hedged call', sendRate: 'send rate allowed' },
-    perSecond: v => `${v}/s`,
     sendRateOff: 'no limit (no 429 yet)',
-    rejectedReason: { throttled: 'dropped by adaptive throttling', concurrency_limit: 'adaptive concurrency limit full',
-      bulkhead_full: 'bulkhead full', client_rate_limited: 'no adaptive retry token' },
+    rejectedReason: { client_rate_limited: 'no adaptive retry token' },
     overloadNone: 'No requests yet: start a storm against one of these policies.',
     overloadAnswerTitle: 'The last answer of one of these policies, step by step',
     overloadAnswerOf: (policy, at) => `Policy ${policy}, ${at}`,
@@ -243,6 +240,8 @@ export function makeFormat(lang, locale) {
       if (!cache.has('sig')) cache.set('sig', new Intl.NumberFormat(locale, { maximumSignificantDigits: 2 }));
       return cache.get('sig').format(n);
     },
+    /// A rate: "1,5/s".
+    perSecond(n, digits = 0) { return `${num(n, digits)}/s`; },
     /// "1 intento", "2 intentos", "1.234 solicitudes".
     count(n, word) { return `${num(n)} ${W[lang][word][plural.select(Number(n)) === 'one' ? 'one' : 'other']}`; },
     word(n, word) { return W[lang][word][plural.select(Number(n)) === 'one' ? 'one' : 'other']; },

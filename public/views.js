@@ -167,9 +167,9 @@ export function renderOverloadView(rows, w, f) {
       live.push(fig('bulkhead', r.bulkheadActive, `${f.num(r.bulkheadActive)} / ${f.num(r.bulkheadMax)}`, k.bulkhead));
     if (r.strategies.includes('hedging')) live.push(fig('hedgeDelay', r.hedgeDelayMs, f.ms(r.hedgeDelayMs), k.hedgeDelay));
     if (r.strategies.includes('adaptive_retry'))
-      live.push(fig('sendRate', r.sendRate, r.sendRate == null ? w.none : w.perSecond(f.num(r.sendRate, 1)), r.sendRate == null ? w.sendRateOff : k.sendRate));
+      live.push(fig('sendRate', r.sendRate, r.sendRate == null ? w.none : f.perSecond(r.sendRate, 1), r.sendRate == null ? w.sendRateOff : k.sendRate));
     for (const node of live) node.classList.add('live-value');
-    const reasons = Object.entries(r.rejected).map(([reason, n]) => `${w.rejectedReason[reason] || reason}: ${f.num(n)}`);
+    const reasons = Object.entries(r.rejected).map(([reason, n]) => `${w.rejectedReason[reason] || w.reason[reason] || reason}: ${f.num(n)}`);
     return el('div', { class: 'overload-card', 'data-policy': r.name, 'data-requests': String(r.requests) }, title,
       el('div', { class: 'figures' }, ...figures, ...live),
       ...(reasons.length ? [el('p', { class: 'note reasons', text: reasons.join(' · ') })] : []));

@@ -30,6 +30,13 @@ struct NameTable {
       if (n == text) return v;
     return std::nullopt;
   }
+  /// Sets `out` to the value named `text` and says true; false (`out` untouched) for an
+  /// unknown name.
+  constexpr bool parse_into(std::string_view text, E& out) const {
+    const std::optional<E> v = parse(text);
+    if (v) out = *v;
+    return v.has_value();
+  }
   /// Every name, in order: the `allowed` list of an error message.
   std::vector<std::string> names() const {
     std::vector<std::string> out;

@@ -30,6 +30,37 @@ prometheus::Family<prometheus::Counter>& counter_family(prometheus::Registry& re
   return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
 }
 
+// A counter family whose series are added on first use: their labels come from bounded sets
+// (reasons, routes, status codes), most never seen. The caller's mutex guards `series`.
+template <typename Key>
+struct LazyCounters {
+  prometheus::Family<prometheus::Counter>* family = nullptr;
+  std::map<Key, prometheus::Counter*> series;
+
+  // Increments the series of `key`, adding it to the family with `labels` the first time
+  // (only the first use of each pays for the lookup under the write lock).
+  void increment(std::shared_mutex& mutex, const Key& key, const std::map<std::string, std::string>& labels) {
+    {
+      std::shared_lock read(mutex);
+      if (const auto it = series.find(key); it != series.end()) {
+        it->second->Increment();
+        return;
+      }
+    }
+    std::unique_lock write(mutex);
+    auto [it, inserted] = series.try_emplace(key, nullptr);
+    if (inserted) it->second = &family->Add(labels);
+    it->second->Increment();
+  }
+};
+
+// Counters by (policy, reason): the retries skipped and the calls an overload strategy refused.
+using ReasonCounters = LazyCounters<std::pair<std::string, Reason>>;
+
+void count_reason(ReasonCounters& counters, std::shared_mutex& mutex, const std::string& mode, Reason reason) {
+  counters.increment(mutex, {mode, reason}, {{"mode", mode}, {"reason", std::string(to_string(reason))}});
+}
+
 }  // namespace
 
 const std::vector<double>& quote_duration_buckets_s() {
@@ -67,19 +98,14 @@ struct Metrics::Series {
   std::map<std::pair<std::string, AttemptOutcome>, prometheus::Counter*> attempts;
   std::map<std::string, prometheus::Counter*> retries;
   std::map<std::string, prometheus::Counter*> fallbacks;
-  // Added on first use: reasons are a bounded set (vocabulary.hpp), most never seen.
-  prometheus::Family<prometheus::Counter>* skipped = nullptr;
-  std::map<std::pair<std::string, Reason>, prometheus::Counter*> skipped_series;  // guarded by http_mutex
-  prometheus::Family<prometheus::Counter>* rejected = nullptr;
-  std::map<std::pair<std::string, Reason>, prometheus::Counter*> rejected_series;  // guarded by http_mutex
-  prometheus::Family<prometheus::Counter>* hedges = nullptr;
-  std::map<std::pair<std::string, Step>, prometheus::Counter*> hedge_series;  // guarded by http_mutex
   std::map<std::pair<BreakerState, BreakerState>, prometheus::Counter*> transitions;
-  prometheus::Family<prometheus::Counter>* http = nullptr;
-  std::map<std::pair<std::string, int>, prometheus::Counter*> http_series;
-  std::shared_mutex http_mutex;  // guards http_series (codes appear lazily; lookups share it)
-  prometheus::Family<prometheus::Counter>* rate_limited = nullptr;
-  std::map<std::string, prometheus::Counter*> rate_limited_series;  // by route; guarded by http_mutex
+  // Added on first use (LazyCounters); http_mutex guards their series.
+  ReasonCounters skipped;
+  ReasonCounters rejected;
+  LazyCounters<std::pair<std::string, Step>> hedges;
+  LazyCounters<std::pair<std::string, int>> http;  // by route and status code
+  LazyCounters<std::string> rate_limited;          // by route
+  std::shared_mutex http_mutex;
 
   Series(const std::vector<std::string>& scenarios, const std::vector<std::string>& modes) {
     auto& req = counter_family(registry, "quote_lab_quote_requests_total",
@@ -99,18 +125,18 @@ struct Metrics::Series {
                               "Quote requests answered with the cached fallback quote.");
     auto& tr = counter_family(registry, "quote_lab_breaker_transitions_total",
                               "Circuit breaker state changes, from one state to another.");
-    http = &counter_family(registry, "quote_lab_http_requests_total",
+    http.family = &counter_family(registry, "quote_lab_http_requests_total",
                            "HTTP requests the lab answered, by route template and status code.");
-    rate_limited = &counter_family(registry, "quote_lab_rate_limited_total",
+    rate_limited.family = &counter_family(registry, "quote_lab_rate_limited_total",
                                    "Quote requests refused with a 429 by the per-client rate limit "
                                    "(--rate-limit), by route template.");
-    skipped = &counter_family(registry, "quote_lab_retries_skipped_total",
+    skipped.family = &counter_family(registry, "quote_lab_retries_skipped_total",
                               "Retries a quote flow did not make, by mode and reason (retry_budget, "
                               "deadline, not_retryable, circuit_open, ...).");
-    rejected = &counter_family(registry, "quote_lab_overload_rejections_total",
+    rejected.family = &counter_family(registry, "quote_lab_overload_rejections_total",
                                "Carrier calls an overload strategy refused before they left the lab, by mode "
                                "and reason (throttled, concurrency_limit, bulkhead_full, client_rate_limited).");
-    hedges = &counter_family(registry, "quote_lab_hedges_total",
+    hedges.family = &counter_family(registry, "quote_lab_hedges_total",
                              "Hedged calls by mode and outcome: sent (a second call went to the carrier), won (it "
                              "answered first), skipped (the hedge budget kept it back).");
     for (const std::string& m : modes) {
@@ -145,29 +171,6 @@ Metrics::Metrics(std::vector<std::string> scenarios, std::vector<std::string> ro
 
 Metrics::~Metrics() = default;
 
-namespace {
-
-// Increments the series of `key` in `series`, adding it to `family` with `labels` the first
-// time (labels come from bounded sets: only the first use of each pays for the lookup).
-template <typename Key>
-void increment_lazily(std::shared_mutex& mutex, std::map<Key, prometheus::Counter*>& series,
-                      prometheus::Family<prometheus::Counter>& family, const Key& key,
-                      const std::map<std::string, std::string>& labels) {
-  {
-    std::shared_lock read(mutex);
-    if (const auto it = series.find(key); it != series.end()) {
-      it->second->Increment();
-      return;
-    }
-  }
-  std::unique_lock write(mutex);
-  auto [it, inserted] = series.try_emplace(key, nullptr);
-  if (inserted) it->second = &family.Add(labels);
-  it->second->Increment();
-}
-
-}  // namespace
-
 void Metrics::record(const QuoteTrace& t) {
   std::shared_lock lock(mutex_);
   auto& s = *series_;
@@ -183,16 +186,11 @@ void Metrics::record(const QuoteTrace& t) {
     if (auto it = s.fallbacks.find(mode); it != s.fallbacks.end()) it->second->Increment();
   if (!s.retries.count(mode)) return;  // a mode outside the bounded set is not counted
   for (const auto& e : t.events) {
-    if (e.step == Step::retry_skipped && e.reason)
-      increment_lazily(s.http_mutex, s.skipped_series, *s.skipped, std::pair{mode, *e.reason},
-                       {{"mode", mode}, {"reason", std::string(to_string(*e.reason))}});
-    if (e.step == Step::rejected && e.reason)
-      increment_lazily(s.http_mutex, s.rejected_series, *s.rejected, std::pair{mode, *e.reason},
-                       {{"mode", mode}, {"reason", std::string(to_string(*e.reason))}});
+    if (e.step == Step::retry_skipped && e.reason) count_reason(s.skipped, s.http_mutex, mode, *e.reason);
+    if (e.step == Step::rejected && e.reason) count_reason(s.rejected, s.http_mutex, mode, *e.reason);
     if (e.step == Step::hedge || e.step == Step::hedge_won || e.step == Step::hedge_skipped) {
       const char* outcome = e.step == Step::hedge ? "sent" : e.step == Step::hedge_won ? "won" : "skipped";
-      increment_lazily(s.http_mutex, s.hedge_series, *s.hedges, std::pair{mode, e.step},
-                       {{"mode", mode}, {"outcome", outcome}});
+      s.hedges.increment(s.http_mutex, {mode, e.step}, {{"mode", mode}, {"outcome", outcome}});
     }
   }
 }
@@ -204,23 +202,24 @@ void Metrics::record_transition(const BreakerTransition& t) {
 }
 
 
+std::string Metrics::route_label(const std::string& route) const {
+  return std::find(routes_.begin(), routes_.end(), route) != routes_.end() ? route : "other";
+}
+
 void Metrics::record_http(const std::string& route, int code) {
-  const bool known = std::find(routes_.begin(), routes_.end(), route) != routes_.end();
-  const std::string label = known ? route : "other";
+  const std::string label = route_label(route);
   // Status codes outside 100–599 never come from httplib; clamp anyway to keep the set bounded.
   code = std::clamp(code, 100, 599);
   std::shared_lock lock(mutex_);
   auto& s = *series_;
-  increment_lazily(s.http_mutex, s.http_series, *s.http, std::pair<std::string, int>{label, code},
-                   {{"route", label}, {"code", std::to_string(code)}});
+  s.http.increment(s.http_mutex, {label, code}, {{"route", label}, {"code", std::to_string(code)}});
 }
 
 void Metrics::record_rate_limited(const std::string& route) {
-  const bool known = std::find(routes_.begin(), routes_.end(), route) != routes_.end();
-  const std::string label = known ? route : "other";
+  const std::string label = route_label(route);
   std::shared_lock lock(mutex_);
   auto& s = *series_;
-  increment_lazily(s.http_mutex, s.rate_limited_series, *s.rate_limited, label, {{"route", label}});
+  s.rate_limited.increment(s.http_mutex, label, {{"route", label}});
 }
 
 void Metrics::add_state_backend(std::vector<prometheus::MetricFamily>& families, bool up, std::uint64_t errors) {

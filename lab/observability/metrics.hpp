@@ -70,6 +70,8 @@ class Metrics {
 
  private:
   struct Series;
+  /// `route` if it is one of the known templates, else "other" (a bounded label set).
+  std::string route_label(const std::string& route) const;
   std::vector<std::string> scenarios_;
   std::vector<std::string> routes_;
   std::vector<std::string> modes_;

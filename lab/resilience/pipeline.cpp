@@ -1,12 +1,11 @@
 #include "lab/resilience/pipeline.hpp"
 
-#include <array>
-#include <utility>
+#include "lab/base/name_table.hpp"
 
 namespace quote_lab {
 namespace {
 
-constexpr std::array<std::pair<Strategy, std::string_view>, 10> kNames{{
+constexpr NameTable<Strategy, 10> kNames{{{
     {Strategy::fallback, "fallback"},
     {Strategy::bulkhead, "bulkhead"},
     {Strategy::deadline, "deadline"},
@@ -17,7 +16,7 @@ constexpr std::array<std::pair<Strategy, std::string_view>, 10> kNames{{
     {Strategy::concurrency_limit, "concurrency_limit"},
     {Strategy::hedging, "hedging"},
     {Strategy::timeout, "timeout"},
-}};
+}}};
 
 constexpr std::string_view kOrder =
     "outermost first: fallback, bulkhead, deadline, retry, the gates adaptive_throttle, adaptive_retry, "
@@ -25,23 +24,11 @@ constexpr std::string_view kOrder =
 
 }  // namespace
 
-std::string_view to_string(Strategy s) {
-  for (const auto& [value, name] : kNames)
-    if (value == s) return name;
-  return "unknown";
-}
+std::string_view to_string(Strategy s) { return kNames.name(s); }
 
-std::optional<Strategy> parse_strategy(std::string_view text) {
-  for (const auto& [value, name] : kNames)
-    if (name == text) return value;
-  return std::nullopt;
-}
+std::optional<Strategy> parse_strategy(std::string_view text) { return kNames.parse(text); }
 
-std::vector<std::string> strategy_names() {
-  std::vector<std::string> out;
-  for (const auto& [_, name] : kNames) out.emplace_back(name);
-  return out;
-}
+std::vector<std::string> strategy_names() { return kNames.names(); }
 
 int strategy_rank(Strategy s) {
   switch (s) {

@@ -3,18 +3,19 @@
 #include <algorithm>
 #include <array>
 
+#include "lab/base/name_table.hpp"
 #include "lab/resilience/strategy_settings.hpp"
 
 namespace quote_lab {
 namespace {
 
-constexpr std::array<std::pair<Jitter, std::string_view>, 5> kJitterNames{{
+constexpr NameTable<Jitter, 5> kJitterNames{{{
     {Jitter::none, "none"},
     {Jitter::additive, "additive"},
     {Jitter::full, "full"},
     {Jitter::equal, "equal"},
     {Jitter::decorrelated, "decorrelated"},
-}};
+}}};
 
 constexpr RetryIntField kRetryIntFields[] = {
     {"timeout_ms", &RetryPolicy::timeout_ms, 10, 10000},
@@ -27,11 +28,11 @@ constexpr RetryIntField kRetryIntFields[] = {
     {"deadline_ms", &RetryPolicy::deadline_ms, 0, kDeadlineMsMax},
 };
 
-constexpr std::array<std::pair<IdempotencyKey, std::string_view>, 3> kIdempotencyKeyNames{{
+constexpr NameTable<IdempotencyKey, 3> kIdempotencyKeyNames{{{
     {IdempotencyKey::per_flow, "per_flow"},
     {IdempotencyKey::per_attempt, "per_attempt"},
     {IdempotencyKey::none, "none"},
-}};
+}}};
 
 constexpr std::array<std::pair<unsigned, std::string_view>, 6> kRetryOnNames{{
     {kRetryOn5xx, "5xx"},
@@ -122,26 +123,13 @@ void validate(const BreakerPolicy& b, const std::string& name, std::vector<std::
   check_range(errors, name + ".open_duration_s", b.open_duration_s, kOpenDurationSMin, kOpenDurationSMax);
 }
 
-std::string_view to_string(IdempotencyKey k) {
-  for (const auto& [value, name] : kIdempotencyKeyNames)
-    if (value == k) return name;
-  return "per_flow";
-}
+std::string_view to_string(IdempotencyKey k) { return kIdempotencyKeyNames.name(k); }
 
 bool parse_idempotency_key(std::string_view text, IdempotencyKey& out) {
-  for (const auto& [value, name] : kIdempotencyKeyNames)
-    if (name == text) {
-      out = value;
-      return true;
-    }
-  return false;
+  return kIdempotencyKeyNames.parse_into(text, out);
 }
 
-std::vector<std::string> idempotency_key_names() {
-  std::vector<std::string> names;
-  for (const auto& [_, name] : kIdempotencyKeyNames) names.emplace_back(name);
-  return names;
-}
+std::vector<std::string> idempotency_key_names() { return kIdempotencyKeyNames.names(); }
 
 std::vector<std::string> retry_on_names(unsigned mask) {
   std::vector<std::string> names;
@@ -216,28 +204,13 @@ NamedPolicy adr0005_policy() {
   return n;
 }
 
-std::string_view to_string(Jitter j) {
-  for (const auto& [value, name] : kJitterNames)
-    if (value == j) return name;
-  return "none";
-}
+std::string_view to_string(Jitter j) { return kJitterNames.name(j); }
 
-bool parse_jitter(std::string_view text, Jitter& out) {
-  for (const auto& [value, name] : kJitterNames)
-    if (name == text) {
-      out = value;
-      return true;
-    }
-  return false;
-}
+bool parse_jitter(std::string_view text, Jitter& out) { return kJitterNames.parse_into(text, out); }
 
 std::span<const RetryIntField> retry_int_fields() { return kRetryIntFields; }
 
-std::vector<std::string> jitter_names() {
-  std::vector<std::string> names;
-  for (const auto& [_, name] : kJitterNames) names.emplace_back(name);
-  return names;
-}
+std::vector<std::string> jitter_names() { return kJitterNames.names(); }
 
 RetryPolicy legacy_numbers() {
   return RetryPolicy{.mode = "legacy",

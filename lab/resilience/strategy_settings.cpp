@@ -1,9 +1,9 @@
 #include "lab/resilience/strategy_settings.hpp"
 
-#include <array>
 #include <cmath>
 #include <sstream>
-#include <utility>
+
+#include "lab/base/name_table.hpp"
 
 namespace quote_lab {
 namespace {
@@ -59,15 +59,15 @@ const StrategySetting<HedgeBudgetSettings> kHedgeBudget[] = {
     int_setting("min_per_s", &HedgeBudgetSettings::min_per_s, 0, 1000),
 };
 
-constexpr std::array<std::pair<HedgingDelayMode, std::string_view>, 2> kHedgingDelayModes{{
+constexpr NameTable<HedgingDelayMode, 2> kHedgingDelayModes{{{
     {HedgingDelayMode::fixed, "fixed"},
     {HedgingDelayMode::observed_percentile, "observed_percentile"},
-}};
+}}};
 
-constexpr std::array<std::pair<GradientHeadroom, std::string_view>, 2> kHeadrooms{{
+constexpr NameTable<GradientHeadroom, 2> kHeadrooms{{{
     {GradientHeadroom::sqrt_previous_limit, "sqrt_previous_limit"},
     {GradientHeadroom::sqrt_scaled_limit, "sqrt_scaled_limit"},
-}};
+}}};
 
 template <class S>
 void check_table(const S& s, std::span<const StrategySetting<S>> table, const std::string& prefix,
@@ -76,30 +76,6 @@ void check_table(const S& s, std::span<const StrategySetting<S>> table, const st
     const double v = f.int_member ? static_cast<double>(s.*f.int_member) : s.*f.number_member;
     check_range(errors, prefix + f.key, v, f.lo, f.hi);
   }
-}
-
-template <class E, std::size_t N>
-std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
-  for (const auto& [v, name] : names)
-    if (v == value) return name;
-  return names.front().second;
-}
-
-template <class E, std::size_t N>
-bool parse_name(const std::array<std::pair<E, std::string_view>, N>& names, std::string_view text, E& out) {
-  for (const auto& [v, name] : names)
-    if (name == text) {
-      out = v;
-      return true;
-    }
-  return false;
-}
-
-template <class E, std::size_t N>
-std::vector<std::string> all_names(const std::array<std::pair<E, std::string_view>, N>& names) {
-  std::vector<std::string> out;
-  for (const auto& [_, name] : names) out.emplace_back(name);
-  return out;
 }
 
 }  // namespace
@@ -111,14 +87,14 @@ std::span<const StrategySetting<GradientLimitSettings>> concurrency_limit_settin
 std::span<const StrategySetting<HedgingDelaySettings>> hedging_delay_settings() { return kHedgingDelay; }
 std::span<const StrategySetting<HedgeBudgetSettings>> hedge_budget_settings() { return kHedgeBudget; }
 
-std::string_view to_string(HedgingDelayMode m) { return name_of(kHedgingDelayModes, m); }
+std::string_view to_string(HedgingDelayMode m) { return kHedgingDelayModes.name(m); }
 bool parse_hedging_delay_mode(std::string_view text, HedgingDelayMode& out) {
-  return parse_name(kHedgingDelayModes, text, out);
+  return kHedgingDelayModes.parse_into(text, out);
 }
-std::vector<std::string> hedging_delay_mode_names() { return all_names(kHedgingDelayModes); }
-std::string_view to_string(GradientHeadroom h) { return name_of(kHeadrooms, h); }
-bool parse_gradient_headroom(std::string_view text, GradientHeadroom& out) { return parse_name(kHeadrooms, text, out); }
-std::vector<std::string> gradient_headroom_names() { return all_names(kHeadrooms); }
+std::vector<std::string> hedging_delay_mode_names() { return kHedgingDelayModes.names(); }
+std::string_view to_string(GradientHeadroom h) { return kHeadrooms.name(h); }
+bool parse_gradient_headroom(std::string_view text, GradientHeadroom& out) { return kHeadrooms.parse_into(text, out); }
+std::vector<std::string> gradient_headroom_names() { return kHeadrooms.names(); }
 
 void check_range(std::vector<std::string>& errors, const std::string& name, double v, double lo, double hi) {
   // whole numbers print as "1", not "1.0"

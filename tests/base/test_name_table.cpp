@@ -29,6 +29,14 @@ TEST_CASE("a name table refuses what it does not list: no silent default") {
   CHECK_FALSE(kColours.parse("purple").has_value());
 }
 
+TEST_CASE("parse_into sets the value it names, and leaves it alone for a name it does not list") {
+  Colour c = Colour::red;
+  CHECK(kColours.parse_into("blue", c));
+  CHECK(c == Colour::blue);
+  CHECK_FALSE(kColours.parse_into("purple", c));
+  CHECK(c == Colour::blue);
+}
+
 TEST_CASE("a name table lists its names in declaration order, for the allowed list of a 400") {
   CHECK(kColours.names() == std::vector<std::string>{"red", "green", "blue"});
 }

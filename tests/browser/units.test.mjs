@@ -31,6 +31,8 @@ test('one number format: seconds from 1,000 ms, the reader\'s locale, correct pl
   assert.equal(es.count(4, 'attempt'), '4 intentos');
   assert.equal(en.count(1, 'request'), '1 request');
   assert.equal(es.count(0, 'request'), '0 solicitudes');
+  assert.equal(es.perSecond(1.46, 1), '1,5/s');
+  assert.equal(en.perSecond(1234), '1,234/s');
   assert.equal(localeFor('es', ['en-US', 'es-MX']), 'es-MX');
   assert.equal(localeFor('es', ['en-US']), 'es');
 });

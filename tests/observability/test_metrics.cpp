@@ -76,6 +76,35 @@ TEST_CASE("one quote flow is counted in every family it touches") {
   CHECK(has(text, R"(quote_lab_http_requests_total{code="200",route="/quote-resilient"} 1)"));
 }
 
+TEST_CASE("the steps of overload strategies and skipped retries count by policy and reason or outcome, each apart") {
+  Metrics m({"carrier_offline"}, {"/quote/{policy}"}, {"throttled", "hedged", "resilient"});
+  QuoteTrace dropped;
+  dropped.request = {"throttled", "carrier_offline", 42, 3, "id", "trace"};
+  dropped.status = QuoteStatus::degraded;
+  dropped.events = {{Step::rejected, 1, {}, Reason::throttled}, {Step::fallback_used, 1, {}, Reason::cached_quote}};
+  m.record(dropped);
+  m.record(dropped);
+  QuoteTrace hedged;
+  hedged.request = {"hedged", "carrier_offline", 42, 3, "id", "trace"};
+  hedged.status = QuoteStatus::completed;
+  hedged.events = {{Step::hedge, 1, {}, {}, 300}, {Step::hedge_won, 1}, {Step::attempt_success, 1, 420}};
+  m.record(hedged);
+  hedged.events = {{Step::hedge_skipped, 1, {}, Reason::hedge_budget}, {Step::attempt_success, 1, 400}};
+  m.record(hedged);
+  QuoteTrace budget = resilient_down();
+  budget.events = {{Step::attempt_failed, 1, 220, Reason::timeout}, {Step::retry_skipped, 2, {}, Reason::retry_budget}};
+  m.record(budget);
+  const std::string text = render(m);
+  CHECK(has(text, R"(quote_lab_overload_rejections_total{mode="throttled",reason="throttled"} 2)"));
+  CHECK(has(text, R"(quote_lab_hedges_total{mode="hedged",outcome="sent"} 1)"));
+  CHECK(has(text, R"(quote_lab_hedges_total{mode="hedged",outcome="won"} 1)"));
+  CHECK(has(text, R"(quote_lab_hedges_total{mode="hedged",outcome="skipped"} 1)"));
+  CHECK(has(text, R"(quote_lab_retries_skipped_total{mode="resilient",reason="retry_budget"} 1)"));
+  // A refusal is not a skipped retry, nor a skipped retry a refusal.
+  CHECK_FALSE(has(text, R"(quote_lab_retries_skipped_total{mode="throttled")"));
+  CHECK_FALSE(has(text, R"(quote_lab_overload_rejections_total{mode="resilient")"));
+}
+
 TEST_CASE("labels stay bounded: unknown routes count as other") {
   Metrics m({"ok"}, {"/health"});
   m.record_http("/etc/passwd", 404);

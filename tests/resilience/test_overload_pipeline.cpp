@@ -86,79 +86,65 @@ double calls_per_quote_at_the_end(FakeClock& clock, RefusingCarrier& carrier, in
 }  // namespace
 
 TEST_CASE("throttled against carrier_offline: once its window fills, under 0.15 carrier calls per quote, against resilient without a breaker's 2") {
-  FakeClock clock;
-  FixedRandom half{0.5};  // a drop whenever the drop probability is over one half
-  RefusingCarrier carrier;
-  CircuitBreaker breaker{"carrier", default_policies().breaker, clock};
-  FallbackCache cache{clock};
-  QuoteExecutor executor{carrier, breaker, cache, clock, half};
+  ExecutorRigWith<RefusingCarrier> rig;  // random 0.5: a drop whenever the drop probability is over one half
   const RetryPolicy throttled = throttled_policy().retry;
-  AdaptiveThrottle throttle(clock, half, *throttled.overload.adaptive_throttle);
+  AdaptiveThrottle throttle(rig.clock, rig.random, *throttled.overload.adaptive_throttle);
   // 400 quotes, 50 ms apart: 20 s, two windows of 10 s.
-  const double with_throttle = calls_per_quote_at_the_end(clock, carrier, 400, 200, [&] {
-    const QuoteTrace t = executor.run(request("throttled"), throttled, FlowGuards{.throttle = &throttle});
+  const double with_throttle = calls_per_quote_at_the_end(rig.clock, rig.carrier, 400, 200, [&] {
+    const QuoteTrace t = rig.executor.run(request("throttled"), throttled, FlowGuards{.throttle = &throttle});
     CHECK(t.status == QuoteStatus::degraded);  // every quote still answers, from the fallback
   });
   CHECK(with_throttle <= 0.15);
   // What a student sees of a dropped quote: rejected, throttled, no call, the fallback.
-  const QuoteTrace dropped = executor.run(request("throttled"), throttled, FlowGuards{.throttle = &throttle});
+  const QuoteTrace dropped = rig.executor.run(request("throttled"), throttled, FlowGuards{.throttle = &throttle});
   CHECK(dropped.rejected() == Reason::throttled);
   CHECK(dropped.attempts() == 0);
   CHECK(event_names(dropped) == std::vector<std::string>{"rejected", "fallback_used"});
   RetryPolicy no_breaker = default_policies().resilient;
   no_breaker.circuit_breaker = false;
-  const double without = calls_per_quote_at_the_end(clock, carrier, 400, 200, [&] {
-    executor.run(request("resilient"), no_breaker, FlowGuards{});
+  const double without = calls_per_quote_at_the_end(rig.clock, rig.carrier, 400, 200, [&] {
+    rig.executor.run(request("resilient"), no_breaker, FlowGuards{});
   });
   CHECK(without == 2.0);
 }
 
 TEST_CASE("bulkhead: legacy's retries behind 4 places, the 5th quote is refused at once with bulkhead_full, no call made") {
-  FakeClock clock;
-  FixedRandom half{0.5};
-  HoldingCarrier carrier;
-  CircuitBreaker breaker{"carrier", default_policies().breaker, clock};
-  FallbackCache cache{clock};
-  QuoteExecutor executor{carrier, breaker, cache, clock, half};
+  ExecutorRigWith<HoldingCarrier> rig;
   const RetryPolicy policy = bulkhead_policy().retry;
   REQUIRE(policy.overload.bulkhead->max_concurrent == 4);
   Bulkhead bulkhead(BulkheadSettings{4, 0});
   std::vector<std::thread> inside;
   for (int i = 0; i < 4; ++i)
-    inside.emplace_back([&] { executor.run(request("bulkhead"), policy, FlowGuards{.bulkhead = &bulkhead}); });
-  carrier.wait_for_held(4);
-  const QuoteTrace refused = executor.run(request("bulkhead"), policy, FlowGuards{.bulkhead = &bulkhead});
+    inside.emplace_back([&] { rig.executor.run(request("bulkhead"), policy, FlowGuards{.bulkhead = &bulkhead}); });
+  rig.carrier.wait_for_held(4);
+  const QuoteTrace refused = rig.executor.run(request("bulkhead"), policy, FlowGuards{.bulkhead = &bulkhead});
   CHECK(refused.rejected() == Reason::bulkhead_full);
   CHECK(refused.status == QuoteStatus::failed);  // legacy has no fallback: a 503 at once
   CHECK(refused.attempts() == 0);
   CHECK(event_names(refused) == std::vector<std::string>{"rejected"});
-  CHECK(carrier.held() == 4);
-  carrier.release();
+  CHECK(rig.carrier.held() == 4);
+  rig.carrier.release();
   for (auto& t : inside) t.join();
   CHECK(bulkhead.stats().refused_full == 1);
   CHECK(bulkhead.stats().active == 0);
 }
 
 TEST_CASE("adaptive_limit: while it measures the carrier's minimum RTT the limit is 3, and a 4th call is refused with concurrency_limit and served from the fallback") {
-  FakeClock clock;
-  FixedRandom half{0.5};
-  HoldingCarrier carrier;
-  CircuitBreaker breaker{"carrier", default_policies().breaker, clock};
-  FallbackCache cache{clock};
-  QuoteExecutor executor{carrier, breaker, cache, clock, half};
+  ExecutorRigWith<HoldingCarrier> rig;
   const RetryPolicy policy = adaptive_limit_policy().retry;
-  GradientConcurrencyLimit limit(clock, half, *policy.overload.concurrency_limit);
+  GradientConcurrencyLimit limit(rig.clock, rig.random, *policy.overload.concurrency_limit);
   std::vector<std::thread> inside;
   for (int i = 0; i < 3; ++i)
-    inside.emplace_back([&] { executor.run(request("adaptive_limit"), policy, FlowGuards{.concurrency = &limit}); });
-  carrier.wait_for_held(3);
-  const QuoteTrace refused = executor.run(request("adaptive_limit"), policy, FlowGuards{.concurrency = &limit});
+    inside.emplace_back(
+        [&] { rig.executor.run(request("adaptive_limit"), policy, FlowGuards{.concurrency = &limit}); });
+  rig.carrier.wait_for_held(3);
+  const QuoteTrace refused = rig.executor.run(request("adaptive_limit"), policy, FlowGuards{.concurrency = &limit});
   CHECK(refused.rejected() == Reason::concurrency_limit);
   CHECK(refused.status == QuoteStatus::degraded);
   CHECK(refused.attempts() == 0);
   CHECK(event_names(refused) == std::vector<std::string>{"rejected", "fallback_used"});
   CHECK(limit.stats().in_flight == 3);
-  carrier.release();
+  rig.carrier.release();
   for (auto& t : inside) t.join();
   CHECK(limit.stats().in_flight == 0);
 }
