@@ -287,9 +287,10 @@ Scenario scenario_from_json(const nlohmann::ordered_json& j, const std::string& 
   if (!j.is_object()) throw ScenarioError(source + ": a scenario file must hold a JSON object");
   for (const auto& [key, _] : j.items())
     if (key != "name" && key != "aliases" && key != "description" && key != "attempts" &&
-        key != "then" && key != "hang_ms" && key != "order" && key != "metastable" && key != "expected")
+        key != "then" && key != "hang_ms" && key != "order" && key != "metastable" && key != "shedding" &&
+        key != "expected")
       errors.push_back("unknown key '" + key + "' (allowed: name, order, aliases, description, attempts, then, "
-                       "hang_ms, metastable, expected)");
+                       "hang_ms, metastable, shedding, expected)");
   s.name = required_string(j, "name", errors);
   if (!s.name.empty() && !valid_name(s.name))
     errors.push_back("name must use a-z, 0-9, '_' or '-' (at most 40 characters)");
@@ -336,6 +337,9 @@ Scenario scenario_from_json(const nlohmann::ordered_json& j, const std::string& 
     else errors.push_back(int_range_problem("order", o, -kMaxOrder, kMaxOrder) + " (listing position)");
   }
   if (const auto m = j.find("metastable"); m != j.end()) s.metastable = parse_metastable(*m, errors);
+  if (const auto sh = j.find("shedding"); sh != j.end()) s.shedding = shedding_from_json(*sh, errors);
+  if (s.metastable && s.shedding)
+    errors.push_back("metastable and shedding cannot be combined: both set the carrier's capacity (use one)");
   if (const auto e = j.find("expected"); e != j.end()) s.expected = expectations_from_json(*e, errors);
   if (!errors.empty()) {
     std::string msg = source + ": invalid scenario:";
@@ -456,6 +460,7 @@ nlohmann::ordered_json to_json(const Scenario& s) {
                          {"down", behaviour(s.metastable->down)},
                          {"capacity", s.metastable->capacity},
                          {"overload", behaviour(s.metastable->overload)}};
+  if (s.shedding) out["shedding"] = to_json(*s.shedding);
   if (!s.expected.empty()) {
     out["expected"] = nlohmann::ordered_json::object();
     for (const auto& [policy, e] : s.expected) out["expected"][policy] = to_json(e);

@@ -53,6 +53,29 @@
 //   flight keep it down after the trigger is gone.
 //   Time comes from the injected clock; "refused" is allowed in neither behaviour.
 //
+// "shedding" (optional; the overloaded_* and prioritized scenarios use it): a carrier that
+// sheds load, per calling lab (shedding_station.hpp has the rules, with their sources):
+//   {"capacity": 4,                     calls served at once (1-1000), each for the drawn latency
+//    "queue": {"discipline": "fifo",    "fifo" | "lifo" | "codel" | "adaptive_lifo"
+//              "max": 16,               calls that may wait (0-1000); a call that finds the queue
+//                                       full is shed at once: a fast 503 {"error": "shed",
+//                                       "reason": "queue_full", ...}
+//              "target_ms": 5,          codel, adaptive_lifo only (1-600000, default 5): the
+//                                       longest wait of a call queued while congested (the
+//                                       queue not empty for more than interval_ms)
+//              "interval_ms": 100},     codel, adaptive_lifo only (default 100, >= target_ms):
+//                                       the longest wait otherwise (Facebook's "Fail at Scale")
+//    "critical_share": 0.25,            0-1 (default 0): the share of the capacity a sheddable
+//                                       call (X-Priority: sheddable) may not start in; a
+//                                       request without X-Priority is critical
+//    "trigger": {"after_ms": 0,         optional: from after_ms (0-600000, default 0) after the
+//                "length_ms": 10000,    lab's first call (and its reset) for length_ms
+//                "capacity_drop": 0.8}} (1-600000) the capacity is round(capacity × (1 −
+//                                       capacity_drop)), capacity_drop 0-1 (0 included)
+//   Waiting calls hold a carrier worker thread each: every lab's stations together hold at
+//   most --carrier-workers − 4 calls, beyond which a call is shed (workers_busy).
+//   A scenario cannot have both "metastable" and "shedding" (both set the capacity).
+//
 // Every problem of a file stops start-up at once, each naming the file, the field and the
 // allowed values (unknown keys and kinds, probabilities outside 0-1, statuses outside
 // 100-599, a negative retry_after, impossible combinations).
@@ -67,6 +90,7 @@
 #include <vector>
 
 #include "lab/carrier/scenario_expectation.hpp"
+#include "lab/carrier/scenario_shedding.hpp"
 #include "lab/http/api_error.hpp"
 
 namespace quote_lab {
@@ -118,6 +142,7 @@ struct Scenario {
   int hang_ms = 5000;                      ///< how long a "timeout" holds the connection
   int order = 100;                         ///< listing position (the course's order), then name
   std::optional<Metastable> metastable;
+  std::optional<Shedding> shedding;  ///< a carrier that sheds load (scenario_shedding.hpp)
   std::map<std::string, Expectation> expected;  ///< policy name → what a user sees
   std::string source;                      ///< file it came from
 

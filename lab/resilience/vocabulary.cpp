@@ -48,6 +48,11 @@ constexpr NameTable<Reason, 18> kReasonNames{{{
     {Reason::cached_quote, "cached_quote"},
 }}};
 
+constexpr NameTable<Priority, 2> kPriorityNames{{{
+    {Priority::critical, "critical"},
+    {Priority::sheddable, "sheddable"},
+}}};
+
 }  // namespace
 
 std::string_view to_string(Mode m) { return kModeNames.name(m); }
@@ -61,5 +66,9 @@ std::vector<std::string> step_names() { return kStepNames.names(); }
 std::string_view to_string(Reason r) { return kReasonNames.name(r); }
 std::optional<Reason> parse_reason(std::string_view text) { return kReasonNames.parse(text); }
 std::vector<std::string> reason_names() { return kReasonNames.names(); }
+
+std::string_view to_string(Priority p) { return kPriorityNames.name(p); }
+std::optional<Priority> parse_priority(std::string_view text) { return kPriorityNames.parse(text); }
+std::vector<std::string> priority_names() { return kPriorityNames.names(); }
 
 }  // namespace quote_lab

@@ -81,4 +81,17 @@ std::optional<Reason> parse_reason(std::string_view text);
 /// Every reason name, in declaration order.
 std::vector<std::string> reason_names();
 
+/// How much a quote matters to its caller, sent to the carrier on every attempt as
+/// X-Priority: a carrier that sheds load sheds `sheddable` calls first and keeps a share of
+/// its capacity for `critical` ones (Netflix's prioritised load shedding, Stripe's load
+/// shedder). A request that names none is critical.
+enum class Priority { critical, sheddable };
+
+/// "critical" or "sheddable".
+std::string_view to_string(Priority p);
+/// The priority named `text`; nullopt for anything else (never a silent default).
+std::optional<Priority> parse_priority(std::string_view text);
+/// {"critical", "sheddable"}: the `allowed` list of a 400.
+std::vector<std::string> priority_names();
+
 }  // namespace quote_lab

@@ -63,6 +63,15 @@ TEST_CASE("reasons: failure, skip and fallback reasons, in one table") {
   CHECK_FALSE(parse_reason("TIMEOUT").has_value());
 }
 
+TEST_CASE("priorities: critical and sheddable, nothing else") {
+  CHECK(priority_names() == std::vector<std::string>{"critical", "sheddable"});
+  check_round_trip<Priority>(priority_names(), parse_priority);
+  for (const char* bad : {"", "Critical", "low", "sheddable "}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_priority(bad).has_value());
+  }
+}
+
 TEST_CASE("call errors take their names from the reason table") {
   CHECK(to_string(CallError::none) == "success");
   CHECK(to_string(CallError::timeout) == "timeout");
