@@ -167,6 +167,7 @@ void write_quote_response(W& w, const QuoteTrace& t, const PolicyView& policy, c
   key(w, "trace_id"), text(w, t.request.trace_id);
   key(w, "customer_id"), w.Int(t.request.customer_id);
   key(w, "items"), w.Int(t.request.items);
+  key(w, "priority"), text(w, to_string(t.request.priority));
   key(w, "quote");
   if (t.answer) {
     w.StartObject();
@@ -318,7 +319,8 @@ nlohmann::ordered_json incidents_json(int limit, const std::vector<Incident>& in
 nlohmann::ordered_json carrier_json(const std::string& url, const std::string& mode,
                                     const std::optional<CarrierStats>& stats,
                                     const std::vector<std::string>& scenario_names,
-                                    const std::optional<MetastableView>& metastable) {
+                                    const std::optional<MetastableView>& metastable,
+                                    const std::optional<StationView>& shedding) {
   nlohmann::ordered_json counters = nullptr;  // the mode is shown once, at the top
   if (stats) {
     counters = to_json(*stats);
@@ -329,6 +331,7 @@ nlohmann::ordered_json carrier_json(const std::string& url, const std::string& m
           {"embedded", stats.has_value()},
           {"stats", counters},
           {"metastable", metastable ? to_json(*metastable) : nlohmann::ordered_json(nullptr)},
+          {"shedding", shedding ? to_json(*shedding) : nlohmann::ordered_json(nullptr)},
           {"scenarios", scenario_names}};
 }
 

@@ -70,11 +70,13 @@ nlohmann::ordered_json incidents_json(int limit, const std::vector<Incident>& in
 
 /// /carrier: {"url", "mode", "embedded", "stats" (the embedded carrier's counters without
 /// the mode, or null), "metastable" (this lab's metastable episode, metastable_episode.hpp's
+/// to_json, or null), "shedding" (this lab's shedding station, shedding_station.hpp's
 /// to_json, or null), "scenarios" (every accepted name)}.
 nlohmann::ordered_json carrier_json(const std::string& url, const std::string& mode,
                                     const std::optional<CarrierStats>& stats,
                                     const std::vector<std::string>& scenario_names,
-                                    const std::optional<MetastableView>& metastable = std::nullopt);
+                                    const std::optional<MetastableView>& metastable = std::nullopt,
+                                    const std::optional<StationView>& shedding = std::nullopt);
 
 /// HTTP status of a quote response: 200 for completed and degraded, 503 for failed.
 int quote_http_status(const QuoteTrace& t);

@@ -81,6 +81,12 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
   nlohmann::ordered_json parameters = {{"scenario", app.scenarios().accepted_names()},
                                         {kCustomerId.name, param_text(kCustomerId, language)},
                                         {kItems.name, param_text(kItems, language)}};
+  parameters["priority"] = es ? "prioridad de la cotización, enviada al proveedor en cada intento (también la cabecera "
+                                "X-Priority): `critical` (si no se indica) o `sheddable`; un proveedor que descarta "
+                                "carga descarta primero las `sheddable`"
+                              : "the quote's priority, sent to the carrier on every attempt (also the X-Priority "
+                                "header): `critical` (when none is given) or `sheddable`; a carrier that sheds load "
+                                "sheds `sheddable` calls first";
   for (const auto& o : policy_overrides())
     parameters[std::string(o.name)] = (es ? "cambia la política solo en esta solicitud: " : "per-request override: ") +
                                       std::string(es ? o.es : o.en) + ", " + o.accepted(language);

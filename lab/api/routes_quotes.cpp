@@ -15,9 +15,17 @@
 namespace quote_lab::handlers {
 namespace {
 
+// The quote's priority: `?priority=` (for curl), else the X-Priority header, else critical.
+std::optional<ApiError> priority_asked(const httplib::Request& req, Priority& out) {
+  const std::string* param = query_param(req, "priority");
+  const std::string header = req.get_header_value("X-Priority");
+  if (param == nullptr && header.empty()) return std::nullopt;
+  return parse_priority_value(param ? *param : header, out);
+}
+
 void quote(const std::string& policy_name, RouteContext& ctx, const httplib::Request& req, httplib::Response& res) {
   static const std::set<std::string> known = [] {
-    std::set<std::string> names{"scenario", std::string(kCustomerId.name), std::string(kItems.name)};
+    std::set<std::string> names{"scenario", "priority", std::string(kCustomerId.name), std::string(kItems.name)};
     for (auto& name : policy_override_names()) names.insert(std::move(name));
     return names;
   }();
@@ -33,11 +41,13 @@ void quote(const std::string& policy_name, RouteContext& ctx, const httplib::Req
   int items = 0;
   if (auto e = parse_domain_param(req, kCustomerId, customer_id)) return send_api_error(req, res, *e);
   if (auto e = parse_domain_param(req, kItems, items)) return send_api_error(req, res, *e);
+  Priority priority = Priority::critical;
+  if (auto e = priority_asked(req, priority)) return send_api_error(req, res, *e);
   RetryPolicy policy = *app.find_policy(policy_name);
   std::vector<std::string> overrides;
   if (auto e = apply_policy_overrides([&req](const char* name) { return query_param(req, name); }, policy, overrides))
     return send_api_error(req, res, *e);
-  const auto result = app.quote(policy_name, scenario, customer_id, items, &policy, ctx.queue_ms);
+  const auto result = app.quote(policy_name, scenario, customer_id, items, &policy, ctx.queue_ms, priority);
   std::string body = answer_quote(app, result, ctx.policy_views,
                                   {policy_name, policy, overrides, ctx.queue_ms, request_language(req)});
   send_rendered_json(res, quote_http_status(result.trace), std::move(body));

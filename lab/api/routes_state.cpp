@@ -18,7 +18,7 @@ namespace {
 nlohmann::ordered_json carrier_view(const RouteContext& ctx) {
   const LabApp& app = ctx.app;
   return carrier_json(ctx.carrier_url, app.carrier_mode(), app.carrier_stats(), app.scenarios().accepted_names(),
-                      app.metastable_episode());
+                      app.metastable_episode(), app.shedding_station());
 }
 
 }  // namespace

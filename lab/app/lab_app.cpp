@@ -144,10 +144,11 @@ LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int cu
 }
 
 LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::string& scenario, int customer_id,
-                                  int items, const RetryPolicy* override_policy, double queue_ms) {
+                                  int items, const RetryPolicy* override_policy, double queue_ms,
+                                  Priority priority) {
   const PolicyRuntime& runtime = runtimes_.at(policy_name);  // the route checked the name
   QuoteRequest request{policy_name, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
-                       new_id(16), new_id(32), name_};
+                       new_id(16), new_id(32), name_, priority};
   const RetryPolicy& chosen = override_policy ? *override_policy : *policies_.find(policy_name);
   QuoteExecutor& executor = runtime.executor ? *runtime.executor : executor_;
   QuoteTrace trace = executor.run(request, chosen, runtime.guards());
@@ -469,6 +470,11 @@ std::optional<CarrierStats> LabApp::carrier_stats() const {
 std::optional<MetastableView> LabApp::metastable_episode() const {
   if (!embedded_carrier_) return std::nullopt;
   return embedded_carrier_->episode(name_, clock_.now());
+}
+
+std::optional<StationView> LabApp::shedding_station() const {
+  if (!embedded_carrier_) return std::nullopt;
+  return embedded_carrier_->station(name_, clock_.now());
 }
 
 void LabApp::mark_state_dirty() {

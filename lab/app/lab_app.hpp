@@ -103,8 +103,9 @@ class LabApp {
   /// GET /quote/{policy}); it must be one of policies().names(). A named policy with its
   /// own breaker runs against that breaker (the answer's `dependency` is it); any other
   /// shares the course breaker. Every policy has its own retry budget in this lab.
+  /// `priority` goes to the carrier on every attempt (X-Priority).
   QuoteResult quote(const std::string& policy_name, const std::string& scenario, int customer_id, int items,
-                    const RetryPolicy* policy = nullptr, double queue_ms = 0);
+                    const RetryPolicy* policy = nullptr, double queue_ms = 0, Priority priority = Priority::critical);
 
   /// Tells the lab's open pages about a finished flow, here and, with a class log, on every
   /// other replica. `render_line` writes the page's one-line answer; it is called only when
@@ -185,6 +186,9 @@ class LabApp {
   /// This lab's metastable episode at the embedded carrier (metastable_episode.hpp); nullopt
   /// when it has none or the carrier is external.
   std::optional<MetastableView> metastable_episode() const;
+  /// This lab's shedding station at the embedded carrier (GET /carrier's `shedding`),
+  /// nullopt without an embedded carrier or before a call to a shedding scenario.
+  std::optional<StationView> shedding_station() const;
 
   /// Live updates for open dashboards: "quote", "breaker", "reset", "carrier_mode".
   EventHub& events() { return events_; }

@@ -31,6 +31,7 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
   httplib::Headers headers{
       {"X-Attempt", std::to_string(request.attempt)},
       {"X-Deadline-Unix-Ms", std::to_string(deadline_ms)},
+      {"X-Priority", std::string(to_string(request.priority))},
       {"traceparent", "00-" + request.trace_id + "-" + request.request_id.substr(0, 16) + "-01"}};
   if (!request.idempotency_key.empty()) headers.emplace("Idempotency-Key", request.idempotency_key);
   if (!request.lab.empty()) headers.emplace("X-Quote-Lab", request.lab);

@@ -19,7 +19,7 @@ inline constexpr std::size_t kMaxCarrierBodyBytes = 64 * 1024;
 /// The real caller: GET {base_url}/quote with the headers Idempotency-Key (when the request
 /// has one), X-Attempt, X-Deadline-Unix-Ms (when this attempt gives up),
 /// X-Request-Deadline-Unix-Ms (the flow's total deadline, when set), X-Quote-Lab (a student
-/// lab's name, when set) and traceparent, over a
+/// lab's name, when set), X-Priority (`critical` or `sheddable`, always) and traceparent, over a
 /// fresh connection per attempt, so a hung connection is never reused. TCP_NODELAY is on
 /// (Nagle adds ~44 ms, see docs/stack-notes.md).
 /// Classification: no answer by the attempt's timeout (a slow or trickling carrier) is a

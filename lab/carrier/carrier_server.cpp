@@ -36,6 +36,33 @@ ApiError carrier_error(int status, const char* error, MessageId id, const Messag
   return api_error(status, error, id, args);
 }
 
+// How often a call waiting without a time of its own asks again, in case a wake-up it
+// needed went to a station it no longer belongs to (a reset, an evicted station).
+constexpr Millis kStationRecheck{1000};
+
+// The 503 of a shed call: fast, and saying why in the reader's language.
+void send_shed(const httplib::Request& req, httplib::Response& res, const StationTurn& turn) {
+  MessageId id = MessageId::carrier_shed_queue_full;
+  MessageArgs args;
+  switch (turn.reason) {
+    case ShedReason::queue_full:
+      args = {{"queued", std::to_string(turn.queued)}, {"max", std::to_string(turn.queue_max)}};
+      break;
+    case ShedReason::codel:
+      id = MessageId::carrier_shed_codel;
+      args = {{"waited_ms", std::to_string(turn.waited.count())}, {"allowed_ms", std::to_string(turn.allowed_wait.count())}};
+      break;
+    case ShedReason::priority: id = MessageId::carrier_shed_priority; break;
+    case ShedReason::workers_busy:
+      id = MessageId::carrier_shed_workers_busy;
+      args = {{"held", std::to_string(turn.held)}};
+      break;
+  }
+  const ApiError e = api_error(503, "shed", id, args);
+  send_json(res, 503, {{"error", "shed"}, {"reason", to_string(turn.reason)}, {"message", e.message_in(message_language(req))}});
+  res.set_header("Vary", "Accept-Language");
+}
+
 }  // namespace
 
 CarrierServer::CarrierServer(CarrierSimulator& simulator, const Clock& clock)
@@ -86,6 +113,8 @@ CarrierServer::~CarrierServer() { stop(); }
 
 int CarrierServer::start(const std::string& host, int port, int workers) {
   sleep_.rearm();
+  turns_.rearm();
+  simulator_.set_carrier_workers(workers);
   // The lab's client reaches the refusing port on 127.0.0.1 whatever host the carrier serves.
   if (!refusing_) refusing_ = std::make_unique<RefusingPort>("127.0.0.1");
   return http_.start(host, port, workers);
@@ -93,6 +122,7 @@ int CarrierServer::start(const std::string& host, int port, int workers) {
 
 void CarrierServer::stop() {
   sleep_.interrupt();
+  turns_.interrupt();
   http_.stop();
 }
 
@@ -117,10 +147,15 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
     simulator_.count_deadline_drop();
     return send_error(req, res, carrier_error(504, "deadline_exceeded", MessageId::carrier_deadline_on_arrival));
   }
-  const auto call = simulator_.plan(req.get_param_value("scenario"), ids, clock_.now());
+  Priority priority = Priority::critical;  // a caller that names none
+  if (const std::string p = req.get_header_value("X-Priority"); !p.empty())
+    if (auto e = parse_priority_value(p, priority)) return send_error(req, res, *e);
+  auto call = simulator_.plan(req.get_param_value("scenario"), ids, clock_.now());
   if (!call) {
     return send_error(req, res, unknown_scenario_error(simulator_.catalog(), req.get_param_value("scenario")));
   }
+  res.set_header("X-Scenario", call->scenario->name);
+  if (call->station_lab && !take_turn(req, res, *call, priority)) return;
   // The caller's deadline for this attempt, when it sent one (the lab always does).
   const auto deadline_ms = header_ms(req, "X-Deadline-Unix-Ms");
   using Kind = AttemptBehaviour::Kind;
@@ -144,9 +179,9 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   const bool completed = sleep_.sleep_for(delay);
   // Work finished after the caller's deadline was wasted: nobody reads this answer.
   const bool wasted = !dropped && deadline_ms && wall_ms() > *deadline_ms;
-  simulator_.end_call(*call, wasted, std::chrono::duration_cast<Millis>(clock_.now() - started));
+  simulator_.end_call(*call, wasted, std::chrono::duration_cast<Millis>(clock_.now() - started), clock_.now());
+  if (!call->station.empty()) turns_.notify();  // its place goes to a waiting call
 
-  res.set_header("X-Scenario", call->scenario->name);
   res.set_header("X-Attempt-Seen", std::to_string(call->attempt));
   if (!completed) return send_error(req, res, carrier_error(503, "carrier_stopping", MessageId::carrier_stopping));
   if (dropped) {
@@ -164,6 +199,27 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   if (booking.replayed) res.set_header("Idempotent-Replayed", "true");
   if (call->behaviour.kind == Kind::answer) return send_json(res, 200, body);
   send_fault(req, res, *call, body.dump());
+}
+
+bool CarrierServer::take_turn(const httplib::Request& req, httplib::Response& res, CarrierCall& call,
+                              Priority priority) {
+  std::uint64_t seen = turns_.generation();
+  StationTurn turn = simulator_.enter_station(call, priority, clock_.now());
+  if (turn.kind == StationTurn::Kind::wait) turns_.notify();  // it may have displaced a sheddable call
+  // The wait holds this worker thread, as a queued request holds a server's.
+  while (turn.kind == StationTurn::Kind::wait) {
+    const SteadyTime recheck = clock_.now() + kStationRecheck;
+    if (!turns_.wait(seen, std::min(turn.wake_at.value_or(recheck), recheck))) {
+      simulator_.leave_station(call, clock_.now());
+      send_error(req, res, carrier_error(503, "carrier_stopping", MessageId::carrier_stopping));
+      return false;
+    }
+    seen = turns_.generation();
+    turn = simulator_.station_turn(call, clock_.now());
+  }
+  if (turn.kind == StationTurn::Kind::serve) return true;
+  send_shed(req, res, turn);
+  return false;
 }
 
 void CarrierServer::send_fault(const httplib::Request& req, httplib::Response& res, const CarrierCall& call,

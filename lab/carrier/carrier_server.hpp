@@ -17,12 +17,18 @@
 //        (booking_ledger.hpp). With X-Request-Deadline-Unix-Ms (the flow's total deadline)
 //        a call already past it is dropped at once, and one whose deadline passes during
 //        its work stops there and books nothing: 504 {"error": "deadline_exceeded"}.
+//        A shedding scenario (scenario_shedding.hpp) first takes the call through the calling
+//        lab's station (X-Quote-Lab; X-Priority: critical, the default, or sheddable): it is
+//        served at once, waits on this worker for its turn, or is shed at once with a 503
+//        {"error": "shed", "reason": "queue_full" | "codel" | "priority" | "workers_busy",
+//        "message"}; a bad X-Priority is a 400.
 //   GET  /mode                 {"mode": "ok", "scenarios": [...]}
 //   PUT|POST /mode?mode=NAME   (or body {"mode": "NAME"}) the scenario for requests without one
 //   GET  /stats                calls received by scenario, in flight, peak in flight,
 //                              wasted calls (finished after the caller's X-Deadline-Unix-Ms),
 //                              refused and overloaded calls, bookings, duplicate_bookings,
-//                              idempotent_replays, deadline_dropped (carrier_simulator.hpp)
+//                              idempotent_replays, deadline_dropped, shed_calls by reason,
+//                              queued (carrier_simulator.hpp)
 //   POST /reset                forget attempts and stats, mode back to ok
 //   GET  /health
 
@@ -34,6 +40,7 @@
 #include "lab/base/clock.hpp"
 #include "lab/carrier/carrier_simulator.hpp"
 #include "lab/carrier/refusing_port.hpp"
+#include "lab/carrier/station_signal.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/resilience/carrier_call.hpp"
 
@@ -52,7 +59,8 @@ class CarrierServer {
   ~CarrierServer();
 
   /// Starts listening on `host:port` (0 = any free port) with `workers` threads — the
-  /// carrier's capacity: calls beyond it wait in the queue. Returns the bound port.
+  /// carrier's capacity: calls beyond it wait in the queue (a shedding scenario's stations
+  /// hold at most workers − kSpareCarrierWorkers of them). Returns the bound port.
   /// Throws std::runtime_error if it cannot bind.
   int start(const std::string& host, int port, int workers);
   /// Wakes every simulated wait (they answer 503) and stops the listener.
@@ -63,11 +71,15 @@ class CarrierServer {
 
  private:
   void handle_quote(const httplib::Request& req, httplib::Response& res);
+  /// Takes a shedding scenario's call through its station: true when it is to be served,
+  /// false when `res` already holds the answer (shed, or the carrier stopping).
+  bool take_turn(const httplib::Request& req, httplib::Response& res, CarrierCall& call, Priority priority);
   void send_fault(const httplib::Request& req, httplib::Response& res, const CarrierCall& call, std::string quote_body);
 
   CarrierSimulator& simulator_;
   const Clock& clock_;
   InterruptibleSleep sleep_;
+  StationSignal turns_;
   std::unique_ptr<RefusingPort> refusing_;
   HttpServer http_;
 };

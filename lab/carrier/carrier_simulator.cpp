@@ -88,6 +88,7 @@ std::optional<CarrierCall> CarrierSimulator::plan(std::string_view scenario, Cal
     call.episode = std::string(ids.lab);
     if (overloaded) ++overloaded_calls_;
   }
+  if (s->shedding) call.station_lab = std::string(ids.lab);
   // A second draw only when a fault may play, so the course scenarios consume the seeded
   // source once per call, the same draws a carrier without fault kinds would make.
   if (!call.behaviour.faults.empty()) call.behaviour = pick_fault(call.behaviour, random_.uniform());
@@ -167,17 +168,55 @@ bool CarrierSimulator::set_mode(std::string_view name_or_alias) {
   std::lock_guard lock(mutex_);
   mode_ = s->name;
   episodes_.restart("");  // a metastable mode goes down again from its next call
+  stations_.restart("");  // and a shedding mode's trigger starts again
   return true;
 }
 
 void CarrierSimulator::restart_episode(std::string_view lab) {
   std::lock_guard lock(mutex_);
   episodes_.restart(lab);
+  stations_.restart(lab);
 }
 
 std::optional<MetastableView> CarrierSimulator::episode(std::string_view lab, SteadyTime now) const {
   std::lock_guard lock(mutex_);
   return episodes_.view(lab, now);
+}
+
+void CarrierSimulator::count_shed_locked(const StationTurn& turn) {
+  if (turn.kind == StationTurn::Kind::shed) ++shed_calls_[std::string(to_string(turn.reason))];
+}
+
+StationTurn CarrierSimulator::enter_station(CarrierCall& call, Priority priority, SteadyTime now) {
+  std::lock_guard lock(mutex_);
+  if (!call.station_lab || call.scenario == nullptr || !call.scenario->shedding) return StationTurn{};
+  const StationTurn turn = stations_.arrive(*call.station_lab, *call.scenario, priority, now, call.station);
+  call.ticket = turn.ticket;
+  count_shed_locked(turn);
+  return turn;
+}
+
+StationTurn CarrierSimulator::station_turn(const CarrierCall& call, SteadyTime now) {
+  std::lock_guard lock(mutex_);
+  if (call.station.empty()) return StationTurn{.ticket = call.ticket};
+  const StationTurn turn = stations_.poll(call.station, call.ticket, now);
+  count_shed_locked(turn);
+  return turn;
+}
+
+void CarrierSimulator::leave_station(const CarrierCall& call, SteadyTime now) {
+  std::lock_guard lock(mutex_);
+  if (!call.station.empty()) stations_.leave(call.station, call.ticket, now);
+}
+
+std::optional<StationView> CarrierSimulator::station(std::string_view lab, SteadyTime now) const {
+  std::lock_guard lock(mutex_);
+  return stations_.view(lab, now);
+}
+
+void CarrierSimulator::set_carrier_workers(int workers) {
+  std::lock_guard lock(mutex_);
+  stations_.set_held_limit(std::max(1, workers - kSpareCarrierWorkers));
 }
 
 void CarrierSimulator::begin_call() { begin_call(CarrierCall{}); }
@@ -188,10 +227,11 @@ void CarrierSimulator::begin_call(const CarrierCall& call) {
   if (call.episode) episodes_.begin_call(*call.episode);
 }
 
-void CarrierSimulator::end_call(const CarrierCall& call, bool wasted, Millis spent) {
+void CarrierSimulator::end_call(const CarrierCall& call, bool wasted, Millis spent, SteadyTime now) {
   {
     std::lock_guard lock(mutex_);
     if (call.episode) episodes_.end_call(*call.episode);
+    if (!call.station.empty()) stations_.finish(call.station, call.ticket, wasted, now);
   }
   end_call(wasted, spent);
 }
@@ -209,7 +249,7 @@ CarrierStats CarrierSimulator::stats() const {
   std::lock_guard lock(mutex_);
   return CarrierStats{mode_, calls_by_scenario_, calls_total_, in_flight_, peak_in_flight_, wasted_calls_,
                       wasted_seconds_, refused_calls_, overloaded_calls_, ledger_.bookings(), ledger_.duplicates(),
-                      ledger_.replays(), deadline_dropped_};
+                      ledger_.replays(), deadline_dropped_, shed_calls_, stations_.queued()};
 }
 
 void CarrierSimulator::reset() {
@@ -226,6 +266,9 @@ void CarrierSimulator::reset() {
   refused_calls_ = 0;
   overloaded_calls_ = 0;
   episodes_.clear();
+  stations_.restart_all();  // calls waiting or in service keep their places
+  shed_calls_.clear();
+  for (const ShedReason r : kShedReasons) shed_calls_[std::string(to_string(r))] = 0;
   ledger_.clear();
   deadline_dropped_ = 0;
   // in-flight calls are still running: the gauge keeps counting them, the peak restarts
@@ -245,7 +288,9 @@ nlohmann::ordered_json to_json(const CarrierStats& s) {
           {"bookings", s.bookings},
           {"duplicate_bookings", s.duplicate_bookings},
           {"idempotent_replays", s.idempotent_replays},
-          {"deadline_dropped", s.deadline_dropped}};
+          {"deadline_dropped", s.deadline_dropped},
+          {"shed_calls", s.shed_calls},
+          {"queued", s.queued}};
 }
 
 }  // namespace quote_lab

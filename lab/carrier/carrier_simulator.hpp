@@ -18,6 +18,7 @@
 #include "lab/carrier/booking_ledger.hpp"
 #include "lab/carrier/metastable_episode.hpp"
 #include "lab/carrier/scenario.hpp"
+#include "lab/carrier/shedding_stations.hpp"
 #include "lab/resilience/quote.hpp"
 
 namespace quote_lab {
@@ -31,6 +32,11 @@ struct CarrierCall {
   /// A call to a metastable scenario: the lab whose episode it belongs to (its calls in
   /// flight fill that episode's capacity); nullopt for any other scenario.
   std::optional<std::string> episode;
+  /// A call to a shedding scenario: the lab whose station it goes through (enter_station);
+  /// nullopt for any other scenario.
+  std::optional<std::string> station_lab;
+  std::string station;     ///< set by enter_station: the station's key (empty: none)
+  std::uint64_t ticket = 0;  ///< set by enter_station: the call's ticket at the station
 };
 
 /// Who is calling: the logical quote (trace id of `traceparent`) and its Idempotency-Key.
@@ -58,11 +64,14 @@ struct CarrierStats {
   std::uint64_t duplicate_bookings = 0;  ///< bookings of a logical quote after its first
   std::uint64_t idempotent_replays = 0;  ///< calls answered with a kept booking
   std::uint64_t deadline_dropped = 0;    ///< calls dropped at the caller's total deadline
+  /// Calls a shedding scenario's carrier shed, by reason (every reason of kShedReasons).
+  std::map<std::string, std::uint64_t> shed_calls;
+  int queued = 0;  ///< calls waiting in the shedding stations' queues now
 };
 
 /// {"mode", "calls_total", "calls_by_scenario", "in_flight", "peak_in_flight", "wasted_calls",
 /// "wasted_seconds", "refused_calls", "overloaded_calls", "bookings", "duplicate_bookings",
-/// "idempotent_replays", "deadline_dropped"}
+/// "idempotent_replays", "deadline_dropped", "shed_calls": {reason: n}, "queued"}
 nlohmann::ordered_json to_json(const CarrierStats& s);
 
 /// Thread-safe carrier state. One mutex guards the mode, the attempt counts and the stats.
@@ -111,14 +120,28 @@ class CarrierSimulator {
   /// The scenario used for requests that name none (canonical name).
   std::string mode() const;
   /// Sets the mode by name or alias; false if unknown. Restarts the teacher's (lab "")
-  /// metastable episode: a metastable mode goes down again from its next call.
+  /// metastable episode and shedding stations: a metastable mode goes down again from its
+  /// next call, a shedding mode's trigger starts again.
   bool set_mode(std::string_view name_or_alias);
 
-  /// A lab's metastable episode starts again with its next call (a student lab's reset or
-  /// carrier mode; the teacher's go through reset() and set_mode()).
+  /// A lab's metastable episode and shedding stations start again with its next call (a
+  /// student lab's reset or carrier mode; the teacher's go through reset() and set_mode()).
   void restart_episode(std::string_view lab);
   /// The lab's metastable episode at `now` (GET /carrier), nullopt when it has none.
   std::optional<MetastableView> episode(std::string_view lab, SteadyTime now) const;
+
+  /// A call planned for a shedding scenario (station_lab set) arrives at its lab's station
+  /// (shedding_stations.hpp): serve, wait, or shed. Sets the call's station and ticket.
+  StationTurn enter_station(CarrierCall& call, Priority priority, SteadyTime now);
+  /// A waiting call's turn now (SheddingStation::poll).
+  StationTurn station_turn(const CarrierCall& call, SteadyTime now);
+  /// A call leaves its station unserved (the carrier stops while it waits).
+  void leave_station(const CarrierCall& call, SteadyTime now);
+  /// The lab's shedding station at `now` (GET /carrier), nullopt when it has none.
+  std::optional<StationView> station(std::string_view lab, SteadyTime now) const;
+  /// The carrier serves with `workers` threads: the stations hold at most workers −
+  /// kSpareCarrierWorkers calls (at least 1).
+  void set_carrier_workers(int workers);
 
   /// Marks a call as being served / finished (in-flight gauge and its peak). `wasted`:
   /// the caller's deadline had passed when the carrier finished; `spent`: the carrier's
@@ -126,11 +149,13 @@ class CarrierSimulator {
   void begin_call();
   void end_call(bool wasted = false, Millis spent = Millis::zero());
   /// The same for a planned call: a metastable call also counts in its lab's episode.
+  /// A station's call frees its place at `now` (its end; the default suits calls without one).
   void begin_call(const CarrierCall& call);
-  void end_call(const CarrierCall& call, bool wasted = false, Millis spent = Millis::zero());
+  void end_call(const CarrierCall& call, bool wasted = false, Millis spent = Millis::zero(), SteadyTime now = {});
 
   CarrierStats stats() const;
-  /// Forgets attempt counts and stats and returns to the `ok` mode.
+  /// Forgets attempt counts and stats and returns to the `ok` mode; every shedding station
+  /// starts again (calls waiting or in service keep their places).
   void reset();
 
   const ScenarioCatalog& catalog() const { return catalog_; }
@@ -165,6 +190,9 @@ class CarrierSimulator {
   std::uint64_t refused_calls_ = 0;
   std::uint64_t overloaded_calls_ = 0;
   MetastableEpisodes episodes_;
+  SheddingStations stations_;
+  std::map<std::string, std::uint64_t> shed_calls_;
+  void count_shed_locked(const StationTurn& turn);
   BookingLedger ledger_;
   std::uint64_t deadline_dropped_ = 0;
 };

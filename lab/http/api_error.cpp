@@ -178,6 +178,29 @@ constexpr std::array kMessages{
     MessageText{MessageId::carrier_stopping, "the carrier is shutting down", "el proveedor se está deteniendo"},
     MessageText{MessageId::carrier_scenario_status, "the scenario answers HTTP {status}",
                 "el escenario responde HTTP {status}"},
+    MessageText{MessageId::invalid_priority,
+                "priority (the X-Priority header, or ?priority=) must be `critical` or `sheddable` (got '{got}')",
+                "la prioridad (cabecera X-Priority, o ?priority=) debe ser `critical` o `sheddable` (se recibió "
+                "'{got}')"},
+    MessageText{MessageId::carrier_shed_queue_full,
+                "load shedding: the carrier's queue is full ({queued} of {max} calls waiting), so this call is shed "
+                "at once",
+                "descarte de carga: la cola del proveedor está llena ({queued} de {max} llamadas esperan), así que "
+                "esta llamada se descarta al instante"},
+    MessageText{MessageId::carrier_shed_codel,
+                "load shedding: this call waited {waited_ms} ms in the carrier's queue, the most CoDel allows it "
+                "({allowed_ms} ms), so it is shed",
+                "descarte de carga: esta llamada esperó {waited_ms} ms en la cola del proveedor, lo más que CoDel le "
+                "permite ({allowed_ms} ms), así que se descarta"},
+    MessageText{MessageId::carrier_shed_priority,
+                "load shedding: this `sheddable` call is shed first, its place kept for `critical` calls",
+                "descarte de carga: esta llamada `sheddable` se descarta primero y su lugar queda para las llamadas "
+                "`critical`"},
+    MessageText{MessageId::carrier_shed_workers_busy,
+                "load shedding: {held} calls already hold the carrier's worker threads, the most its queues may "
+                "hold (--carrier-workers), so this call is shed at once",
+                "descarte de carga: {held} llamadas ya ocupan los hilos de trabajo del proveedor, lo más que sus "
+                "colas pueden ocupar (--carrier-workers), así que esta llamada se descarta al instante"},
 };
 static_assert(kMessages.size() == static_cast<std::size_t>(MessageId::count_), "one text per MessageId");
 

@@ -87,6 +87,11 @@ enum class MessageId {
   carrier_hung,                    ///< —
   carrier_stopping,                ///< —
   carrier_scenario_status,         ///< {status}
+  invalid_priority,                ///< {got}
+  carrier_shed_queue_full,         ///< {queued} {max}
+  carrier_shed_codel,              ///< {waited_ms} {allowed_ms}
+  carrier_shed_priority,           ///< —
+  carrier_shed_workers_busy,       ///< {held}
   count_                           ///< not a message: the number of ids (the table has one text each)
 };
 

@@ -79,6 +79,14 @@ std::optional<ApiError> check_query(std::string_view target, const QueryParams& 
   return std::nullopt;
 }
 
+std::optional<ApiError> parse_priority_value(const std::string& raw, Priority& out) {
+  if (const auto p = parse_priority(raw)) {
+    out = *p;
+    return std::nullopt;
+  }
+  return api_error(400, "invalid_priority", MessageId::invalid_priority, {{"got", printable(raw)}}, priority_names());
+}
+
 std::optional<ApiError> parse_int_param(const IntParam& p, const std::string* raw, int& out) {
   return parse_int_param(p.name, raw, p.min, p.max, p.fallback, out);
 }

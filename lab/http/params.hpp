@@ -14,6 +14,7 @@
 #include "lab/resilience/domain.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_budget.hpp"  // kMaxQuoteMs
+#include "lab/resilience/vocabulary.hpp"
 
 namespace quote_lab {
 
@@ -38,6 +39,11 @@ std::optional<ApiError> parse_int_param(std::string_view name, const std::string
                                         int hi, int fallback, int& out);
 /// The same for a parameter of the domain (domain.hpp): its name, range and default.
 std::optional<ApiError> parse_int_param(const IntParam& p, const std::string* raw, int& out);
+
+/// Reads a quote's priority (`?priority=` or the X-Priority header, vocabulary.hpp) from
+/// its raw text: `critical` or `sheddable` into `out`; anything else is a 400
+/// "invalid_priority" naming both (`allowed`).
+std::optional<ApiError> parse_priority_value(const std::string& raw, Priority& out);
 
 /// Applies the per-request overrides found by `lookup` (name → raw value or null) to
 /// `policy`, as the table of policy_overrides.hpp says: each bad value is a 400 naming the

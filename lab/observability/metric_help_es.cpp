@@ -6,7 +6,7 @@
 namespace quote_lab {
 
 std::optional<std::string_view> metric_help_es(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kHelp{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 27> kHelp{{
       {"quote_lab_quote_requests_total",
        "Solicitudes de cotización que respondió el laboratorio, por modo, escenario y estado final (`completed` = "
        "cotización en vivo, `degraded` = cotización de respaldo, `failed` = 503)."},
@@ -56,6 +56,11 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
        "trabajo perdido."},
       {"quote_lab_carrier_wasted_seconds_total",
        "Tiempo del proveedor, en segundos, gastado en llamadas cuyo llamador ya se había rendido."},
+      {"quote_lab_carrier_shed_calls_total",
+       "Llamadas que un proveedor que descarta carga respondió con un 503 en vez de atenderlas, por "
+       "motivo (queue_full, codel, priority, workers_busy)."},
+      {"quote_lab_carrier_queued_calls",
+       "Llamadas que esperan ahora en las colas de los proveedores que descartan carga, de todos los laboratorios."},
       {"quote_lab_state_backend_up",
        "1 mientras el almacén de estado compartido (Redis) responde; 0 mientras cada réplica decide sola."},
       {"quote_lab_state_backend_errors_total",

@@ -24,6 +24,19 @@ prometheus::MetricFamily single(const char* name, const char* help, prometheus::
   return {name, help, type, {m}};
 }
 
+// A counter family with one sample per entry of `counts`, labelled `label`=its key.
+prometheus::MetricFamily counted_by(const char* name, const char* help, const char* label,
+                                   const std::map<std::string, std::uint64_t>& counts) {
+  prometheus::MetricFamily family{name, help, prometheus::MetricType::Counter, {}};
+  for (const auto& [key, n] : counts) {
+    prometheus::ClientMetric m;
+    m.label = {{label, key}};
+    m.counter.value = static_cast<double>(n);
+    family.metric.push_back(m);
+  }
+  return family;
+}
+
 // Registers one counter family in `registry`; the series are added by the caller.
 prometheus::Family<prometheus::Counter>& counter_family(prometheus::Registry& registry, const char* name,
                                                         const char* help) {
@@ -251,18 +264,10 @@ std::vector<prometheus::MetricFamily> Metrics::collect(
   }
   families.push_back(state);
   if (carrier) {
-    prometheus::MetricFamily calls{"quote_lab_carrier_calls_total",
-                                   "Calls the simulated carrier received, by scenario (retries "
-                                   "included: compare with quote requests to see amplification).",
-                                   prometheus::MetricType::Counter,
-                                   {}};
-    for (const auto& [scenario, n] : carrier->calls_by_scenario) {
-      prometheus::ClientMetric m;
-      m.label = {{"scenario", scenario}};
-      m.counter.value = static_cast<double>(n);
-      calls.metric.push_back(m);
-    }
-    families.push_back(calls);
+    families.push_back(counted_by("quote_lab_carrier_calls_total",
+                                  "Calls the simulated carrier received, by scenario (retries "
+                                  "included: compare with quote requests to see amplification).",
+                                  "scenario", carrier->calls_by_scenario));
     families.push_back(single("quote_lab_carrier_in_flight", "Calls the simulated carrier is serving right now.",
                               prometheus::MetricType::Gauge, carrier->in_flight));
     families.push_back(single("quote_lab_carrier_peak_in_flight",
@@ -274,6 +279,13 @@ std::vector<prometheus::MetricFamily> Metrics::collect(
     families.push_back(single("quote_lab_carrier_wasted_seconds_total",
                               "Carrier time, in seconds, spent on calls whose caller had already given up.",
                               prometheus::MetricType::Counter, carrier->wasted_seconds));
+    families.push_back(counted_by("quote_lab_carrier_shed_calls_total",
+                                  "Calls a carrier that sheds load answered with a 503 instead of serving, by "
+                                  "reason (queue_full, codel, priority, workers_busy).",
+                                  "reason", carrier->shed_calls));
+    families.push_back(single("quote_lab_carrier_queued_calls",
+                              "Calls waiting now in the queues of carriers that shed load, every lab's.",
+                              prometheus::MetricType::Gauge, carrier->queued));
   }
   return families;
 }

@@ -44,6 +44,9 @@ struct CarrierRequest {
   /// The calling lab, sent as X-Quote-Lab when not empty (a student lab; the teacher's is
   /// empty): the carrier plays a metastable episode per lab (metastable_episode.hpp).
   std::string lab;
+  /// The quote's priority, sent as X-Priority on every attempt: a carrier that sheds load
+  /// sheds sheddable calls first.
+  Priority priority = Priority::critical;
 };
 
 /// How one attempt went.

@@ -172,7 +172,7 @@ AttemptFacts QuoteExecutor::call_once(QuoteTrace& trace, const QuoteRequest& req
   const CallOutcome outcome = send(trace,
                                    {request.request_id, request.trace_id, request.scenario, request.customer_id,
                                     request.items, attempt, timeout, idempotency_key(policy, request, attempt),
-                                    deadline.wall, request.lab},
+                                    deadline.wall, request.lab, request.priority},
                                    policy, guards);
   // What the gates learn from the call: an accept unless the carrier failed, a 429 as the
   // carrier's "slow down", and the call's round trip (none for a refused connection, which

@@ -55,6 +55,7 @@ struct QuoteRequest {
   std::string request_id;
   std::string trace_id;
   std::string lab;  ///< the student lab asking (`?lab=NAME`); empty for the teacher's
+  Priority priority = Priority::critical;  ///< X-Priority or `?priority=`, sent on every carrier attempt
 };
 
 /// The quote given to the client.

@@ -105,6 +105,18 @@ TEST_CASE("a 200 with a quote is a success, and the call carries the request's i
   CHECK(r.get_param_value("customer_id") == "7");
   CHECK(r.get_param_value("items") == "2");
   CHECK(r.get_param_value("scenario") == "flaky_provider");
+  CHECK(r.get_header_value("X-Priority") == "critical");  // a request that names none is critical
+}
+
+TEST_CASE("a sheddable quote's attempt says so in X-Priority") {
+  FakeCarrier carrier;
+  SystemClock clock;
+  HttpCarrierClient client(carrier.url(), clock);
+  auto r = request();
+  r.priority = Priority::sheddable;
+  REQUIRE(client.call(r).ok());
+  std::lock_guard lock(carrier.mutex);
+  CHECK(carrier.seen.get_header_value("X-Priority") == "sheddable");
 }
 
 TEST_CASE("without a scenario the call names none, so the carrier's mode plays") {

@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "lab/carrier/carrier_server.hpp"
+#include "support/poll.hpp"
 #include "support/running_carrier.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
@@ -198,6 +200,84 @@ TEST_CASE("the shipped ok scenario answers 200 after 115-150 ms") {
   // not add a wait of its own. 250 ms of room: under ASan beside other tests on two cores
   // one call took 265 ms; a carrier that waits a timeout or a second longer still fails.
   CHECK(took < 150ms + 250ms);
+}
+
+namespace {
+
+// One place and one queue place; `extra` adds to the shedding block (a trigger).
+std::filesystem::path one_place_scenarios(const TempDir& dir, int latency_ms, const std::string& extra = "") {
+  const std::string lat = std::to_string(latency_ms);
+  write_file(dir / "one_place.json",
+             scenario_file("one_place", "[]", "[]", R"({"latency_ms": [)" + lat + ", " + lat + R"(], "response": "ok"})",
+                           R"(, "shedding": {"capacity": 1, "queue": {"discipline": "fifo", "max": 1})" + extra + "}"));
+  return dir.path();
+}
+
+// A call on a client of its own, for a thread: its status (0: no answer).
+int call_status(int port, const httplib::Headers& headers = {}) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(10s);
+  const auto r = client.Get("/quote?scenario=one_place", headers);
+  return r ? r->status : 0;
+}
+
+}  // namespace
+
+TEST_CASE("a shedding scenario over HTTP: a call waits on its worker for its turn, one that finds the queue full gets a fast 503 saying why") {
+  TempDir dir;
+  // 8 workers: the stations may hold 4 calls, more than this case's 2.
+  testing::RunningCarrier c(one_place_scenarios(dir, 300), 8);
+  httplib::Client client("127.0.0.1", c.port);
+  const auto stats = [&] { return nlohmann::json::parse(client.Get("/stats")->body); };
+  int first = 0;
+  int second = 0;
+  std::thread a([&] { first = call_status(c.port); });
+  REQUIRE(quote_lab::testing::eventually([&] { return stats()["in_flight"] == 1; }, 10000ms));
+  std::thread b([&] { second = call_status(c.port); });
+  REQUIRE(quote_lab::testing::eventually([&] { return stats()["queued"] == 1; }, 10000ms));
+  // The queue is full: shed at once (had it waited for a place, the queue would have been empty).
+  for (const auto& [language, says] :
+       {std::pair{"en", "load shedding: the carrier's queue is full (1 of 1 calls waiting), so this call is shed at once"},
+        std::pair{"es", "descarte de carga: la cola del proveedor está llena (1 de 1 llamadas esperan)"}}) {
+    CAPTURE(language);
+    const auto shed = client.Get("/quote?scenario=one_place", {{"Accept-Language", language}});
+    REQUIRE(shed);
+    CHECK(shed->status == 503);
+    const auto body = nlohmann::json::parse(shed->body);
+    CHECK(body["error"] == "shed");
+    CHECK(body["reason"] == "queue_full");
+    CHECK(body["message"].get<std::string>().find(says) == 0);
+  }
+  a.join();
+  b.join();
+  CHECK(first == 200);
+  CHECK(second == 200);  // served once the first call's place was free
+  const auto after = stats();
+  CHECK(after["shed_calls"]["queue_full"] == 2);
+  CHECK(after["queued"] == 0);
+  CHECK(after["calls_by_scenario"]["one_place"] == 4);
+  const auto bad = client.Get("/quote?scenario=one_place", {{"X-Priority", "urgent"}});
+  REQUIRE(bad);
+  CHECK(bad->status == 400);
+  CHECK(nlohmann::json::parse(bad->body)["error"] == "invalid_priority");
+}
+
+TEST_CASE("a carrier that stops wakes the calls waiting at its stations, even with no call in service") {
+  TempDir dir;
+  // Capacity 0 for a minute: nothing ends that could give the waiting call its turn.
+  testing::RunningCarrier c(
+      one_place_scenarios(dir, 10, R"(, "trigger": {"after_ms": 0, "length_ms": 60000, "capacity_drop": 1})"), 8);
+  httplib::Client client("127.0.0.1", c.port);
+  int status = -1;
+  std::thread waiter([&] { status = call_status(c.port); });
+  REQUIRE(quote_lab::testing::eventually(
+      [&] { return nlohmann::json::parse(client.Get("/stats")->body)["queued"] == 1; }, 10000ms));
+  const auto t0 = std::chrono::steady_clock::now();
+  c.server->stop();
+  waiter.join();
+  // Woken at once, not at the trigger's end a minute away; 10 s is far above any stop seen.
+  CHECK(std::chrono::steady_clock::now() - t0 < 10s);
+  CHECK((status == 503 || status == 0));  // the stopping carrier's 503, or the closed connection
 }
 
 }  // namespace test_carrier_server

@@ -19,7 +19,7 @@ using namespace quote_lab::testing;
 
 namespace {
 
-QuoteRequest request(const std::string& mode) { return QuoteRequest{mode, "carrier_offline", 42, 3, "r", "t", ""}; }
+QuoteRequest request(const std::string& mode) { return QuoteRequest{mode, "carrier_offline", 42, 3, "r", "t", "", Priority::critical}; }
 
 // carrier_offline: every call refused at once.
 class RefusingCarrier final : public CarrierCaller {

@@ -206,4 +206,17 @@ TEST_CASE("idempotency_key: per_flow (default) repeats the request id, per_attem
   }
 }
 
+TEST_CASE("every carrier attempt of a quote carries the quote's priority, critical when it names none") {
+  for (const Priority priority : {Priority::critical, Priority::sheddable}) {
+    CAPTURE(to_string(priority));
+    Rig rig;
+    const RetryPolicy& p = rig.policies.legacy;  // 4 attempts against provider_down
+    QuoteRequest request{p.mode, "provider_down", 42, 3, "req-1", "trace-req-1", "", priority};
+    rig.executor.run(request, p);
+    REQUIRE(rig.carrier.requests().size() == 4);
+    for (const auto& sent : rig.carrier.requests()) CHECK(sent.priority == priority);
+  }
+  CHECK(QuoteRequest{}.priority == Priority::critical);
+}
+
 }  // namespace test_policy_features

@@ -12,7 +12,10 @@
 // - Calls end at the carrier when their work does, not when the lab gives up, so a
 //   metastable capacity fills as it would for real.
 // - malformed and truncated answers are bad responses; reset_peer resets mid-answer.
-// A slicer's byte-by-byte timing is not modelled: a call that meets one throws. The real
+// - A shedding scenario's call goes through its lab's station: served, or shed at once (a
+//   503 after no time).
+// A slicer's byte-by-byte timing and a wait in a shedding queue (which needs other calls
+// to end meanwhile) are not modelled: a call that meets either throws. The real
 // sockets (a refused connect, a real RST, the watchdog against a slicer) are tested in
 // test_carrier_faults.cpp and test_fault_scenarios.py.
 // Thread-safe: the in-process lab's HTTP threads call it at once (a storm over its routes).
@@ -46,8 +49,18 @@ class SimulatedCarrier final : public CarrierCaller {
       out.error = CallError::connect_error;
       return out;
     }
-    const auto planned = simulator_.plan(r.scenario, ids, clock_.now());
+    auto planned = simulator_.plan(r.scenario, ids, clock_.now());
     if (!planned) throw std::logic_error("unknown scenario '" + r.scenario + "'");
+    if (planned->station_lab) {
+      const StationTurn turn = simulator_.enter_station(*planned, r.priority, clock_.now());
+      if (turn.kind == StationTurn::Kind::wait)
+        throw std::logic_error("a wait in a shedding queue is not modelled here: test it over HTTP");
+      if (turn.kind == StationTurn::Kind::shed) {
+        out.error = CallError::http_5xx;
+        out.http_status = 503;
+        return out;
+      }
+    }
     const AttemptBehaviour& b = planned->behaviour;
     if (b.kind == Kind::slicer) throw std::logic_error("a slicer's timing is not modelled here: test it over HTTP");
     Millis work = planned->delay;
@@ -117,7 +130,7 @@ class SimulatedCarrier final : public CarrierCaller {
     std::lock_guard lock(pending_mutex_);
     std::erase_if(pending_, [&](const Pending& p) {
       if (p.ends > clock_.now()) return false;
-      simulator_.end_call(p.call, p.wasted, p.spent);
+      simulator_.end_call(p.call, p.wasted, p.spent, p.ends);
       return true;
     });
   }
