@@ -62,6 +62,8 @@ TEST_CASE("every bad input is a 400 JSON error that says what is allowed") {
            Row{"/quote-legacy?timeout_ms=4294967516", "invalid_parameter", "timeout_ms must be an integer between 10 and 5000"},
            Row{"/quote-legacy?backoff_base_ms=-4294967216", "invalid_parameter", "backoff_base_ms must be an integer between 0 and 5000"},
            Row{"/incidents?limit=4294967306", "invalid_parameter", "between 1 and 200"},
+           Row{"/quote-legacy?priority=low", "invalid_priority", "must be `critical` or `sheddable` (got 'low')"},
+           Row{"/quote/adr0005?priority=CRITICAL", "invalid_priority", "(got 'CRITICAL')"},
        }) {
     CAPTURE(r.path);
     const Reply reply = lab.get(r.path);
@@ -197,6 +199,49 @@ TEST_CASE("the carrier's mode is an outage for every request that names no scena
   CHECK(lab.request("POST", "/carrier/mode?mode=bogus").status == 400);
   lab.get("/reset-lab");
   CHECK(lab.get("/carrier").json["mode"] == "ok");
+}
+
+TEST_CASE("a quote's priority: ?priority= or X-Priority, critical when neither, shown in the answer, a bad one is a 400") {
+  InProcessLab lab;
+  CHECK(lab.get("/quote-legacy?scenario=prioritized").json["priority"] == "critical");
+  CHECK(lab.get("/quote-legacy?scenario=prioritized&priority=sheddable").json["priority"] == "sheddable");
+  CHECK(lab.get("/quote/adr0005?scenario=prioritized", {{"X-Priority", "sheddable"}}).json["priority"] == "sheddable");
+  // The parameter is curl's way and wins over the header.
+  CHECK(lab.get("/quote-resilient?priority=critical", {{"X-Priority", "sheddable"}}).json["priority"] == "critical");
+  for (const auto& [language, says] : {std::pair{"es", "debe ser `critical` o `sheddable` (se recibió 'urgent')"},
+                                       std::pair{"en", "must be `critical` or `sheddable` (got 'urgent')"}}) {
+    CAPTURE(language);
+    const Reply bad = lab.get("/quote-legacy", {{"X-Priority", "urgent"}, {"Accept-Language", language}});
+    CHECK(bad.status == 400);
+    CHECK(bad.json["error"] == "invalid_priority");
+    CHECK(bad.json["message"].get<std::string>().find(says) != std::string::npos);
+    CHECK(bad.json["allowed"] == nlohmann::ordered_json{"critical", "sheddable"});
+  }
+  CHECK(lab.get("/incidents").json["incidents"].size() == 4);  // the refused ones ran nothing
+}
+
+TEST_CASE("GET /carrier shows the lab's shedding station and the carrier's shed calls by reason") {
+  InProcessLab lab;
+  CHECK(lab.get("/carrier?lab=ana").json["shedding"].is_null());  // no call to a shedding scenario yet
+  lab.get("/quote-resilient?scenario=overloaded_codel&lab=ana");
+  const Reply ana = lab.get("/carrier?lab=ana");
+  const auto& station = ana.json["shedding"];
+  CHECK(station["scenario"] == "overloaded_codel");
+  CHECK(station["discipline"] == "codel");
+  CHECK(station["capacity"] == 4);
+  CHECK(station["capacity_now"] == 4);
+  CHECK(station["in_service"] == 0);
+  CHECK(station["queued"] == 0);
+  CHECK(station["queue_max"] == 16);
+  CHECK(station["served"] == 1);
+  CHECK(station["shed"] == nlohmann::ordered_json{{"queue_full", 0}, {"codel", 0}, {"priority", 0}, {"workers_busy", 0}});
+  CHECK(ana.json["stats"]["shed_calls"] ==
+        nlohmann::ordered_json{{"codel", 0}, {"priority", 0}, {"queue_full", 0}, {"workers_busy", 0}});
+  CHECK(ana.json["stats"]["queued"] == 0);
+  CHECK(lab.get("/carrier?lab=ben").json["shedding"].is_null());  // another lab has its own, untouched
+  const std::string text = lab.get("/metrics-prometheus").body;
+  CHECK(text.find("quote_lab_carrier_shed_calls_total{reason=\"codel\"} 0") != std::string::npos);
+  CHECK(text.find("quote_lab_carrier_queued_calls 0") != std::string::npos);
 }
 
 TEST_CASE("curl -X POST and -X PUT without a body answer at once, as curl sends them") {

@@ -303,6 +303,48 @@ TEST_CASE("metastable: episodes are bounded, the least recently called idle one 
   CHECK(carrier.episode("lab-2", clock.now()));
 }
 
+TEST_CASE("shedding: a call goes through its lab's station, its end frees the place, shed calls are counted by reason") {
+  const ScenarioCatalog c({scenario("ok", "[]", R"({"latency_ms": [100, 100], "response": "ok"})"),
+                           scenario("one_place", "[]", R"({"latency_ms": [100, 100], "response": "ok"})",
+                                    R"(, "shedding": {"capacity": 1, "queue": {"discipline": "fifo", "max": 1},
+                                         "trigger": {"after_ms": 0, "length_ms": 1000, "capacity_drop": 1}})")});
+  FakeClock clock;
+  RandomSource random(3);
+  CarrierSimulator carrier(c, random);
+  CHECK_FALSE(carrier.plan("ok", CallerIds{}, clock.now())->station_lab);  // no station for other scenarios
+  const CallerIds ana{"", "", "ana"};
+  auto first = *carrier.plan("one_place", ana, clock.now());
+  REQUIRE(first.station_lab);
+  CHECK(*first.station_lab == "ana");
+  // The trigger takes the one place away: the first call waits, the second finds the queue full.
+  CHECK(carrier.enter_station(first, Priority::critical, clock.now()).kind == StationTurn::Kind::wait);
+  auto second = *carrier.plan("one_place", ana, clock.now());
+  CHECK(carrier.enter_station(second, Priority::critical, clock.now()).reason == ShedReason::queue_full);
+  CHECK(carrier.stats().queued == 1);
+  clock.advance(1000ms);  // the trigger's end gives the place back
+  CHECK(carrier.station_turn(first, clock.now()).kind == StationTurn::Kind::serve);
+  carrier.begin_call(first);
+  auto third = *carrier.plan("one_place", ana, clock.now());
+  CHECK(carrier.enter_station(third, Priority::critical, clock.now()).kind == StationTurn::Kind::wait);
+  clock.advance(100ms);
+  carrier.end_call(first, false, 100ms, clock.now());  // its end: the place goes to the waiting call
+  CHECK(carrier.station_turn(third, clock.now()).kind == StationTurn::Kind::serve);
+  const CarrierStats s = carrier.stats();
+  CHECK(s.shed_calls.at("queue_full") == 1);
+  CHECK(s.shed_calls.at("codel") == 0);
+  CHECK(s.queued == 0);
+  CHECK(carrier.station("ana", clock.now())->served == 2);
+  // Ana's reset restarts her station's trigger and counts; the call in service keeps its place.
+  carrier.restart_episode("ana");
+  CHECK(carrier.station("ana", clock.now())->served == 0);
+  CHECK(carrier.station("ana", clock.now())->in_service == 1);
+  CHECK_FALSE(carrier.station("ben", clock.now()));
+  // The carrier's reset zeroes the shed counts.
+  carrier.reset();
+  CHECK(carrier.stats().shed_calls.at("queue_full") == 0);
+  CHECK(carrier.station("ana", clock.now())->in_service == 1);
+}
+
 namespace {
 
 // A lab as `serve` composes it at its default settings, its embedded carrier simulated on
@@ -342,7 +384,7 @@ TEST_CASE("every scenario file's expected outcome, per policy, on a fresh lab wi
   std::vector<const Scenario*> with_expectations;
   for (const Scenario& s : shipped_scenarios().all())
     if (!s.expected.empty()) with_expectations.push_back(&s);
-  REQUIRE(with_expectations.size() == 7);  // a new file with "expected" is checked too: raise this
+  REQUIRE(with_expectations.size() == 12);  // a new file with "expected" is checked too: raise this
   // Every seed: the expectation holds whatever the latency and jitter draws (a range where the
   // file gives one, e.g. tail_latency's attempts), not for one lucky draw.
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
