@@ -34,15 +34,18 @@ class SheddingStations {
   /// new lab is served without a station.
   static constexpr std::size_t kMaxStations = 256;
 
-  /// The most calls every station together may hold (in service or waiting).
+  /// The most calls every station together may hold (in service or waiting); unlimited
+  /// until set.
   void set_held_limit(int calls) { held_limit_ = calls; }
-  int held_limit() const { return held_limit_; }
 
   /// A call of `lab` to shedding scenario `s` arrives (SheddingStation::arrive), with a new
   /// ticket; `key` is set to its station's key, for the calls below (empty: no station).
   StationTurn arrive(std::string_view lab, const Scenario& s, Priority priority, SteadyTime now, std::string& key);
+  /// SheddingStation::poll at the station `key` names; a station no longer kept serves.
   StationTurn poll(const std::string& key, std::uint64_t ticket, SteadyTime now);
+  /// SheddingStation::finish at the station `key` names (nothing when it is no longer kept).
   void finish(const std::string& key, std::uint64_t ticket, bool wasted, SteadyTime now);
+  /// SheddingStation::leave at the station `key` names (nothing when it is no longer kept).
   void leave(const std::string& key, std::uint64_t ticket, SteadyTime now);
 
   /// The lab's most recently called station, nullopt when it has none.

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -146,6 +147,15 @@ void log_started(const ServeOptions& o, const ServePaths& paths, const ScenarioC
   spdlog::info("carrier: {} ({}, {} workers)", carrier.url,
                carrier.simulator ? "embedded simulator" : "external", carrier.simulator ? o.carrier_workers : 0);
   spdlog::info("scenarios: {} from {}", catalog.all().size(), paths.scenarios_dir.string());
+  // A shedding scenario whose one lab's capacity and queue need more workers than its queues
+  // may hold: the rest is shed as workers_busy, which a teacher (or a script sweeping
+  // capacities) should know before reading the figures.
+  const int may_hold = std::max(1, o.carrier_workers - kSpareCarrierWorkers);
+  for (const auto& s : catalog.all())
+    if (carrier.simulator && s.shedding && s.shedding->capacity + s.shedding->queue.max > may_hold)
+      spdlog::warn("scenario {}: capacity {} + queue {} exceed the {} calls the carrier's queues may hold "
+                   "(--carrier-workers {} - {}): calls beyond are shed as workers_busy", s.name, s.shedding->capacity,
+                   s.shedding->queue.max, may_hold, o.carrier_workers, kSpareCarrierWorkers);
   spdlog::info("legacy policy: timeout {} ms x {} attempts, no backoff, breaker {}, fallback {}",
                l.timeout_ms, l.max_attempts, l.circuit_breaker ? "on" : "off", l.fallback ? "on" : "off");
   spdlog::info("resilient policy: timeout {} ms x {} attempts, backoff {} ms x 2^(n-1) + {} jitter {}-{} ms (cap {} ms), "
