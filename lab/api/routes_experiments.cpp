@@ -1,10 +1,13 @@
 // /experiments/storm: the lab storms itself (GET shows the progress or the last result, POST
 // starts one) so a class can watch a storm from the dashboard without a terminal: any policy
-// of the lab, with the quote routes' per-request overrides and up to kExperimentMaxLayers layers.
+// of the lab, with the quote routes' per-request overrides and up to kExperimentMaxLayers
+// layers, by clients (closed loop) or by arrivals per second (`rate`, open loop).
 #include <httplib.h>
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "lab/api/route_handlers.hpp"
@@ -19,11 +22,38 @@
 namespace quote_lab::handlers {
 namespace {
 
-// The storm a POST may ask for: clients and duration bounded for a 2-core classroom machine.
+// The storm a POST may ask for: clients, rate and duration bounded for a 2-core classroom machine.
 constexpr IntParam kStormClients{"clients", 1, kExperimentMaxClients, 10};
 constexpr IntParam kStormDurationS{"duration_s", 1, static_cast<int>(kExperimentMaxDurationS), 10};
 constexpr IntParam kStormRequests{"requests", 1, 100000, 1};
 constexpr IntParam kStormLayers{"layers", 1, kExperimentMaxLayers, 1};
+constexpr IntParam kStormMaxInFlight{"max_in_flight", 1, kExperimentMaxClients, kStormDefaultMaxInFlight};
+
+using Lookup = std::function<const std::string*(std::string_view)>;
+
+// The load: `clients` (closed loop) or `rate` with `arrivals` and `max_in_flight` (open loop),
+// and the sheddable share; each bad value a 400 in the asker's language.
+std::optional<ApiError> parse_storm_load(const Lookup& lookup, StormOptions& o) {
+  if (lookup("rate") && lookup(kStormClients.name))
+    return api_error(400, "invalid_parameter", MessageId::storm_rate_and_clients, {});
+  if (auto e = parse_int_param(kStormClients, lookup(kStormClients.name), o.clients)) return e;
+  if (const auto* rate = lookup("rate")) {
+    double r = 0;
+    if (auto e = parse_number_param("rate", *rate, kStormMinRatePerS, kExperimentMaxRatePerS, r)) return e;
+    o.rate_per_s = r;
+  }
+  if (const auto* arrivals = lookup("arrivals")) {
+    const auto process = parse_arrival_process(*arrivals);
+    if (!process)
+      return api_error(400, "invalid_parameter", MessageId::unknown_choice, {{"name", "arrivals"}, {"got", arrivals->substr(0, 40)}},
+                       arrival_process_names());
+    o.arrivals = *process;
+  }
+  if (auto e = parse_int_param(kStormMaxInFlight, lookup(kStormMaxInFlight.name), o.max_in_flight)) return e;
+  if (const auto* share = lookup("sheddable_share"))
+    if (auto e = parse_number_param("sheddable_share", *share, 0, 1, o.sheddable_share)) return e;
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -66,7 +96,8 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   // The storm's own parameters, and the per-request overrides its quotes will carry.
   static const std::set<std::string> known = [] {
     std::set<std::string> names{"mode", "scenario", std::string(kStormClients.name), std::string(kStormDurationS.name),
-                                std::string(kStormRequests.name), std::string(kStormLayers.name)};
+                                std::string(kStormRequests.name), std::string(kStormLayers.name), "rate", "arrivals",
+                                std::string(kStormMaxInFlight.name), "sheddable_share"};
     for (auto& name : policy_override_names()) names.insert(std::move(name));
     return names;
   }();
@@ -97,12 +128,11 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
     if (!s) return send_api_error(req, res, unknown_scenario_error(ctx.app.scenarios(), *sc));
     o.scenario = s->name;
   }
-  int clients = 0, duration = 0, requests = 0;
-  if (auto e = parse_int_param(kStormClients, lookup(kStormClients.name), clients)) return send_api_error(req, res, *e);
+  int duration = 0, requests = 0;
+  if (auto e = parse_storm_load(lookup, o)) return send_api_error(req, res, *e);
   if (auto e = parse_int_param(kStormDurationS, lookup(kStormDurationS.name), duration)) return send_api_error(req, res, *e);
   if (auto e = parse_int_param(kStormRequests, lookup(kStormRequests.name), requests)) return send_api_error(req, res, *e);
   if (auto e = parse_int_param(kStormLayers, lookup(kStormLayers.name), o.layers)) return send_api_error(req, res, *e);
-  o.clients = clients;
   o.duration_s = duration;
   if (lookup(kStormRequests.name)) o.requests = requests;
   switch (ctx.labs.admit_storm(o.lab, ctx.storm, o.duration_s)) {

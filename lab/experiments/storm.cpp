@@ -1,5 +1,8 @@
 #include "lab/experiments/storm.hpp"
 
+#include "lab/experiments/open_loop.hpp"
+#include "lab/experiments/storm_client.hpp"
+
 #include "lab/base/did_you_mean.hpp"
 #include "lab/http/httplib_statics.hpp"
 #include "lab/http/params.hpp"
@@ -11,30 +14,23 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <iomanip>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <thread>
 
 namespace quote_lab {
 namespace {
 
-using Steady = std::chrono::steady_clock;
-
-std::unique_ptr<httplib::Client> client_for(const std::string& target, std::chrono::seconds read_timeout) {
-  auto c = std::make_unique<httplib::Client>(target);
-  c->set_tcp_nodelay(true);
-  c->set_keep_alive(true);
-  c->set_connection_timeout(std::chrono::seconds(5));
-  c->set_read_timeout(read_timeout);
-  return c;
-}
+using Steady = StormSteady;
 
 // One field of the lab's GET /carrier (of a student lab when `lab` is set); nullopt when
 // the lab does not answer or the field is null (an external carrier, no episode).
 std::optional<nlohmann::ordered_json> carrier_field(const std::string& target, const std::string& lab,
                                                     const char* field) {
-  auto c = client_for(target, std::chrono::seconds(10));
+  auto c = storm_http_client(target, std::chrono::seconds(10));
   auto res = c->Get(lab.empty() ? "/carrier" : "/carrier?lab=" + lab);
   if (!res || res->status != 200) return std::nullopt;
   auto j = nlohmann::ordered_json::parse(res->body, nullptr, false);
@@ -57,8 +53,10 @@ std::optional<nlohmann::ordered_json> metastable_episode(const std::string& targ
 // quote_lab_hedges_total{outcome="sent"}), read from its JSON metrics. Its `mode` label is
 // the policy's name, a named policy's too (metrics.hpp).
 std::optional<double> lab_carrier_calls(const std::string& target, const std::string& lab, const std::string& mode) {
-  auto c = client_for(target, std::chrono::seconds(10));
-  auto res = c->Get(lab.empty() ? "/metrics" : "/metrics?lab=" + lab, {{"Accept", "application/json"}});
+  auto c = storm_http_client(target, std::chrono::seconds(10));
+  // Only the two families (the whole JSON of a busy lab is some 300 KB): read every second.
+  const std::string families = "/metrics?family=quote_lab_carrier_attempts_total,quote_lab_hedges_total";
+  auto res = c->Get(lab.empty() ? families : families + "&lab=" + lab, {{"Accept", "application/json"}});
   if (!res || res->status != 200) return std::nullopt;
   const auto j = nlohmann::json::parse(res->body, nullptr, false);
   if (j.is_discarded() || !j.contains("metrics")) return std::nullopt;
@@ -95,7 +93,7 @@ std::string query(const StormOptions& o) {
 // The policy names the lab's index lists (every key of `policies` but the course breaker's),
 // or nullopt when it lists none.
 std::optional<std::vector<std::string>> lab_policy_names(const std::string& target) {
-  auto c = client_for(target, std::chrono::seconds(30));
+  auto c = storm_http_client(target, std::chrono::seconds(30));
   const auto res = c->Get("/", {{"Accept", "application/json"}});
   if (!res || res->status != 200) return std::nullopt;
   const auto j = nlohmann::ordered_json::parse(res->body, nullptr, false);  // ordered: the index's order
@@ -134,6 +132,41 @@ std::vector<std::string> storm_targets(const StormOptions& o) {
   return all;
 }
 
+namespace {
+
+// A number as the errors write it: "0.1", "2000".
+std::string number_text(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// The open loop's settings, the priority mix and the goodput rule.
+void validate_open_loop(const StormOptions& o, std::vector<std::string>& errors) {
+  if (o.rate_per_s && !(*o.rate_per_s >= kStormMinRatePerS && *o.rate_per_s <= kStormMaxRatePerS))
+    errors.push_back("--rate must be between " + number_text(kStormMinRatePerS) + " and " + number_text(kStormMaxRatePerS) +
+                     " arrivals per second (this machine has 2 cores, shared by the storm, the lab and its carrier)");
+  if (o.max_in_flight < 1 || o.max_in_flight > kStormMaxInFlight)
+    errors.push_back("--max-in-flight must be between 1 and " + std::to_string(kStormMaxInFlight) +
+                     " (each request in flight is a thread and a connection here, and a connection at the lab)");
+  if (!(o.sheddable_share >= 0 && o.sheddable_share <= 1))
+    errors.push_back("--sheddable-share must be between 0 and 1 (the share of requests marked X-Priority: sheddable)");
+  if (!(o.goodput.deadline_ms >= 1 && o.goodput.deadline_ms <= 60000))
+    errors.push_back("--goodput-deadline-ms must be between 1 and 60000");
+  if (!(o.goodput.fallback_max_age_s >= 0 && o.goodput.fallback_max_age_s <= 86400))
+    errors.push_back("--fallback-max-age-s must be between 0 and 86400 (a day)");
+}
+
+}  // namespace
+
+std::string load_model(const StormOptions& o) { return o.rate_per_s ? "open" : "closed"; }
+
+std::uint64_t storm_seed(const StormOptions& o) {
+  if (o.seed) return *o.seed;
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
 std::vector<std::string> validate(const StormOptions& o) {
   std::vector<std::string> errors;
   for (const auto& t : storm_targets(o))
@@ -146,6 +179,7 @@ std::vector<std::string> validate(const StormOptions& o) {
   if (o.clients < 1 || o.clients > kStormMaxClients)
     errors.push_back("--clients must be between 1 and " + std::to_string(kStormMaxClients) +
                      " (this machine has 2 cores; more clients only measure the client)");
+  validate_open_loop(o, errors);
   if (o.requests) {
     if (*o.requests < 1 || *o.requests > kStormMaxRequests)
       errors.push_back("--requests must be between 1 and " + std::to_string(kStormMaxRequests));
@@ -164,7 +198,7 @@ std::vector<std::string> validate(const StormOptions& o) {
 
 std::optional<std::string> check_storm_target(const std::string& target) {
   prime_httplib_statics();
-  auto c = client_for(target, std::chrono::seconds(30));
+  auto c = storm_http_client(target, std::chrono::seconds(30));
   const auto res = c->Get("/health", {{"Accept", "application/json"}});
   if (!res)
     return target + " does not answer (" + httplib::to_string(res.error()) + "): is the lab running there? (`quote-lab serve`)";
@@ -181,82 +215,18 @@ std::optional<std::string> check_storm_target(const std::string& target) {
 
 namespace {
 
-// What one storm client saw.
-struct ClientLog {
-  std::vector<double> latency_ms, attempt_ms;
-  std::map<std::string, long> statuses;
-};
-
-// What the clients and the monitor share while a storm runs.
-struct StormRun {
-  const StormOptions& o;
-  const std::atomic<bool>* cancel;
-  Steady::time_point started = Steady::now();
-  std::atomic<long> issued{0};
-  std::atomic<long> finished{0};
-  std::atomic<bool> stop{false};  // a 4xx: every request would fail alike
-
-  Steady::time_point after(double seconds) const {
-    return started + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(seconds));
-  }
-  bool should_stop() const {
-    return stop.load() || (cancel && cancel->load()) || (!o.requests && Steady::now() >= after(o.duration_s)) ||
-           (o.time_limit_s > 0 && Steady::now() >= after(o.time_limit_s));
-  }
-};
-
-// One answer into the client's log. Every field is checked before it is read: a throw in a
-// client thread would end the process.
-void record_answer(const httplib::Response& res, ClientLog& log, std::atomic<bool>& stop) {
-  if (res.status == 429) {  // the lab's --rate-limit said no: an answer, not a bad option
-    ++log.statuses["rate_limited"];
-    return;
-  }
-  if (res.status >= 400 && res.status < 500) {
-    ++log.statuses["http_4xx"];
-    stop = true;  // a bad option fails every request alike: stop instead of hammering
-    return;
-  }
-  const auto body = nlohmann::json::parse(res.body, nullptr, false);
-  const bool has_status = body.is_object() && body.contains("status") && body["status"].is_string();
-  ++log.statuses[has_status ? body["status"].get<std::string>() : "error"];
-  if (body.is_object() && body.contains("events") && body["events"].is_array())
-    for (const auto& e : body["events"])
-      if (e.is_object() && e.contains("elapsed_ms") && e["elapsed_ms"].is_number())
-        log.attempt_ms.push_back(e["elapsed_ms"].get<double>());
-}
-
-// One client: asks `path` of `target` back to back until the storm ends.
-void run_client(StormRun& run, const std::string& target, std::chrono::seconds timeout, const std::string& path,
-                ClientLog& log) {
-  auto cli = client_for(target, timeout);
-  while (!run.should_stop()) {
-    if (run.o.requests && run.issued.fetch_add(1) >= *run.o.requests) break;
-    const auto t0 = Steady::now();
-    auto res = cli->Get(path);
-    log.latency_ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
-    ++run.finished;
-    if (res) {
-      record_answer(*res, log, run.stop);
-    } else {
-      ++log.statuses["error"];
-      cli = client_for(target, timeout);  // a fresh connection after a failure
-    }
-  }
-}
-
 // The monitor: /health latency (of each target in turn) and progress, until `done`.
 void watch_health(const StormRun& run, const std::vector<std::string>& targets, const std::atomic<bool>& done,
                   const std::function<void(const StormProgress&)>& on_progress, std::vector<double>& health_ms) {
   std::vector<std::unique_ptr<httplib::Client>> health;
-  for (const auto& t : targets) health.push_back(client_for(t, std::chrono::seconds(10)));
+  for (const auto& t : targets) health.push_back(storm_http_client(t, std::chrono::seconds(10)));
   auto last_progress = Steady::now();
   for (std::size_t turn = 0; !done; ++turn) {
     const std::size_t t = turn % targets.size();
     const auto t0 = Steady::now();
     auto res = health[t]->Get("/health");
     if (res) health_ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
-    else health[t] = client_for(targets[t], std::chrono::seconds(10));
+    else health[t] = storm_http_client(targets[t], std::chrono::seconds(10));
     if (on_progress && Steady::now() - last_progress >= std::chrono::milliseconds(200)) {
       last_progress = Steady::now();
       const double elapsed = std::chrono::duration<double>(Steady::now() - run.started).count();
@@ -268,18 +238,17 @@ void watch_health(const StormRun& run, const std::vector<std::string>& targets, 
   }
 }
 
-// The clients' logs into the result: totals, and per target (client i stormed target i % n).
+// The senders' logs into the result: totals, and per target (each log says its target).
 void tally(StormResult& result, const std::vector<ClientLog>& logs, const std::vector<std::string>& targets,
            std::vector<double> health_ms) {
   const std::size_t n_targets = targets.size();
   std::vector<double> latency, attempts;
   std::vector<std::vector<double>> target_latency(n_targets);
   result.per_target.resize(n_targets);
-  for (std::size_t i = 0; i < logs.size(); ++i) {
-    const ClientLog& log = logs[i];
-    StormTargetResult& per = result.per_target[i % n_targets];
-    ++per.clients;
-    auto& mine = target_latency[i % n_targets];
+  for (const ClientLog& log : logs) {
+    StormTargetResult& per = result.per_target[log.target];
+    if (log.is_client) ++per.clients;
+    auto& mine = target_latency[log.target];
     mine.insert(mine.end(), log.latency_ms.begin(), log.latency_ms.end());
     latency.insert(latency.end(), log.latency_ms.begin(), log.latency_ms.end());
     attempts.insert(attempts.end(), log.attempt_ms.begin(), log.attempt_ms.end());
@@ -299,6 +268,93 @@ void tally(StormResult& result, const std::vector<ClientLog>& logs, const std::v
   result.latency = summarize_latency(std::move(latency));
   result.attempt_latency = summarize_latency(std::move(attempts));
   result.health_latency = summarize_latency(std::move(health_ms));
+}
+
+// Load, goodput, the timeline and the priorities from the requests' records; `open` is the
+// open loop's own tally (null: a closed loop, whose arrivals are its requests, all sent).
+void tally_load(StormResult& result, const std::vector<ClientLog>& logs, const OpenLoopTally* open,
+                const std::vector<std::optional<double>>& carrier_calls_at) {
+  std::vector<RequestRecord> records;
+  for (const ClientLog& log : logs) records.insert(records.end(), log.records.begin(), log.records.end());
+  for (const auto v : answer_verdicts()) result.verdicts[std::string(to_string(v))] = 0;
+  for (const auto& r : records)
+    if (r.sent) ++result.verdicts[std::string(to_string(r.verdict))];
+  result.goodput = result.verdicts["useful"];
+  result.arrivals = open ? open->arrivals : static_cast<long>(records.size());
+  result.arrivals_not_sent = open ? open->not_sent : 0;
+  // Closed: the clients send until the duration is over, then wait for their last answers.
+  const StormOptions& o = result.options;
+  const double sending_s = o.requests ? result.elapsed_s : std::min(result.elapsed_s, o.duration_s);
+  result.arrival_window_s = open ? open->window_s : sending_s;
+  if (result.arrival_window_s > 0) {
+    result.offered_rps = static_cast<double>(result.arrivals) / result.arrival_window_s;
+    result.goodput_rps = static_cast<double>(result.goodput) / result.arrival_window_s;
+  }
+  if (result.arrivals > 0) result.goodput_ratio = static_cast<double>(result.goodput) / static_cast<double>(result.arrivals);
+  if (open) {
+    result.dispatch_lag = summarize_latency(open->lag_ms);
+    result.peak_in_flight = open->peak_in_flight;
+  }
+  // By duration, the timeline's seconds are the duration's, not the few ms of a late wake-up.
+  const double span_s = o.requests ? result.arrival_window_s : std::min(result.arrival_window_s, o.duration_s);
+  result.timeline = bucket_timeline(records, span_s, carrier_calls_at);
+  if (o.sheddable_share > 0) result.by_priority = count_by_priority(records);
+}
+
+// When a storm's arrivals are over (the open loop's window, the closed loop's clients
+// stopping), for the threads that read something each second until then.
+class ArrivalsOver {
+ public:
+  void mark() {
+    {
+      std::lock_guard lock(mutex_);
+      at_ = Steady::now();
+    }
+    over_.notify_all();
+  }
+  // Waits until `t` or the end; false when the arrivals ended before `t`.
+  bool wait_until(Steady::time_point t) {
+    std::unique_lock lock(mutex_);
+    over_.wait_until(lock, t, [this] { return at_.has_value(); });
+    return !at_ || *at_ >= t;
+  }
+
+ private:
+  std::mutex mutex_;  // guards at_
+  std::condition_variable over_;
+  std::optional<Steady::time_point> at_;
+};
+
+// The labs' cumulative carrier calls in the storm's mode, read on each whole second since the
+// start until the arrivals are over (element i: at i s; nullopt: a reading failed).
+std::vector<std::optional<double>> sample_carrier_calls(const StormRun& run, const std::vector<std::string>& targets,
+                                                        ArrivalsOver& over) {
+  std::vector<std::optional<double>> samples;
+  for (int second = 0; over.wait_until(run.after(second)); ++second) {
+    std::optional<double> sum = 0.0;
+    for (const auto& t : targets) {
+      const auto calls = lab_carrier_calls(t, run.o.lab, run.o.mode);
+      sum = sum && calls ? std::optional<double>(*sum + *calls) : std::nullopt;
+    }
+    samples.push_back(sum);
+  }
+  return samples;
+}
+
+// The closed loop: o.clients clients, client i on targets[i % n] (the replicas get equal
+// shares), or all of them on the outermost relay.
+std::vector<ClientLog> run_closed_loop(StormRun& run, const std::vector<std::string>& targets, const std::string* relay,
+                                       std::chrono::seconds timeout, const std::string& path) {
+  std::vector<ClientLog> logs(static_cast<std::size_t>(run.o.clients));
+  std::vector<std::thread> clients;
+  for (std::size_t i = 0; i < logs.size(); ++i) {
+    logs[i].target = i % targets.size();
+    logs[i].is_client = true;
+    const std::string* target = relay ? relay : &targets[logs[i].target];
+    clients.emplace_back([&, i, target] { run_storm_client(run, *target, timeout, path, logs[i]); });
+  }
+  for (auto& t : clients) t.join();
+  return logs;
 }
 
 // Amplification counts the calls the lab sent. A saturated carrier receives them later
@@ -343,6 +399,7 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
                       const std::atomic<bool>* cancel) {
   StormResult result;
   result.options = o;
+  result.seed = storm_seed(o);
   const std::vector<std::string> targets = storm_targets(o);
   // Replicas share one carrier: its counters are read from the first target that embeds it.
   std::string carrier_target = o.target;
@@ -357,32 +414,38 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
   std::optional<RelayChain> chain;
   if (o.layers > 1)
     chain.emplace(o.target, o.layers, lab_flow_worst_ms(o.target, o.mode, o.params).value_or(std::chrono::milliseconds(kMaxQuoteMs)),
-                  o.clients);
+                  o.rate_per_s ? o.max_in_flight : o.clients);
   const auto client_timeout = chain ? std::chrono::duration_cast<std::chrono::seconds>(chain->client_timeout())
                                     : std::chrono::seconds(30);
 
   StormRun run{o, cancel};
-  std::vector<ClientLog> logs(static_cast<std::size_t>(o.clients));
-  prime_httplib_statics();  // before the client threads (lab/httplib_statics.hpp)
-  std::vector<std::thread> clients;
-  for (int i = 0; i < o.clients; ++i) {
-    // Client i storms targets[i % n]: the replicas get equal shares (round robin).
-    const std::string* target = chain ? &chain->entry() : &targets[static_cast<std::size_t>(i) % targets.size()];
-    clients.emplace_back([&, i, target] {
-      run_client(run, *target, client_timeout, path, logs[static_cast<std::size_t>(i)]);
-    });
-  }
+  prime_httplib_statics();  // before the sender threads (lab/httplib_statics.hpp)
   std::vector<double> health_ms;
-  std::atomic<bool> clients_done{false};
-  std::thread monitor([&] { watch_health(run, targets, clients_done, on_progress, health_ms); });
-  for (auto& t : clients) t.join();
-  result.elapsed_s = std::chrono::duration<double>(Steady::now() - run.started).count();
-  clients_done = true;
+  std::atomic<bool> senders_done{false};
+  std::thread monitor([&] { watch_health(run, targets, senders_done, on_progress, health_ms); });
+  ArrivalsOver arrivals_over;
+  std::vector<std::optional<double>> carrier_calls_at;
+  std::thread sampler([&] { carrier_calls_at = sample_carrier_calls(run, targets, arrivals_over); });
+  std::vector<ClientLog> logs;
+  std::optional<OpenLoopTally> open;
+  if (o.rate_per_s) {
+    RandomSource random(result.seed);
+    open = run_open_loop(run, chain ? std::vector<std::string>{chain->entry()} : targets, client_timeout, path, random,
+                         [&] { arrivals_over.mark(); });
+    logs = std::move(open->logs);
+  } else {
+    logs = run_closed_loop(run, targets, chain ? &chain->entry() : nullptr, client_timeout, path);
+    arrivals_over.mark();
+  }
+  result.elapsed_s = run.since_start_s(Steady::now());
+  senders_done = true;
   monitor.join();
+  sampler.join();
   if (on_progress) on_progress({run.finished.load(), result.elapsed_s, 1.0});
 
   tally(result, logs, targets, std::move(health_ms));
-  // Read as the clients stop: whether the carrier recovered while the storm still called it.
+  tally_load(result, logs, open ? &*open : nullptr, carrier_calls_at);
+  // Read as the senders stop: whether the carrier recovered while the storm still called it.
   result.metastable = metastable_episode(o.target, o.lab);
   count_lab_calls(result, o, targets, calls_before);
   if (chain) result.layers = chain->layers(result.carrier_calls.value_or(0), result.requests);
@@ -403,7 +466,7 @@ nlohmann::ordered_json json_without_layers(const StormResult& r) {
     nlohmann::ordered_json counts = nlohmann::ordered_json::object();
     for (const auto& [k, v] : t.status_counts) counts[k] = v;
     targets.push_back({{"target", t.target},
-                       {"clients", t.clients},
+                       {"clients", r.options.rate_per_s ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.clients)},
                        {"requests", t.requests},
                        {"status_counts", counts},
                        {"latency_ms", latency_json(t.latency)},
@@ -413,7 +476,7 @@ nlohmann::ordered_json json_without_layers(const StormResult& r) {
           {"mode", r.options.mode},
           {"scenario", r.options.scenario},
           {"params", params_json(r.options.params)},
-          {"clients", r.options.clients},
+          {"clients", r.options.rate_per_s ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.options.clients)},
           {"requests", r.requests},
           {"elapsed_s", std::round(r.elapsed_s * 100) / 100},
           {"throughput_rps", std::round(r.throughput_rps * 10) / 10},
@@ -433,15 +496,55 @@ nlohmann::ordered_json json_without_layers(const StormResult& r) {
           {"targets", targets}};
 }
 
+
+// The load and its goodput (StormResult's second part), rounded as a report reads them.
+nlohmann::ordered_json load_json(const StormResult& r) {
+  const StormOptions& o = r.options;
+  const bool open = o.rate_per_s.has_value();
+  auto round_to = [](double v, double unit) { return std::round(v / unit) * unit; };
+  auto open_only = [open](auto v) { return open ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); };
+  nlohmann::ordered_json verdicts = nlohmann::ordered_json::object();
+  for (const auto v : answer_verdicts()) {
+    const std::string name(to_string(v));
+    const auto it = r.verdicts.find(name);
+    verdicts[name] = it == r.verdicts.end() ? 0 : it->second;  // every verdict, 0 included
+  }
+  nlohmann::ordered_json out = {
+      {"load_model", load_model(o)},
+      {"rate_per_s", open_only(o.rate_per_s.value_or(0))},
+      {"arrival_process", open_only(std::string(to_string(o.arrivals)))},
+      {"max_in_flight", open_only(o.max_in_flight)},
+      {"seed", r.seed},
+      {"arrivals", r.arrivals},
+      {"arrivals_not_sent", r.arrivals_not_sent},
+      {"arrival_window_s", round_to(r.arrival_window_s, 0.001)},
+      {"offered_rps", round_to(r.offered_rps, 0.01)},
+      {"goodput", r.goodput},
+      {"goodput_rps", round_to(r.goodput_rps, 0.01)},
+      {"goodput_ratio", r.goodput_ratio ? nlohmann::ordered_json(round_to(*r.goodput_ratio, 0.0001)) : nlohmann::ordered_json(nullptr)},
+      {"goodput_rule", {{"deadline_ms", o.goodput.deadline_ms}, {"fallback_max_age_s", o.goodput.fallback_max_age_s}}},
+      {"verdicts", verdicts},
+      {"dispatch_lag_ms", open ? latency_json(r.dispatch_lag) : nlohmann::ordered_json(nullptr)},
+      {"peak_in_flight", open_only(r.peak_in_flight)},
+      {"sheddable_share", o.sheddable_share}};
+  if (o.sheddable_share > 0) {
+    out["by_priority"] = nlohmann::ordered_json::object();
+    for (const auto& [priority, counts] : r.by_priority) out["by_priority"][priority] = to_json(counts);
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const StormResult& r) {
   nlohmann::ordered_json out = json_without_layers(r);
+  out.update(load_json(r));
   if (!r.layers.empty()) {
     out["layers"] = nlohmann::ordered_json::array();
     for (const auto& l : r.layers) out["layers"].push_back(to_json(l));
   }
   if (r.metastable) out["metastable"] = *r.metastable;
+  out["timeline"] = to_json(r.timeline);
   return out;
 }
 
@@ -465,6 +568,38 @@ void report_metastable(std::ostream& out, const nlohmann::ordered_json& m, doubl
     out << "                    (the trigger started " << since - storm_s
         << " s before this storm: POST /reset-lab starts a new episode)\n";
 }
+
+// Who made the load: the open loop's arrivals or the closed loop's clients.
+std::string load_words(const StormOptions& o) {
+  std::ostringstream out;
+  if (o.rate_per_s) out << *o.rate_per_s << " arrivals/s (" << to_string(o.arrivals) << ", open loop)";
+  else out << o.clients << " clients";
+  return out.str();
+}
+
+// Two lines: the load offered, and the goodput it got.
+void report_load(std::ostream& out, const StormResult& r) {
+  const StormOptions& o = r.options;
+  out << std::setprecision(1);
+  out << "  load              ";
+  if (o.rate_per_s)
+    out << "open loop: " << *o.rate_per_s << " arrivals/s asked (" << to_string(o.arrivals) << "), " << r.offered_rps
+        << " offered: " << r.arrivals << " arrivals in " << r.arrival_window_s << " s, " << r.arrivals_not_sent
+        << " not sent (at most " << o.max_in_flight << " in flight; " << r.peak_in_flight << " at the peak)\n";
+  else
+    out << "closed loop: " << o.clients << " clients, each waiting for its answer: " << r.arrivals << " requests, "
+        << r.offered_rps << "/s offered\n";
+  out << "  goodput           " << r.goodput << " useful answers, " << r.goodput_rps << "/s, "
+      << 100 * r.goodput_ratio.value_or(0) << " % of arrivals (HTTP 200, a live quote or a fallback at most "
+      << o.goodput.fallback_max_age_s << " s old, within " << o.goodput.deadline_ms << " ms)";
+  std::string why;
+  for (const auto& [verdict, n] : r.verdicts)
+    if (verdict != "useful" && n > 0) why += (why.empty() ? "" : ", ") + verdict + " " + std::to_string(n);
+  out << (why.empty() ? "\n" : "; not useful: " + why + "\n");
+  for (const auto& [priority, c] : r.by_priority)
+    out << "    " << priority << "  " << c.arrivals << " arrivals, " << c.sent << " sent, " << c.useful << " useful\n";
+}
+
 }  // namespace
 
 std::string format_report(const StormResult& r) {
@@ -476,13 +611,14 @@ std::string format_report(const StormResult& r) {
   };
   std::ostringstream out;
   out << std::fixed << std::setprecision(1);
-  out << "storm: " << r.options.clients << " clients on " << storm_quote_path(r.options.mode) << "?scenario=" << r.options.scenario
+  out << "storm: " << load_words(r.options) << " on " << storm_quote_path(r.options.mode) << "?scenario=" << r.options.scenario
       << " against " << r.options.target;
   if (!r.options.extra_targets.empty()) out << " and " << r.options.extra_targets.size() << " more (round robin)";
   out << "\n";
   out << "  requests          " << r.requests << " in " << r.elapsed_s << " s (" << r.throughput_rps << " req/s)\n";
   out << "  latency           p50 " << ms(r.latency.p50_ms) << ", p95 " << ms(r.latency.p95_ms) << ", p99 "
       << ms(r.latency.p99_ms) << ", max " << ms(r.latency.max_ms) << "\n";
+  report_load(out, r);
   out << "  status            ";
   for (const auto& [k, v] : r.status_counts) out << k << " " << v << "  ";
   out << "\n";
@@ -512,7 +648,9 @@ std::string format_report(const StormResult& r) {
   if (r.per_target.size() > 1) {
     out << "  per target\n";
     for (const auto& t : r.per_target) {
-      out << "    " << t.target << "  " << t.clients << " clients, " << t.requests << " requests, p50 "
+      out << "    " << t.target << "  ";
+      if (!r.options.rate_per_s) out << t.clients << " clients, ";
+      out << t.requests << " requests, p50 "
           << ms(t.latency.p50_ms) << ", carrier calls ";
       if (t.carrier_calls) out << *t.carrier_calls;
       else out << "—";
@@ -520,7 +658,9 @@ std::string format_report(const StormResult& r) {
       for (const auto& [k, v] : t.status_counts) out << " " << k << " " << v;
       out << "\n";
     }
-    out << "    total  " << r.options.clients << " clients, " << r.requests << " requests, carrier calls ";
+    out << "    total  ";
+    if (!r.options.rate_per_s) out << r.options.clients << " clients, ";
+    out << r.requests << " requests, carrier calls ";
     if (r.carrier_calls) out << *r.carrier_calls;
     else out << "—";
     out << "\n";

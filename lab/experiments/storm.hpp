@@ -1,8 +1,16 @@
 #pragma once
-// A retry storm on demand: N concurrent clients hammer one quote route of a running lab
-// (or of several replicas, the clients spread over them round robin) for a
-// duration or a request count, while a monitor measures the labs' /health latency (worker
-// exhaustion) and reads the carrier's counters (amplification, wasted work).
+// A retry storm on demand against one quote route of a running lab (or of several
+// replicas, spread over them round robin) for a duration or a request count, while a
+// monitor measures the labs' /health latency (worker exhaustion) and reads the carrier's
+// counters (amplification, wasted work). Two load models (Schroeder, Wierman and
+// Harchol-Balter, "Open Versus Closed: A Cautionary Tale", NSDI '06):
+// - closed loop (`--clients N`): N clients, each sending its next request only once the
+//   last one is answered. When the lab slows down, the load falls with it: a slow lab
+//   looks merely slow.
+// - open loop (`--rate R`): R arrivals a second (open_loop.hpp), sent whatever the answers,
+//   as users keep arriving. When the lab slows down, work piles up: the load that sustains
+//   a metastable failure.
+// Both report goodput (goodput.hpp) and a per-second timeline (storm_timeline.hpp).
 // Used by `quote-lab storm` and by POST /experiments/storm.
 
 #include <atomic>
@@ -14,7 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "lab/experiments/arrival_schedule.hpp"
+#include "lab/experiments/goodput.hpp"
 #include "lab/experiments/storm_layers.hpp"
+#include "lab/experiments/storm_timeline.hpp"
 #include "lab/observability/telemetry.hpp"
 
 namespace quote_lab {
@@ -23,6 +34,15 @@ namespace quote_lab {
 inline constexpr int kStormMaxClients = 500;
 inline constexpr double kStormMaxDurationS = 600;
 inline constexpr long kStormMaxRequests = 2'000'000;
+/// Open loop: arrivals per second at most. The generator, the lab and its carrier share this
+/// machine's 2 cores; a few thousand quotes a second is where the generator measures itself.
+inline constexpr double kStormMaxRatePerS = 2000;
+inline constexpr double kStormMinRatePerS = 0.1;
+/// Open loop: requests unanswered at once, by default and at most. Each is a sender thread
+/// and a connection here, and a connection at the lab (256 by default, shared with the
+/// class's pages): 100 leaves the lab room; 500, as many as the closed loop's clients.
+inline constexpr int kStormDefaultMaxInFlight = 100;
+inline constexpr int kStormMaxInFlight = 500;
 
 struct StormOptions {
   std::string target = "http://127.0.0.1:8080";  ///< the lab (the first, with several)
@@ -45,7 +65,22 @@ struct StormOptions {
   /// Retrying layers between the clients and the carrier, 1..kStormMaxLayers: 1 is the lab
   /// alone; more puts relays in front of it (storm_layers.hpp). One target only.
   int layers = 1;
+  /// Open loop: arrivals per second (kStormMinRatePerS..kStormMaxRatePerS), each sent
+  /// without waiting for any answer; `clients` is then unused. nullopt: closed loop.
+  std::optional<double> rate_per_s;
+  ArrivalProcess arrivals = ArrivalProcess::poisson;  ///< open loop: how arrivals are spread
+  int max_in_flight = kStormDefaultMaxInFlight;       ///< open loop: an arrival beyond it is not sent
+  /// Share (0..1) of the requests that carry `X-Priority: sheddable`, the others `critical`;
+  /// 0 (the default): no X-Priority header at all (priority_mix.hpp).
+  double sheddable_share = 0;
+  GoodputRule goodput;  ///< what counts as a useful answer
+  /// Seed of the arrival schedule's random source; nullopt: a fresh one (the report shows it,
+  /// so a run can be repeated with the same arrivals).
+  std::optional<std::uint64_t> seed;
 };
+
+/// "open" with rate_per_s, else "closed".
+std::string load_model(const StormOptions& o);
 
 /// Checks the options; every problem as one sentence (empty = fine).
 std::vector<std::string> validate(const StormOptions& o);
@@ -70,6 +105,9 @@ std::optional<std::string> check_storm_target(const std::string& target);
 /// A lab whose index lists no policies is taken to serve legacy and resilient only.
 std::optional<std::string> check_storm_mode(const std::string& target, const std::string& mode);
 
+/// The seed a storm's arrival schedule uses: `o.seed`, or a fresh one from the machine.
+std::uint64_t storm_seed(const StormOptions& o);
+
 /// Progress while a storm runs.
 struct StormProgress {
   long requests = 0;
@@ -80,7 +118,7 @@ struct StormProgress {
 /// What a storm measured on one of several targets.
 struct StormTargetResult {
   std::string target;
-  int clients = 0;                            ///< clients dealt to this target
+  int clients = 0;                            ///< closed loop: clients dealt to this target
   long requests = 0;
   std::map<std::string, long> status_counts;  ///< as StormResult's
   LatencySummary latency;
@@ -114,6 +152,22 @@ struct StormResult {
   /// stopped, when it has one: `recovered_after_trigger_s` is how long after the trigger
   /// ended the carrier served normally again while the storm went on (null: it never did).
   std::optional<nlohmann::ordered_json> metastable;
+
+  // Load and goodput, in both models. A closed loop's arrivals are its requests, all sent.
+  long arrivals = 0;              ///< requests that arrived (open: due within the window)
+  long arrivals_not_sent = 0;     ///< open loop: found max_in_flight unanswered, never sent
+  double arrival_window_s = 0;    ///< open: until the last arrival was handed out (≥ the duration);
+                                  ///< closed: elapsed_s
+  double offered_rps = 0;         ///< arrivals / arrival_window_s
+  long goodput = 0;               ///< useful answers (goodput.hpp)
+  double goodput_rps = 0;         ///< goodput / arrival_window_s
+  std::optional<double> goodput_ratio;  ///< goodput / arrivals (null without arrivals)
+  std::map<std::string, long> verdicts;  ///< every sent request by AnswerVerdict name
+  std::vector<TimelineSecond> timeline;  ///< second by second (storm_timeline.hpp)
+  std::map<std::string, PriorityCounts> by_priority;  ///< with sheddable_share > 0
+  LatencySummary dispatch_lag;    ///< open loop: how late arrivals were handed out
+  int peak_in_flight = 0;         ///< open loop: most requests unanswered at once
+  std::uint64_t seed = 0;         ///< the arrival schedule's seed (storm_seed)
 };
 
 /// Runs a storm (blocking). `on_progress` is called about 5 times a second; `cancel`
@@ -125,10 +179,19 @@ StormResult run_storm(const StormOptions& o, const std::function<void(const Stor
 /// name → value as sent, e.g. {"circuit_breaker": "false"}; {} when none.
 nlohmann::ordered_json params_json(const std::vector<std::pair<std::string, std::string>>& params);
 
-/// The --json shape: target, mode, scenario, params (params_json), requests, throughput_rps, latency_ms {p50,p95,p99,max}, status_counts,
+/// The --json shape: target, mode, scenario, params (params_json), clients (null in open
+/// loop), requests, throughput_rps, latency_ms {p50,p95,p99,max}, status_counts,
 /// carrier_calls, amplification, health_latency_ms {p50,p99,...}, wasted_carrier_calls, ...,
 /// and `targets`: [{target, clients, requests, status_counts, latency_ms, carrier_calls}];
 /// with layers > 1 also `layers`: [{layer, calls, requests, calls_out, calls_per_request}].
+/// Load and goodput: load_model ("open" | "closed"), rate_per_s (asked; null closed),
+/// arrival_process and max_in_flight (null closed), seed, arrivals, arrivals_not_sent,
+/// arrival_window_s, offered_rps, goodput, goodput_rps, goodput_ratio, goodput_rule
+/// {deadline_ms, fallback_max_age_s}, verdicts {no_answer, not_a_quote, late, stale_fallback,
+/// useful}, dispatch_lag_ms and peak_in_flight (open), sheddable_share, by_priority
+/// {critical, sheddable: {arrivals, sent, answered, useful}} (only with a share above 0), and
+/// timeline: [{second, arrivals, not_sent, sent, answered, useful, not_useful,
+/// carrier_calls}] (storm_timeline.hpp says how each second counts).
 nlohmann::ordered_json to_json(const StormResult& r);
 
 /// A plain-text report for a terminal.

@@ -44,6 +44,11 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
   errors = validate(options);
   if (options.clients > kExperimentMaxClients)
     errors.push_back("clients must be at most " + std::to_string(kExperimentMaxClients) + " for a storm started from the lab");
+  if (options.rate_per_s && *options.rate_per_s > kExperimentMaxRatePerS)
+    errors.push_back("rate must be at most 500 arrivals per second for a storm started from the lab");
+  if (options.max_in_flight > kExperimentMaxClients)
+    errors.push_back("max_in_flight must be at most " + std::to_string(kExperimentMaxClients) +
+                     " for a storm started from the lab");
   if (options.layers > kExperimentMaxLayers)
     errors.push_back("layers must be between 1 and " + std::to_string(kExperimentMaxLayers) +
                      " for a storm started from the lab (`quote-lab storm --layers` goes to " +
@@ -60,7 +65,9 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
   current_ = options;
   progress_ = {{"requests", 0}, {"elapsed_s", 0}, {"fraction", 0}};
   thread_ = std::thread([this, options] {
-    spdlog::info("storm experiment: {} clients on {}?scenario={} ({} layers)", options.clients,
+    spdlog::info("storm experiment: {} on {}?scenario={} ({} layers)",
+                 options.rate_per_s ? fmt::format("{} arrivals/s", *options.rate_per_s)
+                                    : fmt::format("{} clients", options.clients),
                  storm_quote_path(options.mode), options.scenario, options.layers);
     const StormResult result = run_storm(
         options,
@@ -105,7 +112,12 @@ nlohmann::ordered_json StormExperiment::status() const {
   std::lock_guard lock(mutex_);
   nlohmann::ordered_json options = nullptr;
   if (current_)
-    options = {{"mode", current_->mode}, {"scenario", current_->scenario}, {"clients", current_->clients},
+    options = {{"mode", current_->mode}, {"scenario", current_->scenario}, {"load_model", load_model(*current_)},
+               {"clients", current_->rate_per_s ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(current_->clients)},
+               {"rate_per_s", current_->rate_per_s ? nlohmann::ordered_json(*current_->rate_per_s) : nlohmann::ordered_json(nullptr)},
+               {"arrivals", current_->rate_per_s ? nlohmann::ordered_json(to_string(current_->arrivals)) : nlohmann::ordered_json(nullptr)},
+               {"max_in_flight", current_->rate_per_s ? nlohmann::ordered_json(current_->max_in_flight) : nlohmann::ordered_json(nullptr)},
+               {"sheddable_share", current_->sheddable_share},
                {"duration_s", current_->requests ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(current_->duration_s)},
                {"requests", current_->requests ? nlohmann::ordered_json(*current_->requests) : nlohmann::ordered_json(nullptr)},
                {"params", params_json(current_->params)},

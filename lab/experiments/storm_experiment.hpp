@@ -18,6 +18,9 @@ namespace quote_lab {
 
 /// Limits for storms started over HTTP (smaller than the command line's: the lab storms itself).
 inline constexpr int kExperimentMaxClients = 100;
+/// Open loop from the lab: arrivals per second at most. The lab answers its own storm on the
+/// same 2 cores: 500 a second of fast quotes (an open breaker's fallback) leaves it room.
+inline constexpr double kExperimentMaxRatePerS = 500;
 inline constexpr double kExperimentMaxDurationS = 60;
 /// Retrying layers a storm started over HTTP may have. Each layer multiplies the time of a
 /// request by its attempts: legacy under provider_down answers in 1.44 s at one layer, 23 s
@@ -55,7 +58,8 @@ class StormExperiment {
   void forget_result();
 
   /// {"running", "options", "progress", "last_result"} for GET /experiments/storm; options
-  /// are {mode, scenario, clients, duration_s, requests, params, layers} (params_json()).
+  /// are {mode, scenario, load_model, clients (null open), rate_per_s, arrivals and
+  /// max_in_flight (null closed), sheddable_share, duration_s, requests, params, layers}.
   nlohmann::ordered_json status() const;
 
  private:

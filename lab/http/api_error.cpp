@@ -66,6 +66,11 @@ constexpr std::array kMessages{
                 "lanza la tuya cuando termine una (GET /class muestra la clase)"},
     MessageText{MessageId::storm_running, "a storm is already running; GET /experiments/storm shows its progress",
                 "ya hay una tormenta en curso; GET /experiments/storm muestra su avance"},
+    MessageText{MessageId::storm_rate_and_clients,
+                "`rate` and `clients` exclude each other: `rate=R` sends R arrivals a second without waiting for "
+                "answers (open loop); `clients=N` keeps N clients, each waiting for its answer (closed loop)",
+                "`rate` y `clients` se excluyen: `rate=R` envía R llegadas por segundo sin esperar las respuestas "
+                "(carga abierta); `clients=N` mantiene N clientes, cada uno esperando su respuesta (carga cerrada)"},
     MessageText{MessageId::missing_carrier_mode,
                 "name the carrier mode: ?mode=NAME, or a JSON body with a \"mode\" field",
                 "indica el modo del proveedor: ?mode=NOMBRE, o un cuerpo JSON con el campo \"mode\""},

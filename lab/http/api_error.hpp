@@ -53,6 +53,7 @@ enum class MessageId {
   body_not_object,                 ///< —
   class_storms_busy,               ///< {max}
   storm_running,                   ///< —
+  storm_rate_and_clients,          ///< —
   missing_carrier_mode,            ///< —
   admin_token_required,            ///< —
   cross_site_request,              ///< —

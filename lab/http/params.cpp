@@ -29,13 +29,8 @@ std::optional<ApiError> parse_override(const PolicyOverride& o, const std::strin
       number = value;
       return e;
     }
-    case OverrideKind::number: {
-      const auto [ptr, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), number);
-      if (raw.empty() || ec != std::errc() || ptr != raw.data() + raw.size() || !(number >= o.min && number <= o.max))
-        return api_error(400, "invalid_parameter", MessageId::number_out_of_range,
-                         {{"name", name}, {"min", bound_text(o.min)}, {"max", bound_text(o.max)}, {"got", printable(raw)}});
-      return std::nullopt;
-    }
+    case OverrideKind::number:
+      return parse_number_param(name, raw, o.min, o.max, number);
     case OverrideKind::choice:
       if (std::find(o.choices.begin(), o.choices.end(), raw) != o.choices.end()) return std::nullopt;
       return api_error(400, "invalid_parameter", o.choice_error, {{"name", name}, {"got", printable(raw)}}, o.choices);
@@ -110,6 +105,17 @@ std::optional<ApiError> parse_int_param(std::string_view name, const std::string
   return api_error(400, "invalid_parameter", MessageId::integer_out_of_range,
                    {{"name", std::string(name)}, {"min", std::to_string(lo)}, {"max", std::to_string(hi)},
                     {"got", printable(text)}});
+}
+
+std::optional<ApiError> parse_number_param(std::string_view name, const std::string& raw, double lo, double hi,
+                                           double& out) {
+  double number = 0;
+  const auto [ptr, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), number);
+  if (raw.empty() || ec != std::errc() || ptr != raw.data() + raw.size() || !(number >= lo && number <= hi))
+    return api_error(400, "invalid_parameter", MessageId::number_out_of_range,
+                     {{"name", std::string(name)}, {"min", bound_text(lo)}, {"max", bound_text(hi)}, {"got", printable(raw)}});
+  out = number;
+  return std::nullopt;
 }
 
 std::optional<ApiError> apply_policy_overrides(const std::function<const std::string*(const char*)>& lookup,

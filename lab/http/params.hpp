@@ -39,6 +39,10 @@ std::optional<ApiError> parse_int_param(std::string_view name, const std::string
                                         int hi, int fallback, int& out);
 /// The same for a parameter of the domain (domain.hpp): its name, range and default.
 std::optional<ApiError> parse_int_param(const IntParam& p, const std::string* raw, int& out);
+/// Reads a decimal number ("0.5", "200") within [lo, hi] from `raw` (not null) into `out`;
+/// anything else is a 400 such as "rate must be a number between 0.1 and 500 (got 'x')".
+std::optional<ApiError> parse_number_param(std::string_view name, const std::string& raw, double lo, double hi,
+                                           double& out);
 
 /// Reads a quote's priority (`?priority=` or the X-Priority header, vocabulary.hpp) from
 /// its raw text: `critical` or `sheddable` into `out`; anything else is a 400

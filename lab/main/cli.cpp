@@ -143,14 +143,58 @@ struct StormCommand {
   std::vector<std::string> params;   // --param key=value, as typed
   std::vector<std::string> targets;  // --target, repeated for replicas
   long requests = 0;
+  double rate_per_s = 0;
+  std::string arrivals = "poisson";
+  std::uint64_t seed = 0;
   bool json = false;
   CLI::App* sub = nullptr;
+  CLI::Option* clients = nullptr;
+  CLI::Option* rate = nullptr;
+  CLI::Option* seed_given = nullptr;
+  std::vector<CLI::Option*> open_only;  // flags of the open loop: refused without --rate
 };
+
+// The open loop's flags, the priority mix and the goodput rule.
+void add_storm_load_flags(CLI::App& st, StormCommand& storm) {
+  StormOptions& o = storm.options;
+  storm.rate = st.add_option("--rate", storm.rate_per_s,
+                             "open loop: arrivals per second (0.1-2000), each sent without waiting for any answer, "
+                             "instead of --clients");
+  storm.open_only = {
+      st.add_option("--arrivals", storm.arrivals, "with --rate: poisson (independent users) or uniform (every 1/R s)")
+          ->check(CLI::IsMember(arrival_process_names()))->capture_default_str(),
+      st.add_option("--max-in-flight", o.max_in_flight,
+                    "with --rate: requests unanswered at once (1-500); an arrival beyond it is not sent, and counted")
+          ->capture_default_str()};
+  storm.seed_given = st.add_option("--seed", storm.seed, "seed of the arrival schedule (the report shows the one used)");
+  st.add_option("--sheddable-share", o.sheddable_share,
+                "share of requests (0-1) sent with X-Priority: sheddable, the rest critical (0: no header)")
+      ->capture_default_str();
+  st.add_option("--goodput-deadline-ms", o.goodput.deadline_ms,
+                "an answer later than this after its request arrived is not goodput")->capture_default_str();
+  st.add_option("--fallback-max-age-s", o.goodput.fallback_max_age_s,
+                "a fallback quote older than this is not goodput")->capture_default_str();
+}
+
+// --rate or --clients, and the open loop's flags only with --rate; the options then.
+std::optional<std::string> storm_load_problem(StormCommand& storm) {
+  if (storm.rate->count() > 0 && storm.clients->count() > 0)
+    return "--rate and --clients exclude each other: --rate R sends R arrivals a second whatever the answers (open "
+           "loop); --clients N keeps N clients, each waiting for its answer (closed loop)";
+  if (storm.rate->count() == 0)
+    for (const auto* opt : storm.open_only)
+      if (opt->count() > 0) return opt->get_name() + " applies to --rate only (the open loop)";
+  if (storm.rate->count() > 0) storm.options.rate_per_s = storm.rate_per_s;
+  storm.options.arrivals = parse_arrival_process(storm.arrivals).value_or(ArrivalProcess::poisson);
+  if (storm.seed_given->count() > 0) storm.options.seed = storm.seed;
+  return std::nullopt;
+}
 
 void add_storm_command(CLI::App& cli, StormCommand& storm) {
   StormOptions& o = storm.options;
   auto* st = storm.sub =
-      cli.add_subcommand("storm", "run N concurrent clients against a lab and report latency, amplification and waste");
+      cli.add_subcommand("storm", "storm a lab with N clients (closed loop) or R arrivals a second (open loop) and report "
+                                  "latency, goodput, amplification and waste");
   st->add_option("--target", storm.targets,
                  "the lab to storm (default " + o.target + "); repeat it for replicas: clients are dealt to "
                  "them round robin, and the report shows each one and the totals");
@@ -159,7 +203,8 @@ void add_storm_command(CLI::App& cli, StormCommand& storm) {
                  "e.g. adr0005 (GET / lists them)")
       ->capture_default_str();
   st->add_option("--scenario", o.scenario, "scenario name or alias")->capture_default_str();
-  st->add_option("--clients", o.clients, "concurrent clients (1-500)")->capture_default_str();
+  storm.clients = st->add_option("--clients", o.clients, "closed loop: concurrent clients (1-500), each waiting for its answer")
+                      ->capture_default_str();
   auto* duration = st->add_option("--duration", o.duration_s, "seconds to run (default 10)");
   st->add_option("--requests", storm.requests, "total requests instead of a duration")->excludes(duration);
   st->add_option("--param", storm.params, "extra quote parameter key=value, e.g. --param jitter=full (repeatable)");
@@ -169,6 +214,7 @@ void add_storm_command(CLI::App& cli, StormCommand& storm) {
                  "retrying layers in front of the carrier, 1-5: 1 is the lab alone; N puts N-1 relays that retry "
                  "4 times without backoff in front of it, and the report shows the calls of each")
       ->capture_default_str();
+  add_storm_load_flags(*st, storm);
   st->add_flag("--json", storm.json, "print the result as JSON");
 }
 
@@ -267,6 +313,7 @@ int run_cli(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(common.log_level));
   if (herd.sub->parsed()) return run_herd_command(herd);
   if (storm.sub->parsed()) {
+    if (const auto problem = storm_load_problem(storm)) return usage_error("storm", *problem);
     if (storm.requests != 0) storm.options.requests = storm.requests;
     if (!storm.targets.empty()) {
       storm.options.target = storm.targets.front();

@@ -653,6 +653,26 @@ TEST_CASE("errors outside the quote routes come in the reader's language too, co
            Row{"POST", "/experiments/storm?clients=0&lab=i18n", 400, "invalid_parameter",
                "clients must be an integer between 1 and 100 (got '0')",
                "clients debe ser un número entero entre 1 y 100 (se recibió '0')"},
+           Row{"POST", "/experiments/storm?rate=20&clients=5&lab=i18n", 400, "invalid_parameter",
+               "`rate` and `clients` exclude each other: `rate=R` sends R arrivals a second without waiting for answers "
+               "(open loop); `clients=N` keeps N clients, each waiting for its answer (closed loop)",
+               "`rate` y `clients` se excluyen: `rate=R` envía R llegadas por segundo sin esperar las respuestas (carga "
+               "abierta); `clients=N` mantiene N clientes, cada uno esperando su respuesta (carga cerrada)"},
+           Row{"POST", "/experiments/storm?rate=501&lab=i18n", 400, "invalid_parameter",
+               "rate must be a number between 0.1 and 500 (got '501')",
+               "rate debe ser un número entre 0.1 y 500 (se recibió '501')"},
+           Row{"POST", "/experiments/storm?rate=fast&lab=i18n", 400, "invalid_parameter",
+               "rate must be a number between 0.1 and 500 (got 'fast')",
+               "rate debe ser un número entre 0.1 y 500 (se recibió 'fast')"},
+           Row{"POST", "/experiments/storm?rate=50&arrivals=bursty&lab=i18n", 400, "invalid_parameter",
+               "arrivals must be one of the allowed values (got 'bursty')",
+               "arrivals debe ser uno de los valores permitidos (se recibió 'bursty')"},
+           Row{"POST", "/experiments/storm?rate=50&max_in_flight=101&lab=i18n", 400, "invalid_parameter",
+               "max_in_flight must be an integer between 1 and 100 (got '101')",
+               "max_in_flight debe ser un número entero entre 1 y 100 (se recibió '101')"},
+           Row{"POST", "/experiments/storm?sheddable_share=1.5&lab=i18n", 400, "invalid_parameter",
+               "sheddable_share must be a number between 0 and 1 (got '1.5')",
+               "sheddable_share debe ser un número entre 0 y 1 (se recibió '1.5')"},
            Row{"POST", "/experiments/storm?clientes=5&lab=i18n", 400, "unknown_parameter",
                "unknown query parameter 'clientes'", "parámetro de consulta desconocido: 'clientes'"},
            Row{"GET", "/carrier?lab=a_b", 400, "invalid_lab_name",
@@ -838,6 +858,32 @@ TEST_CASE("POST /experiments/storm storms any named policy with the quote routes
   CHECK(result["status_counts"] == nlohmann::json{{"degraded", 4}});  // fail soft: the fallback answers
   CHECK(result["carrier_calls"] == 12);
   CHECK(result["amplification"] == 3.0);
+}
+
+TEST_CASE("POST /experiments/storm?rate=R starts an open-loop storm: its options and its result say so") {
+  InProcessLab lab;
+  const Reply started =
+      lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&rate=20&arrivals=uniform&duration_s=1&sheddable_share=0.5");
+  REQUIRE(started.status == 202);
+  const auto& options = started.json["options"];
+  CHECK(options["load_model"] == "open");
+  CHECK(options["rate_per_s"] == 20.0);
+  CHECK(options["arrivals"] == "uniform");
+  CHECK(options["max_in_flight"] == 100);  // the default
+  CHECK(options["clients"].is_null());
+  CHECK(options["sheddable_share"] == 0.5);
+  Reply done;
+  REQUIRE(eventually([&] { return (done = lab.get("/experiments/storm")).json["running"] == false; }, std::chrono::seconds(20),
+                     std::chrono::milliseconds(50)));
+  const auto& result = done.json["last_result"];
+  CHECK(result["load_model"] == "open");
+  CHECK(result["arrivals"] == 20);  // uniform: 0, 50 ms, ..., 950 ms
+  CHECK(result["arrivals_not_sent"] == 0);
+  CHECK(result["goodput"] == 20);  // ok answers in 115-150 ms: every one a live quote in time
+  CHECK(result["by_priority"]["sheddable"]["arrivals"] == 10);
+  REQUIRE(result["timeline"].size() == 1);
+  CHECK(result["timeline"][0]["useful"] == 20);
+  CHECK(result["timeline"][0]["carrier_calls"].is_number());  // the lab's own /metrics, read on each second
 }
 
 }  // namespace test_lab_routes

@@ -94,7 +94,9 @@ TEST_CASE("one storm at a time: a second start while one runs is busy, the resul
 
   auto s = storm.status();
   CHECK(s["running"] == true);
-  CHECK(s["options"] == nlohmann::ordered_json{{"mode", "legacy"}, {"scenario", "flaky"}, {"clients", 2},
+  CHECK(s["options"] == nlohmann::ordered_json{{"mode", "legacy"}, {"scenario", "flaky"}, {"load_model", "closed"},
+                                               {"clients", 2}, {"rate_per_s", nullptr}, {"arrivals", nullptr},
+                                               {"max_in_flight", nullptr}, {"sheddable_share", 0.0},
                                                {"duration_s", nullptr}, {"requests", 6},
                                                {"params", nlohmann::ordered_json::object()}, {"layers", 1}});
   CHECK(s["last_result"].is_null());
