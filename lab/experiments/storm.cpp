@@ -501,7 +501,7 @@ nlohmann::ordered_json json_without_layers(const StormResult& r) {
 nlohmann::ordered_json load_json(const StormResult& r) {
   const StormOptions& o = r.options;
   const bool open = o.rate_per_s.has_value();
-  auto round_to = [](double v, double unit) { return std::round(v / unit) * unit; };
+  auto round_to = [](double v, double per_unit) { return std::round(v * per_unit) / per_unit; };
   auto open_only = [open](auto v) { return open ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); };
   nlohmann::ordered_json verdicts = nlohmann::ordered_json::object();
   for (const auto v : answer_verdicts()) {
@@ -517,11 +517,11 @@ nlohmann::ordered_json load_json(const StormResult& r) {
       {"seed", r.seed},
       {"arrivals", r.arrivals},
       {"arrivals_not_sent", r.arrivals_not_sent},
-      {"arrival_window_s", round_to(r.arrival_window_s, 0.001)},
-      {"offered_rps", round_to(r.offered_rps, 0.01)},
+      {"arrival_window_s", round_to(r.arrival_window_s, 1000)},
+      {"offered_rps", round_to(r.offered_rps, 100)},
       {"goodput", r.goodput},
-      {"goodput_rps", round_to(r.goodput_rps, 0.01)},
-      {"goodput_ratio", r.goodput_ratio ? nlohmann::ordered_json(round_to(*r.goodput_ratio, 0.0001)) : nlohmann::ordered_json(nullptr)},
+      {"goodput_rps", round_to(r.goodput_rps, 100)},
+      {"goodput_ratio", r.goodput_ratio ? nlohmann::ordered_json(round_to(*r.goodput_ratio, 10000)) : nlohmann::ordered_json(nullptr)},
       {"goodput_rule", {{"deadline_ms", o.goodput.deadline_ms}, {"fallback_max_age_s", o.goodput.fallback_max_age_s}}},
       {"verdicts", verdicts},
       {"dispatch_lag_ms", open ? latency_json(r.dispatch_lag) : nlohmann::ordered_json(nullptr)},
