@@ -139,6 +139,7 @@ function buildPanels() {
   scenarioOptions(stormScenario, true);
   stormScenario.value = 'provider_down';
   $('#storm-form').addEventListener('submit', startStorm);
+  $('#storm-load').addEventListener('change', stormLoadField);
   $('#reset').addEventListener('click', async () => { await change('/reset-lab', { method: 'POST' }).catch(() => {}); await refreshAll(); });
   $('#lab-key-form').addEventListener('submit', ev => {
     ev.preventDefault();
@@ -422,6 +423,16 @@ function overrideLabels() {
   for (const o of state.index?.policy_overrides || []) {
     const label = document.querySelector(`[data-override="${o.name}"]`);
     if (label) label.textContent = o.kind === 'choice' ? o.description[state.lang] : `${o.description[state.lang]} (${o.min}–${o.max})`;
+  }
+}
+
+// Clients or arrivals per second: the lab refuses both at once, so only the chosen one is
+// enabled (a disabled field is not part of the form's query).
+function stormLoadField() {
+  const open = $('#storm-load').value === 'rate';
+  for (const [id, on] of [['clients', !open], ['rate', open]]) {
+    $(`#storm-${id}-field`).hidden = !on;
+    $(`#storm-${id}`).disabled = !on;
   }
 }
 

@@ -81,12 +81,13 @@ export const TEXT = {
     seconds: 's', carrierModeOption: m => `— modo del proveedor (${m}) —`,
     state: { closed: 'cerrado', open: 'abierto', half_open: 'semiabierto' },
     stormTitle: 'Experimento: tormenta de reintentos', clients: 'Clientes', durationS: 'Duración (s)', stormStart: 'Lanzar tormenta',
-    stormHelp: 'Muchos clientes a la vez contra el laboratorio: compara la amplificación (llamadas al proveedor por solicitud), la latencia de /health y el trabajo desperdiciado. El último resultado de cada política queda a la vista hasta restablecer; legacy y resilient, lado a lado.',
+    stormHelp: 'Muchos clientes a la vez contra el laboratorio (carga cerrada: cada uno espera su respuesta antes de la siguiente) o llegadas por segundo que no esperan ninguna respuesta (carga abierta, como usuarios que siguen llegando): compara la carga ofrecida, las respuestas útiles (a tiempo), la amplificación (llamadas al proveedor por solicitud), la latencia de /health y el trabajo desperdiciado. El último resultado de cada política queda a la vista hasta restablecer; legacy y resilient, lado a lado.',
+    stormLoad: 'Carga', loadClosed: 'clientes (carga cerrada)', loadOpen: 'llegadas por segundo (carga abierta)', ratePerS: 'Llegadas por segundo',
     stormPolicy: 'Política', stormOverrides: 'Ajustes (opcionales)', noBreaker: 'sin disyuntor',
     stormLayers: 'Capas de reintento (1–3)',
     policyNamed: name => `Política ${name}`, budgetOf: ratio => `presupuesto de reintentos ${ratio}`,
     stormRunning: 'Ya hay una tormenta en curso.', stormNone: 'Sin tormenta todavía',
-    stormOf: (r, f) => `${r.scenario} · ${f.count(r.clients, 'client')} · ${f.num(r.elapsed_s, 1)} s`,
+    stormOf: (r, f) => `${r.scenario} · ${r.rate_per_s != null ? f.num(r.rate_per_s, 1) + ' llegadas/s' : f.count(r.clients, 'client')} · ${f.num(r.elapsed_s, 1)} s`,
     // The lab's metastable episode as the storm ended (GET /carrier's `metastable`).
     metastable: (m, f) => !m.trigger_over ? `La tormenta terminó dentro del disparador (${f.num(m.down_ms / 1000, 0)} s).`
       : m.recovered_after_trigger_s != null ? `El proveedor se recuperó ${f.num(m.recovered_after_trigger_s, 1)} s después del disparador.`
@@ -94,7 +95,8 @@ export const TEXT = {
       : `El proveedor no se recuperó: ${f.num(m.overloaded_calls)} de ${f.num(m.calls_after_trigger)} llamadas posteriores al disparador lo encontraron saturado.`,
     stormKeys: { requests: 'solicitudes', throughput: 'solicitudes/s', p50: 'latencia p50', p99: 'latencia p99',
       amplification: 'llamadas al proveedor por solicitud', health: 'p99 de /health', wasted: 'llamadas desperdiciadas',
-      noQuote: 'sin cotización (503)', fallback: 'cotización de respaldo' },
+      noQuote: 'sin cotización (503)', fallback: 'cotización de respaldo',
+      offered: 'carga ofrecida (llegadas/s)', goodput: 'respuestas útiles (a tiempo)' },
     // The overload strategies panel: one term per strategy, as the lab's answers say them.
     overloadTitle: 'Estrategias de sobrecarga',
     overloadHelp: 'Por política: cuántas solicitudes llegaron, cuántas llamadas dejó pasar al proveedor, cuántas rechazó (y por qué) o cubrió, y el valor en vivo de su estrategia. Cuentas del laboratorio, leídas cada segundo mientras algo pasa.',
@@ -174,19 +176,21 @@ export const TEXT = {
     seconds: 's', carrierModeOption: m => `— carrier mode (${m}) —`,
     state: { closed: 'closed', open: 'open', half_open: 'half-open' },
     stormTitle: 'Experiment: retry storm', clients: 'Clients', durationS: 'Duration (s)', stormStart: 'Start storm',
-    stormHelp: 'Many clients at once against the lab: compare amplification (carrier calls per request), /health latency and wasted work. The last result of each policy stays in view until reset; legacy and resilient side by side.',
+    stormHelp: 'Many clients at once against the lab (closed loop: each waits for its answer before the next) or arrivals per second that wait for no answer (open loop, like users who keep arriving): compare the offered load, the goodput (useful answers in time), amplification (carrier calls per request), /health latency and wasted work. The last result of each policy stays in view until reset; legacy and resilient side by side.',
+    stormLoad: 'Load', loadClosed: 'clients (closed loop)', loadOpen: 'arrivals per second (open loop)', ratePerS: 'Arrivals per second',
     stormPolicy: 'Policy', stormOverrides: 'Overrides (optional)', noBreaker: 'without breaker',
     stormLayers: 'Retry layers (1–3)',
     policyNamed: name => `Policy ${name}`, budgetOf: ratio => `retry budget ${ratio}`,
     stormRunning: 'A storm is already running.', stormNone: 'No storm yet',
-    stormOf: (r, f) => `${r.scenario} · ${f.count(r.clients, 'client')} · ${f.num(r.elapsed_s, 1)} s`,
+    stormOf: (r, f) => `${r.scenario} · ${r.rate_per_s != null ? f.num(r.rate_per_s, 1) + ' arrivals/s' : f.count(r.clients, 'client')} · ${f.num(r.elapsed_s, 1)} s`,
     metastable: (m, f) => !m.trigger_over ? `The storm ended inside the trigger (${f.num(m.down_ms / 1000, 0)} s).`
       : m.recovered_after_trigger_s != null ? `The carrier recovered ${f.num(m.recovered_after_trigger_s, 1)} s after the trigger ended.`
       : m.calls_after_trigger === 0 ? 'No call reached the carrier after the trigger: nothing overloads it.'
       : `The carrier did not recover: ${f.num(m.overloaded_calls)} of ${f.num(m.calls_after_trigger)} calls after the trigger found it overloaded.`,
     stormKeys: { requests: 'requests', throughput: 'requests/s', p50: 'latency p50', p99: 'latency p99',
       amplification: 'carrier calls per request', health: '/health p99', wasted: 'wasted carrier calls',
-      noQuote: 'no quote (503)', fallback: 'fallback quote' },
+      noQuote: 'no quote (503)', fallback: 'fallback quote',
+      offered: 'offered load (arrivals/s)', goodput: 'goodput (useful answers in time)' },
     overloadTitle: 'Overload strategies',
     overloadHelp: "Per policy: how many requests came, how many calls it let through to the carrier, how many it refused (and why) or hedged, and its strategy's live value. The lab's own counts, read every second while something happens.",
     strategy: { adaptive_throttle: 'adaptive throttling', concurrency_limit: 'adaptive concurrency limit',

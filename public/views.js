@@ -81,6 +81,14 @@ export function stormOutcomes(r) {
   return n ? { noQuote: (100 * noQuote) / n, fallback: (100 * fallback) / n } : { noQuote: null, fallback: null };
 }
 
+/// A storm's load and what came of it, for its card: `offered`, arrivals per second offered;
+/// `goodput`, the share of the arrivals whose answer was useful (HTTP 200, a live quote or a
+/// fresh fallback, in time), in %. Null for a result without them (a lab from before
+/// open-loop storms).
+export function stormGoodput(r) {
+  return { offered: r?.offered_rps ?? null, goodput: r?.goodput_ratio == null ? null : 100 * r.goodput_ratio };
+}
+
 /// The last storm result of each policy (`storms[mode]`, POST /experiments/storm's
 /// last_result): legacy and resilient side by side always, then a card for each other
 /// policy stormed since the reset; `runningMode` is the policy of a storm under way, if any.
@@ -110,6 +118,11 @@ export function renderStormCardsView(storms, runningMode, w, f) {
         figure('health', f.ms(r.health_latency_ms.p99), k.health),
         figure('wasted', f.num(r.wasted_carrier_calls), k.wasted),
         figure('no-quote', pct(shares.noQuote), k.noQuote), figure('fallback', pct(shares.fallback), k.fallback)));
+    const load = stormGoodput(r);
+    if (load.offered != null) {
+      card.querySelector('.figures').append(figure('offered', f.num(load.offered, 1), k.offered),
+        figure('goodput', load.goodput == null ? w.none : pct(load.goodput), k.goodput));
+    }
     if (r.metastable) {
       card.append(el('p', { class: 'note metastable', 'data-recovered': String(r.metastable.recovered_after_trigger_s),
         text: w.metastable(r.metastable, f) }));

@@ -572,7 +572,7 @@ void report_metastable(std::ostream& out, const nlohmann::ordered_json& m, doubl
 // Who made the load: the open loop's arrivals or the closed loop's clients.
 std::string load_words(const StormOptions& o) {
   std::ostringstream out;
-  if (o.rate_per_s) out << *o.rate_per_s << " arrivals/s (" << to_string(o.arrivals) << ", open loop)";
+  if (o.rate_per_s) out << number_text(*o.rate_per_s) << " arrivals/s (" << to_string(o.arrivals) << ", open loop)";
   else out << o.clients << " clients";
   return out.str();
 }
@@ -583,7 +583,7 @@ void report_load(std::ostream& out, const StormResult& r) {
   out << std::setprecision(1);
   out << "  load              ";
   if (o.rate_per_s)
-    out << "open loop: " << *o.rate_per_s << " arrivals/s asked (" << to_string(o.arrivals) << "), " << r.offered_rps
+    out << "open loop: " << number_text(*o.rate_per_s) << " arrivals/s asked (" << to_string(o.arrivals) << "), " << r.offered_rps
         << " offered: " << r.arrivals << " arrivals in " << r.arrival_window_s << " s, " << r.arrivals_not_sent
         << " not sent (at most " << o.max_in_flight << " in flight; " << r.peak_in_flight << " at the peak)\n";
   else
@@ -591,7 +591,7 @@ void report_load(std::ostream& out, const StormResult& r) {
         << r.offered_rps << "/s offered\n";
   out << "  goodput           " << r.goodput << " useful answers, " << r.goodput_rps << "/s, "
       << 100 * r.goodput_ratio.value_or(0) << " % of arrivals (HTTP 200, a live quote or a fallback at most "
-      << o.goodput.fallback_max_age_s << " s old, within " << o.goodput.deadline_ms << " ms)";
+      << number_text(o.goodput.fallback_max_age_s) << " s old, within " << number_text(o.goodput.deadline_ms) << " ms)";
   std::string why;
   for (const auto& [verdict, n] : r.verdicts)
     if (verdict != "useful" && n > 0) why += (why.empty() ? "" : ", ") + verdict + " " + std::to_string(n);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ARTIFACTS, startLab, openPage, charted, waitCharted, stormFromPage, minFontPx, TEXT_NODES, visibleFormControls, outage } from './harness.mjs';
+import { notSpanish } from './spanish.mjs';
 // The live stream opens within a second here; sanitizer builds on two busy cores get 15 s.
 const LIVE_MS = 15000;
 // A control or a state the page shows after one read of the lab: at once here, 10 s for
@@ -216,6 +217,44 @@ test('any policy from the page: an adr0005 storm without its breaker gets a card
     assert.equal(await page.locator('#storm-legacy .note').textContent(), 'No storm yet');
     await page.locator('#reset').click();
     await card.waitFor({ state: 'detached', timeout: 5000 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('an open-loop storm from the page, in Spanish: arrivals per second instead of clients, its offered load and goodput', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab);
+  try {
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
+    assert.equal(await page.locator('#storm-load option[value=rate]').textContent(), 'llegadas por segundo (carga abierta)');
+    assert.ok(await page.locator('#storm-rate-field').isHidden());
+    await page.selectOption('#storm-load', 'rate');
+    // One of the two at a time: the lab refuses rate and clients together.
+    assert.ok(await page.locator('#storm-clients-field').isHidden());
+    assert.ok(await page.locator('#storm-clients').isDisabled());
+    assert.equal(await page.locator('#storm-rate-field span').textContent(), 'Llegadas por segundo');
+    await page.selectOption('#storm-mode', 'resilient');
+    await page.selectOption('#storm-scenario', 'ok');
+    await page.fill('#storm-rate', '40');
+    await page.fill('#storm-duration', '2');
+    await page.locator('#storm-start').click();
+    const card = page.locator('#storm-resilient');
+    await page.locator('#storm-resilient[data-requests]:not([data-requests=""])').waitFor({ timeout: 30000 });
+    const asked = (await lab.get('/experiments/storm')).body;
+    assert.equal(asked.options.load_model, 'open');
+    assert.equal(asked.options.rate_per_s, 40);
+    assert.equal(asked.options.clients, null);
+    assert.match(await card.locator('.note').textContent(), /^ok · 40 llegadas\/s · \d(,\d)? s$/);
+    // 2 s at 40 a second (Poisson: about 80 arrivals); ok answers every one in 115-150 ms.
+    assert.match(await card.locator('[data-key=offered] b').textContent(), /^\d\d(,\d)?$/);
+    assert.equal(await card.locator('[data-key=offered] span').textContent(), 'carga ofrecida (llegadas/s)');
+    assert.equal(await card.locator('[data-key=goodput] b').textContent(), '100\u00a0%');
+    assert.equal(await card.locator('[data-key=goodput] span').textContent(), 'respuestas útiles (a tiempo)');
+    assert.equal(await card.locator('[data-key=amplification] b').textContent(), '1');
+    assert.deepEqual((await notSpanish(page)).filter(f => f.where.startsWith('storm')), []);
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

@@ -10,7 +10,7 @@ import { waterfallRows, waterfallEndMs, axisTicks } from '../../public/waterfall
 import { streamRetryDelayMs, withLab, labOwner, labKey, keepLabKey, labKeyHeaders, holdsAnyLabKey, refusedForKey, mayAct } from '../../public/net.js';
 import { timeStepMs } from '../../public/charts.js';
 import { LatestAnswers, OWN_HOLD_MS, OTHERS_EVERY_MS } from '../../public/latest.js';
-import { stormOutcomes } from '../../public/views.js';
+import { stormGoodput, stormOutcomes } from '../../public/views.js';
 import { dropPercent, overloadMetricsPath, overloadPolicies, overloadRows, stillMoving, OVERLOAD_FAMILIES } from '../../public/overload.js';
 import { rankLabs, MIN_REQUESTS } from '../../public/ranking.js';
 import { foreignWords } from './spanish.mjs';
@@ -343,6 +343,21 @@ test('storm cards: no quote (503) and fallback quote are two outcomes, not one',
   assert.deepEqual(stormOutcomes({ requests: 0, status_counts: {} }), { noQuote: null, fallback: null });
   assert.equal(TEXT.es.stormKeys.noQuote, 'sin cotización (503)');
   assert.equal(TEXT.es.stormKeys.fallback, 'cotización de respaldo');
+});
+
+test('storm cards: the load offered and the share that was useful; a closed loop says clients, an open one arrivals/s', () => {
+  assert.deepEqual(stormGoodput({ offered_rps: 97.1, goodput_ratio: 0.0154 }), { offered: 97.1, goodput: 1.54 });
+  assert.deepEqual(stormGoodput({ offered_rps: 38.3, goodput_ratio: null }), { offered: 38.3, goodput: null });
+  assert.deepEqual(stormGoodput({ requests: 4 }), { offered: null, goodput: null });  // a result from before open-loop storms
+  const es = makeFormat('es', 'es');
+  const en = makeFormat('en', 'en');
+  const open = { scenario: 'ok', load_model: 'open', rate_per_s: 100, clients: null, elapsed_s: 18.92 };
+  const closed = { scenario: 'ok', load_model: 'closed', clients: 10, elapsed_s: 10.2 };
+  assert.equal(TEXT.es.stormOf(open, es), 'ok · 100 llegadas/s · 18,9 s');
+  assert.equal(TEXT.en.stormOf(open, en), 'ok · 100 arrivals/s · 18.9 s');
+  assert.equal(TEXT.es.stormOf(closed, es), 'ok · 10 clientes · 10,2 s');
+  assert.equal(TEXT.es.stormKeys.goodput, 'respuestas útiles (a tiempo)');
+  assert.equal(TEXT.es.loadOpen, 'llegadas por segundo (carga abierta)');
 });
 
 test('the class ranking: carrier calls per request among labs with enough requests; the rest last, without a place', () => {

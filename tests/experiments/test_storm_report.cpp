@@ -90,10 +90,10 @@ TEST_CASE("a closed-loop storm's JSON: its clients, no rate, and no priorities w
 TEST_CASE("the text report says the load model, what was offered and what was useful") {
   const std::string text = format_report(open_storm());
   CHECK(text.find("storm: 5 arrivals/s (uniform, open loop) on /quote-legacy") != std::string::npos);
-  CHECK(text.find("open loop: 5.0 arrivals/s asked (uniform), 5.0 offered: 10 arrivals in 2.0 s, 2 not sent (at most 3 "
+  CHECK(text.find("open loop: 5 arrivals/s asked (uniform), 5.0 offered: 10 arrivals in 2.0 s, 2 not sent (at most 3 "
                   "in flight; 3 at the peak)") != std::string::npos);
   CHECK(text.find("goodput           6 useful answers, 3.0/s, 60.0 % of arrivals (HTTP 200, a live quote or a fallback "
-                  "at most 60.0 s old, within 2000.0 ms); not useful: late 2") != std::string::npos);
+                  "at most 60 s old, within 2000 ms); not useful: late 2") != std::string::npos);
   CHECK(text.find("sheddable  5 arrivals, 3 sent, 2 useful") != std::string::npos);
   StormResult closed;
   closed.arrivals = 7;
