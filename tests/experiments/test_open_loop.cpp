@@ -1,18 +1,16 @@
-// The open loop of `quote-lab storm --rate` (lab/experiments/open_loop.hpp) against a tiny
-// stand-in lab on a free 127.0.0.1 port whose quote route holds every answer until the test
-// opens a gate: arrivals that never wait for answers is then a state the test holds, not a
-// race it hopes to win.
+// The open loop of `quote-lab storm --rate` (lab/experiments/open_loop.hpp) against a stand-in
+// lab that holds every answer until the test opens a gate (support/gated_quote_lab.hpp):
+// arrivals that never wait for answers are then a state the test holds, not a race.
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
 
 #include "lab/experiments/storm.hpp"
-#include "lab/http/http_server.hpp"
+#include "support/gated_quote_lab.hpp"
 #include "support/poll.hpp"
 
 namespace test_open_loop {
@@ -23,44 +21,7 @@ using quote_lab::testing::eventually;
 
 namespace {
 
-/// Answers /quote-legacy with a live quote once `open()` is called (each request waits at
-/// most 10 s); /health at once. It counts the X-Priority headers it receives ("" for none).
-struct GatedLab {
-  std::mutex mutex;  // guards open_ and priorities
-  std::condition_variable opened;
-  bool open_ = false;
-  std::map<std::string, int> priorities;
-  std::atomic<int> waiting{0};
-  HttpServer server;
-  std::string url;
-
-  explicit GatedLab(bool open_at_start) : open_(open_at_start) {
-    server.routes().Get("/quote-legacy", [this](const httplib::Request& req, httplib::Response& res) {
-      ++waiting;
-      {
-        std::unique_lock lock(mutex);
-        ++priorities[req.get_header_value("X-Priority")];
-        opened.wait_for(lock, 10s, [this] { return open_; });
-      }
-      --waiting;
-      res.set_content(R"({"status":"completed","quote":{"quote_id":"Q","amount":1,"currency":"USD","source":"live"}})",
-                      "application/json");
-    });
-    server.routes().Get("/health", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(R"({"status":"ok"})", "application/json");
-    });
-    url = "http://127.0.0.1:" + std::to_string(server.start("127.0.0.1", 0, 16));
-  }
-  ~GatedLab() {
-    open();
-    server.stop();
-  }
-  void open() {
-    std::lock_guard lock(mutex);
-    open_ = true;
-    opened.notify_all();
-  }
-};
+using GatedLab = quote_lab::testing::GatedQuoteLab;
 
 StormOptions open_storm(const std::string& url, double rate_per_s, double duration_s) {
   StormOptions o;

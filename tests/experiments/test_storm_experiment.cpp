@@ -1,17 +1,16 @@
 // StormExperiment (lab/experiments/storm_experiment.hpp) as it behaves today, against a tiny
-// stand-in lab on a free 127.0.0.1 port whose quote route waits for a gate, so "still
+// stand-in lab whose quote route waits for a gate (support/gated_quote_lab.hpp), so "still
 // running" is a state the test holds rather than a race it hopes to win.
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 
 #include "lab/experiments/storm.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/http_server.hpp"
+#include "support/gated_quote_lab.hpp"
 #include "support/poll.hpp"
 
 namespace test_storm_experiment {
@@ -22,45 +21,7 @@ using quote_lab::testing::eventually;
 
 namespace {
 
-/// Answers /quote-legacy with a completed flow once `open()` is called; /health at once.
-/// It has no /carrier and no /metrics: the storm then reports carrier figures as null.
-struct StandInLab {
-  std::mutex mutex;  // guards open_
-  std::condition_variable opened;
-  bool open_ = false;
-  std::atomic<int> quotes{0};
-  std::atomic<int> waiting{0};
-  HttpServer server;
-  std::string url;
-
-  StandInLab() {
-    server.routes().Get("/quote-legacy", [this](const httplib::Request& req, httplib::Response& res) {
-      ++waiting;
-      {
-        std::unique_lock lock(mutex);
-        opened.wait_for(lock, 5s, [this] { return open_; });
-      }
-      --waiting;
-      ++quotes;
-      res.set_content(R"({"status":"completed","scenario":")" + req.get_param_value("scenario") +
-                          R"(","events":[{"event":"attempt_success","attempt":1,"elapsed_ms":12.5}]})",
-                      "application/json");
-    });
-    server.routes().Get("/health", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(R"({"status":"ok"})", "application/json");
-    });
-    url = "http://127.0.0.1:" + std::to_string(server.start("127.0.0.1", 0, 8));
-  }
-  ~StandInLab() {
-    open();
-    server.stop();
-  }
-  void open() {
-    std::lock_guard lock(mutex);
-    open_ = true;
-    opened.notify_all();
-  }
-};
+using StandInLab = quote_lab::testing::GatedQuoteLab;
 
 StormOptions small_storm() {
   StormOptions o;
