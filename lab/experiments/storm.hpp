@@ -163,7 +163,17 @@ struct StormResult {
   double goodput_rps = 0;         ///< goodput / arrival_window_s
   std::optional<double> goodput_ratio;  ///< goodput / arrivals (null without arrivals)
   std::map<std::string, long> verdicts;  ///< every sent request by AnswerVerdict name
-  std::vector<TimelineSecond> timeline;  ///< second by second (storm_timeline.hpp)
+  /// Second by second since the storm started (storm_timeline.hpp), exactly: entry i counts
+  /// the requests that ARRIVED in [i, i + 1) s — an open-loop arrival at its scheduled time
+  /// (dispatch_lag says how late it was handed out), a closed-loop request when its client
+  /// sent it — whatever second their answers came: arrivals = sent + not_sent, answered (any
+  /// HTTP answer), useful (goodput), not_useful = sent − useful. The entries cover the arrival
+  /// window, ceil(duration) of them for a storm by duration (none missing: a second without
+  /// arrivals is all zeros), and add up to the totals (arrivals, arrivals_not_sent, goodput).
+  /// carrier_calls: the lab's carrier calls in the storm's mode read from its /metrics at
+  /// i s and at i + 1 s (a quote's calls are counted when the quote ends), null when either
+  /// reading failed. "Recovered after how many seconds" reads useful ÷ arrivals per second.
+  std::vector<TimelineSecond> timeline;
   std::map<std::string, PriorityCounts> by_priority;  ///< with sheddable_share > 0
   LatencySummary dispatch_lag;    ///< open loop: how late arrivals were handed out
   int peak_in_flight = 0;         ///< open loop: most requests unanswered at once
