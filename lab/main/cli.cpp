@@ -206,7 +206,8 @@ void add_storm_command(CLI::App& cli, StormCommand& storm) {
   storm.clients = st->add_option("--clients", o.clients, "closed loop: concurrent clients (1-500), each waiting for its answer")
                       ->capture_default_str();
   auto* duration = st->add_option("--duration", o.duration_s, "seconds to run (default 10)");
-  st->add_option("--requests", storm.requests, "total requests instead of a duration")->excludes(duration);
+  st->add_option("--requests", storm.requests, "total requests (with --rate: arrivals) instead of a duration")
+      ->excludes(duration);
   st->add_option("--param", storm.params, "extra quote parameter key=value, e.g. --param jitter=full (repeatable)");
   st->add_option("--settle-s", o.settle_s, "wait up to this long for the carrier's calls in flight before reading waste")
       ->capture_default_str();
