@@ -22,7 +22,10 @@ test('the class sequence on the dashboard: breaker opens, a legacy waterfall, ch
     await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: UI_MS });
     // Both panels list every scenario, the course's five first (then the seven fault
     // scenarios), with their descriptions; Run follows the carrier mode at first.
-    assert.equal(await page.locator('#resilient-scenario option').count(), 13);  // twelve + "carrier mode"
+    // Every scenario the lab serves (its index, as curl reads it) + "carrier mode".
+    const index = await (await fetch(lab.url + '/', { headers: { Accept: 'application/json' } })).json();
+    assert.ok(index.scenarios.length >= 12, `the index lists the course's scenarios (${index.scenarios.length})`);
+    assert.equal(await page.locator('#resilient-scenario option').count(), index.scenarios.length + 1);
     assert.deepEqual((await page.locator('#resilient-scenario option').evaluateAll((os) => os.map((o) => o.value))).slice(1, 6),
                      ['ok', 'slow_provider', 'flaky_provider', 'provider_down', 'burst_then_recover']);
     assert.equal(await page.locator('#resilient-scenario option:checked').textContent(), '— modo del proveedor (ok) —');
