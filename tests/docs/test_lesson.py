@@ -19,6 +19,8 @@ Two ways to run:
       `lab=$YO-NAME`, every command names that lab, and no two lessons share one. The steps
       of all the files run in an order shuffled by SEED, so a lesson that leaned on an
       earlier step's state fails. A folder stands for its *.md files (README files excepted).
+      A step whose lines and checks are the same as a step of its twin (NAME.md and
+      NAME.en.md) runs once: the same commands judged by the same checks.
 
 Usage: test_lesson.py QUOTE_LAB_BINARY (--students N LESSON.md ... | --any-order SEED FOLDER|LESSON.md ...)
 (LESSON_TRACE=1 prints each command as it runs)"""
@@ -130,7 +132,7 @@ def standalone_problems(name, lines):
 
 
 def any_order_plan(files, seed):
-    problems, plan, owner = [], [], {}
+    problems, plan, owner, planned, twins = [], [], {}, set(), 0
     for f in files:
         name = os.path.basename(f)
         file_blocks = lc.blocks(open(f, encoding="utf-8").read())
@@ -144,9 +146,15 @@ def any_order_plan(files, seed):
             scenario = name.split(".")[0]
             if lab and owner.setdefault(lab, scenario) != scenario:
                 problems.append(f"{name}: lab {lab} is also used by the lesson on {owner[lab]}")
+            # A twin's step with the same lines and checks would run the same commands again.
+            if (scenario, tuple(lines)) in planned:
+                twins += 1
+                continue
+            planned.add((scenario, tuple(lines)))
             plan.append((f, who, lines, [STUDENTS[0]]))
     random.Random(seed).shuffle(plan)
-    print(f"{len(plan)} steps of {len(files)} lessons, in an order shuffled by seed {seed}")
+    print(f"{len(plan)} steps of {len(files)} lessons, in an order shuffled by seed {seed} "
+          f"({twins} steps the same in both twins run once)")
     return problems, plan
 
 
