@@ -43,7 +43,8 @@ TEST_CASE("the five shipped scenarios load with the course's names, aliases and 
     CHECK_FALSE(catalog.find(r.name)->description_es.empty());
   }
   CHECK(catalog.find("nope") == nullptr);
-  CHECK(catalog.all().size() == 17);  // the course's five, the seven fault scenarios and the five that shed load
+  // the course's five, the seven fault scenarios, the five that shed load and the three that lose capacity
+  CHECK(catalog.all().size() == 20);
 
   const Scenario& ok = *catalog.find("ok");
   CHECK(ok.behaviour_for(1).latency_min_ms == 115);
@@ -175,12 +176,13 @@ TEST_CASE("a missing or empty scenario folder is a clear start-up error") {
 
 TEST_CASE("scenarios are listed in the course's order, canonical names before aliases") {
   const auto names = ScenarioCatalog::load_dir(kShipped).accepted_names();
-  CHECK(std::vector<std::string>(names.begin(), names.begin() + 17) ==
+  CHECK(std::vector<std::string>(names.begin(), names.begin() + 20) ==
         std::vector<std::string>{"ok", "slow_provider", "flaky_provider", "provider_down", "burst_then_recover",
                                  "rate_limited", "server_errors", "bad_request", "connection_reset", "carrier_offline",
                                  "tail_latency", "metastable", "overloaded_fifo", "overloaded_lifo", "overloaded_codel",
-                                 "overloaded_adaptive_lifo", "prioritized"});
-  CHECK(std::vector<std::string>(names.begin() + 17, names.begin() + 22) ==
+                                 "overloaded_adaptive_lifo", "prioritized", "capacity_drop", "capacity_drop_shallow",
+                                 "capacity_drop_short"});
+  CHECK(std::vector<std::string>(names.begin() + 20, names.begin() + 25) ==
         std::vector<std::string>{"stable", "slow", "flaky", "down", "burst"});
 }
 

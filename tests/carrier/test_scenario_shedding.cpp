@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/carrier/scenario.hpp"
+#include "lab/carrier/shedding_station.hpp"
 #include "support/paths.hpp"
 
 namespace test_scenario_shedding {
@@ -135,6 +136,43 @@ TEST_CASE("the shipped shedding scenarios: one per discipline and one with prior
     CHECK_FALSE(s->expected.empty());
   }
   CHECK(catalog.find("prioritized")->shedding->critical_share > 0);
+}
+
+TEST_CASE("the three capacity_drop scenarios: overloaded_fifo's carrier, a longer queue, losing capacity as the map lesson says") {
+  const auto catalog =
+      ScenarioCatalog::load_dir(std::filesystem::path(quote_lab::testing::source_dir()) / "scenarios");
+  const Scenario& fifo = *catalog.find("overloaded_fifo");
+  struct Row {
+    const char* name;
+    int capacity_during;  // of 4, from 1 s after the first call
+    int length_ms;
+  };
+  for (const Row& r : {Row{"capacity_drop", 1, 1500}, Row{"capacity_drop_shallow", 2, 1500},
+                       Row{"capacity_drop_short", 1, 300}}) {
+    CAPTURE(r.name);
+    const Scenario* s = catalog.find(r.name);
+    REQUIRE(s != nullptr);
+    REQUIRE(s->shedding);
+    CHECK(s->shedding->queue.discipline == QueueDiscipline::fifo);
+    CHECK(s->shedding->capacity == fifo.shedding->capacity);
+    // Room for the abandoned calls that sustain the failure: a call at the back waits past
+    // legacy's 360 ms long before the queue is full and sheds retries at once. Still one lab's
+    // storm within the default carrier's spare workers (32 - 4).
+    CHECK(s->shedding->queue.max == 24);
+    CHECK(s->shedding->capacity + s->shedding->queue.max <= 32 - 4);
+    CHECK(s->behaviour_for(1).latency_min_ms == fifo.behaviour_for(1).latency_min_ms);
+    CHECK(s->behaviour_for(1).latency_max_ms == fifo.behaviour_for(1).latency_max_ms);
+    CHECK_FALSE(s->expected.empty());
+    // The capacity over time, on a fake clock, from the lab's first call at t0.
+    SheddingStation station(r.name, *s->shedding);
+    const SteadyTime t0 = SteadyTime{} + std::chrono::hours(1);
+    const auto at = [t0](int ms) { return t0 + Millis(ms); };
+    REQUIRE(station.arrive(1, Priority::critical, t0).kind == StationTurn::Kind::serve);
+    CHECK(station.capacity_at(at(999)) == 4);
+    CHECK(station.capacity_at(at(1000)) == r.capacity_during);
+    CHECK(station.capacity_at(at(1000 + r.length_ms - 1)) == r.capacity_during);
+    CHECK(station.capacity_at(at(1000 + r.length_ms)) == 4);
+  }
 }
 
 }  // namespace test_scenario_shedding
