@@ -16,7 +16,9 @@
   every relative link points at what exists; the Spanish ones read in one Spanish, as the
   teacher's kit does, with one term per overload concept (the answers' own: limitación
   adaptativa, límite adaptativo de concurrencia, mamparo, llamada de cobertura, reintento
-  adaptativo), the English name only as the gloss of its first use, "mamparo (bulkhead)".
+  adaptativo), the English name only as the gloss of its first use, "mamparo (bulkhead)"; and
+  the load's as the page says them: carga abierta / carga cerrada, respuestas útiles (goodput),
+  descarte de carga, disparador.
 Usage: test_readme.py <source dir>"""
 import json
 import pathlib
@@ -101,7 +103,11 @@ FORBIDDEN = ["circuito", "cortocircuito", "cortacircuitos", "breaker", "resilien
 OVERLOAD_FORBIDDEN = ["throttling", "estrangulamiento", "bulkhead", "hedging", "hedge", "hedged",
                       "cobertura especulativa", "solicitud de cobertura", "petición de cobertura",
                       "concurrencia adaptativa", "límite de concurrencia adaptativo", "reintento adaptable",
-                      "adaptive retry", "adaptive throttling", "concurrency limit"]
+                      "adaptive retry", "adaptive throttling", "concurrency limit",
+                      # the page's storm form: carga abierta / cerrada, respuestas útiles
+                      "goodput", "rendimiento útil", "caudal útil", "bucle abierto", "bucle cerrado",
+                      "lazo abierto", "lazo cerrado", "open loop", "closed loop", "load shedding",
+                      "desprendimiento de carga", "gatillo", "detonante"]
 
 
 def spanish_problems(doc, extra_forbidden=()):
