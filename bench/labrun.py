@@ -1,10 +1,14 @@
 """A `quote-lab serve` for the bench scripts: started on ports the kernel picks (its embedded
 carrier too) with a fixed seed, asked over HTTP, stopped on exit; and `quote-lab storm`
-against it. Shared by bench/amplification.py and bench/metastable.py."""
+against it. Shared by bench/amplification.py, bench/metastable.py, bench/goodput.py and
+bench/metastability_map.py."""
 import argparse
+import glob
 import json
 import os
+import platform
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,16 +31,32 @@ def bench_args(doc_name):
 
 
 class Lab:
-    """`with Lab(binary) as lab:` — lab.url once it listens; its log is shown if it cannot start."""
+    """`with Lab(binary) as lab:` — lab.url once it listens; its log is shown if it cannot start.
+    `serve_args` are added to `quote-lab serve`'s (e.g. --workers); `scenarios` (scenario files
+    as dicts) are served beside the repository's scenarios/, from a folder of the lab's own."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, serve_args=(), scenarios=()):
         self.binary = binary
+        self.serve_args = list(serve_args)
+        self.scenarios = list(scenarios)
+
+    def scenarios_dir(self):
+        """The repository's scenarios and the generated ones in one folder: `--scenarios-dir`."""
+        folder = os.path.join(self.dir.name, "scenarios")
+        os.makedirs(folder)
+        for path in glob.glob(os.path.join(ROOT, "scenarios", "*.json")):
+            shutil.copy(path, folder)
+        for s in self.scenarios:
+            with open(os.path.join(folder, s["name"] + ".json"), "w") as f:
+                json.dump(s, f, indent=1)
+        return ["--scenarios-dir", folder]
 
     def __enter__(self):
         self.dir = tempfile.TemporaryDirectory(prefix="quote-lab-bench-")
         self.log = os.path.join(self.dir.name, "lab.log")
+        extra = self.serve_args + (self.scenarios_dir() if self.scenarios else [])
         self.proc = subprocess.Popen([self.binary, "serve", "--port", "0", "--carrier-port", "0", "--seed", "1",
-                                      "--state-file", os.path.join(self.dir.name, "state.json")],
+                                      "--state-file", os.path.join(self.dir.name, "state.json"), *extra],
                                      stdout=open(self.log, "wb"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -77,6 +97,19 @@ class Lab:
 def status_mix(result):
     """"degraded 90, failed 10": a storm's answers by status."""
     return ", ".join(f"{k} {v}" for k, v in sorted(result["status_counts"].items()))
+
+
+def machine():
+    """"2 cores (AMD EPYC), Debian 12.11, Linux 6.1.0, load average 1.52 at the start": what a
+    measured document says it was measured on."""
+    model, system = "", platform.system()
+    if os.path.exists("/etc/debian_version"):
+        system = "Debian " + open("/etc/debian_version").read().strip()
+    if os.path.exists("/proc/cpuinfo"):
+        found = re.search(r"^model name\s*:\s*(.+)$", open("/proc/cpuinfo").read(), re.M)
+        model = f" ({found.group(1).strip()})" if found else ""
+    return (f"{os.cpu_count()} cores{model}, {system}, Linux {platform.release().split('-')[0]}, "
+            f"load average {os.getloadavg()[0]:.2f} at the start")
 
 
 def write_doc(path, text):

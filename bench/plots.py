@@ -1,0 +1,84 @@
+"""The images of docs/goodput.md and docs/metastability-map.md, drawn with Debian's
+python3-matplotlib (.ci/install-deps installs it with the test dependencies). Imported only
+when a bench draws: the pure modules and their tests do not need it."""
+import os
+
+COLORS = {"fifo": "#c0392b", "lifo": "#2e86c1", "codel": "#27ae60"}
+
+
+def pyplot():
+    """matplotlib's pyplot without a display, or exit naming the package to install."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise SystemExit("the images need matplotlib: apt-get install python3-matplotlib (Debian's), "
+                         "and run the bench with Debian's /usr/bin/python3")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save(fig, path):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    print(f"wrote {path}")
+
+
+def draw_goodput(curves, policy_keys, disciplines, capacity_rps, path):
+    """One panel per policy: goodput (rps) against offered load (rps), a line per carrier
+    discipline, the carrier's capacity dashed. `curves` maps (policy, discipline) → [(offered,
+    goodput)]."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(policy_keys), figsize=(3.2 * len(policy_keys), 3.4), sharey=True, squeeze=False)
+    top = max(o for c in curves.values() for o, _ in c)
+    for ax, key in zip(axes[0], policy_keys):
+        for d in disciplines:
+            points = sorted(curves[(key, d)])
+            ax.plot([o for o, _ in points], [g for _, g in points], marker="o", ms=3, label=d, color=COLORS.get(d))
+        ax.plot([0, capacity_rps, top], [0, capacity_rps, capacity_rps], ls=":", color="grey", lw=1)
+        ax.axvline(capacity_rps, ls="--", color="grey", lw=0.8)
+        ax.set_title(key, fontsize=10)
+        ax.set_xlabel("offered (rps)")
+        ax.set_xlim(0, top * 1.03)
+        ax.set_ylim(0, capacity_rps * 1.15)
+    axes[0][0].set_ylabel("goodput (rps)")
+    axes[0][0].legend(fontsize=8, loc="lower right")
+    fig.suptitle(f"Goodput vs offered load, carrier capacity {capacity_rps:g} rps (dashed)", fontsize=11)
+    fig.tight_layout()
+    save(fig, path)
+    plt.close(fig)
+
+
+def draw_map(outcomes, policy_keys, triggers, loads, window_s, path):
+    """One heat map per policy: a row per offered load (highest on top), a column per trigger
+    (depth, length); each cell the seconds to recover after the trigger, or "never" (dark)
+    within `window_s`. `outcomes` maps map_grid.Point → seconds or None; a cell not run is
+    left blank."""
+    plt = pyplot()
+    cmap = plt.get_cmap("RdYlGn_r")
+    fig, axes = plt.subplots(1, len(policy_keys), figsize=(0.55 * len(triggers) * len(policy_keys) + 1.5, 0.5 * len(loads) + 1.9),
+                             squeeze=False)
+    cells = {(p.policy, p.load, (p.depth, p.length_s)): v for p, v in outcomes.items()}
+    for ax, key in zip(axes[0], policy_keys):
+        for row, load in enumerate(sorted(loads, reverse=True)):
+            for col, trigger in enumerate(triggers):
+                if (key, load, trigger) not in cells:
+                    continue
+                value = cells[(key, load, trigger)]
+                color = "#3b0a0a" if value is None else cmap(min(value, window_s) / window_s * 0.85)
+                ax.add_patch(plt.Rectangle((col, row), 1, 1, color=color))
+                ax.text(col + 0.5, row + 0.5, "never" if value is None else f"{value}",
+                        ha="center", va="center", fontsize=6, color="white" if value is None else "black")
+        ax.set_xlim(0, len(triggers))
+        ax.set_ylim(len(loads), 0)
+        ax.set_xticks([c + 0.5 for c in range(len(triggers))])
+        ax.set_xticklabels([f"−{d:.0%}\n{t} s" for d, t in triggers], fontsize=6)
+        ax.set_yticks([r + 0.5 for r in range(len(loads))])
+        ax.set_yticklabels([f"{l:.0%}" for l in sorted(loads, reverse=True)], fontsize=7)
+        ax.set_title(key, fontsize=9)
+        ax.set_xlabel("trigger: capacity drop, length", fontsize=7)
+    axes[0][0].set_ylabel("offered load (of capacity)", fontsize=7)
+    fig.suptitle(f"Seconds to recover after the trigger (never: not within {window_s} s)", fontsize=10)
+    fig.tight_layout()
+    save(fig, path)
+    plt.close(fig)
