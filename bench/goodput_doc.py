@@ -11,7 +11,8 @@ class Run:
     discipline: str      # the carrier's queue: fifo, lifo, codel
     rate_rps: float      # the rate asked (--rate)
     offered_rps: float   # arrivals per second the storm made
-    goodput_rps: float   # useful answers per second of arrivals
+    goodput_rps: float   # useful answers per second of arrivals (the storm's goodput)
+    live_rps: float      # live quotes per second of arrivals: the carrier's goodput
     not_sent: int        # arrivals the in-flight bound kept back
     amplification: float | None  # carrier calls per quote
 
@@ -30,17 +31,19 @@ class Sweep:
     check_rate_rps: float  # where codel / lifo must beat fifo
 
 
-def curves(runs):
-    """(policy, discipline) → [(rate asked, goodput)]: the curves goodput_curve reads."""
+def curves(runs, live=False):
+    """(policy, discipline) → [(rate asked, goodput)]: the curves goodput_curve reads; with
+    `live`, the live quotes (the carrier's goodput) instead of the storm's goodput."""
     out = {}
     for r in runs:
-        out.setdefault((r.policy, r.discipline), []).append((r.rate_rps, r.goodput_rps))
+        out.setdefault((r.policy, r.discipline), []).append((r.rate_rps, r.live_rps if live else r.goodput_rps))
     return out
 
 
 def check_rows(sweep):
-    """(policy, holds, best discipline, its goodput, fifo's) at the check's rate, per policy."""
-    c = curves(sweep.runs)
+    """(policy, holds, best discipline, its live quotes, fifo's) at the check's rate, per
+    policy: the carrier's goodput."""
+    c = curves(sweep.runs, live=True)
     return [(p.key, *beats(c, p.key, sweep.check_rate_rps)) for p in sweep.policies]
 
 
@@ -48,27 +51,28 @@ def policy_table(sweep, policy):
     """Offered rate by discipline: goodput (its share of what was offered) and calls per quote."""
     runs = {(r.discipline, r.rate_rps): r for r in sweep.runs if r.policy == policy.key}
     rates = sorted({rate for _, rate in runs})
-    head = "| offered | " + " | ".join(f"{d}: goodput | {d}: calls per quote" for d in sweep.disciplines) + " |"
-    rule = "|---:|" + "---:|---:|" * len(sweep.disciplines)
+    head = "| offered | " + " | ".join(f"{d}: goodput | live | calls per quote" for d in sweep.disciplines) + " |"
+    rule = "|---:|" + "---:|---:|---:|" * len(sweep.disciplines)
     lines = [head, rule]
     for rate in rates:
         cells = []
         for d in sweep.disciplines:
             r = runs.get((d, rate))
             if r is None:
-                cells += ["—", "—"]
+                cells += ["—", "—", "—"]
                 continue
             share = r.goodput_rps / r.offered_rps if r.offered_rps else 0
             kept = f", {r.not_sent} not sent" if r.not_sent else ""
             amp = "—" if r.amplification is None else f"{r.amplification:.2f}"
-            cells += [f"{r.goodput_rps:.1f} rps ({share:.0%}{kept})", amp]
+            cells += [f"{r.goodput_rps:.1f} rps ({share:.0%}{kept})", f"{r.live_rps:.1f}", amp]
         lines.append(f"| {rate:g} rps ({rate / sweep.capacity_rps:.2g}×) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def knee_lines(sweep):
-    c = curves(sweep.runs)
-    return "\n".join(f"| {p.key} | {d} | {describe_knee(knee(c[(p.key, d)]), sweep.capacity_rps)} |"
+    c, live = curves(sweep.runs), curves(sweep.runs, live=True)
+    return "\n".join(f"| {p.key} | {d} | {describe_knee(knee(c[(p.key, d)]), sweep.capacity_rps)} | "
+                     f"{describe_knee(knee(live[(p.key, d)]), sweep.capacity_rps)} |"
                      for p in sweep.policies for d in sweep.disciplines if (p.key, d) in c)
 
 
@@ -101,16 +105,18 @@ and how the carrier's queue (FIFO, LIFO, CoDel) changes that.
 
 The knee is the highest offered rate up to which goodput stayed within 90 % of the offered
 load; past it goodput **collapses** when at the highest load it fell below half its peak,
-and holds otherwise.
+and holds otherwise. Left the storm's goodput (what the users got: a fallback quote counts
+when fresh); right the live quotes alone (what the carrier gave).
 
-| policy | carrier queue | knee and what follows it |
-|---|---|---|
+| policy | carrier queue | goodput: knee and what follows it | live quotes: knee and what follows it |
+|---|---|---|---|
 {knee_lines(sweep)}
 
 ## CoDel o LIFO frente a FIFO a {x:g}× la capacidad · CoDel or LIFO against FIFO at {x:g}× capacity
 
-Goodput at {sweep.check_rate_rps:g} rps offered ({x:g}× the carrier's capacity), the better of
-`codel` and `lifo` against `fifo`; the issue asks for at least 2×.
+The carrier's goodput (live quotes answered within the deadline, per second) at
+{sweep.check_rate_rps:g} rps offered ({x:g}× the carrier's capacity), the better of `codel` and
+`lifo` against `fifo`; at least 2× is the aim.
 
 | policy | best of codel / lifo | fifo | ratio | ≥ 2× |
 |---|---:|---:|---:|---|

@@ -29,6 +29,7 @@ class MapReport:
     bronson_policy: object  # the one-retry overload_policies.Policy
     failures: tuple         # the checks that failed, one sentence each
     image: str              # relative to docs/
+    poisson: dict = None    # Fig. 5's row label → [seconds or None], the rows again with Poisson arrivals
 
 
 def outcome_text(value, window_s):
@@ -36,11 +37,16 @@ def outcome_text(value, window_s):
 
 
 def fig5_table(r):
-    lines = ["| row | trigger | offered load | recovered after | Huang et al., Fig. 5 |", "|---|---|---|---|---|"]
+    poisson = r.poisson or {}
+    lines = ["| row | trigger | offered load | recovered after | Huang et al., Fig. 5 |"
+             + (" with Poisson arrivals, one run per seed |" if poisson else ""),
+             "|---|---|---|---|---|" + ("---|" if poisson else "")]
     for label, p in r.fig5.rows():
         got = outcome_text(r.outcomes[p], r.window_s) if p in r.outcomes else "not run"
+        again = (" " + ", ".join("never" if v is None else f"{v} s" for v in poisson.get(label, [])) + " |"
+                 if poisson else "")
         lines.append(f"| {label} | −{p.depth:.0%} for {p.length_s} s | {p.load:.0%} of capacity "
-                     f"({p.load * r.capacity_rps:g} rps) | {got} | {HUANG_ROWS[label]} |")
+                     f"({p.load * r.capacity_rps:g} rps) | {got} | {HUANG_ROWS[label]} |{again}")
     return "\n".join(lines)
 
 

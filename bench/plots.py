@@ -24,36 +24,42 @@ def save(fig, path):
     print(f"wrote {path}")
 
 
-def draw_goodput(curves, policy_keys, disciplines, capacity_rps, path):
-    """One panel per policy: goodput (rps) against offered load (rps), a line per carrier
-    discipline, the carrier's capacity dashed. `curves` maps (policy, discipline) → [(offered,
-    goodput)]."""
+def draw_goodput(rows, policy_keys, disciplines, capacity_rps, path):
+    """A row of panels per measure, a panel per policy: (rps) against offered load (rps), a line
+    per carrier discipline, the carrier's capacity dashed and the ideal dotted. `rows` is
+    [(label, curves)], each curves (policy, discipline) → [(offered, rps)]."""
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(policy_keys), figsize=(3.2 * len(policy_keys), 3.4), sharey=True, squeeze=False)
-    top = max(o for c in curves.values() for o, _ in c)
-    for ax, key in zip(axes[0], policy_keys):
-        for d in disciplines:
-            points = sorted(curves[(key, d)])
-            ax.plot([o for o, _ in points], [g for _, g in points], marker="o", ms=3, label=d, color=COLORS.get(d))
-        ax.plot([0, capacity_rps, top], [0, capacity_rps, capacity_rps], ls=":", color="grey", lw=1)
-        ax.axvline(capacity_rps, ls="--", color="grey", lw=0.8)
-        ax.set_title(key, fontsize=10)
-        ax.set_xlabel("offered (rps)")
-        ax.set_xlim(0, top * 1.03)
-        ax.set_ylim(0, capacity_rps * 1.15)
-    axes[0][0].set_ylabel("goodput (rps)")
-    axes[0][0].legend(fontsize=8, loc="lower right")
-    fig.suptitle(f"Goodput vs offered load, carrier capacity {capacity_rps:g} rps (dashed)", fontsize=11)
+    fig, axes = plt.subplots(len(rows), len(policy_keys), figsize=(3.1 * len(policy_keys), 2.9 * len(rows)),
+                             sharex=True, squeeze=False)
+    top = max(o for _, curves in rows for c in curves.values() for o, _ in c)
+    for r, (label, curves) in enumerate(rows):
+        for ax, key in zip(axes[r], policy_keys):
+            for d in disciplines:
+                points = sorted(curves[(key, d)])
+                ax.plot([o for o, _ in points], [g for _, g in points], marker="o", ms=3, label=d, color=COLORS.get(d))
+            ax.plot([0, top], [0, top], ls=":", color="grey", lw=0.8)
+            ax.axvline(capacity_rps, ls="--", color="grey", lw=0.8)
+            ax.axhline(capacity_rps, ls="--", color="grey", lw=0.8)
+            ax.set_xlim(0, top * 1.03)
+            ax.set_ylim(0, top * 1.03)
+            if r == 0:
+                ax.set_title(key, fontsize=10)
+            if r == len(rows) - 1:
+                ax.set_xlabel("offered (rps)")
+        axes[r][0].set_ylabel(f"{label} (rps)")
+    axes[0][0].legend(fontsize=8, loc="upper left")
+    fig.suptitle(f"Goodput vs offered load; the carrier's capacity, {capacity_rps:g} rps, dashed", fontsize=11)
     fig.tight_layout()
     save(fig, path)
     plt.close(fig)
 
 
-def draw_map(outcomes, policy_keys, triggers, loads, window_s, path):
+def draw_map(outcomes, policy_keys, triggers, loads, window_s, path, bounds=None):
     """One heat map per policy: a row per offered load (highest on top), a column per trigger
     (depth, length); each cell the seconds to recover after the trigger, or "never" (dark)
     within `window_s`. `outcomes` maps map_grid.Point → seconds or None; a cell not run is
-    left blank."""
+    left blank. `bounds` (policy → a load) draws each policy's Theorem 2 bound as a line:
+    every row under it must recover."""
     plt = pyplot()
     cmap = plt.get_cmap("RdYlGn_r")
     fig, axes = plt.subplots(1, len(policy_keys), figsize=(0.55 * len(triggers) * len(policy_keys) + 1.5, 0.5 * len(loads) + 1.9),
@@ -69,6 +75,10 @@ def draw_map(outcomes, policy_keys, triggers, loads, window_s, path):
                 ax.add_patch(plt.Rectangle((col, row), 1, 1, color=color))
                 ax.text(col + 0.5, row + 0.5, "never" if value is None else f"{value}",
                         ha="center", va="center", fontsize=6, color="white" if value is None else "black")
+        if bounds and key in bounds:
+            y = sum(l >= bounds[key] for l in loads)
+            ax.axhline(y, color="#1f3a93", lw=2, ls="--")
+            ax.text(len(triggers) - 0.05, y - 0.08, "Theorem 2", ha="right", va="bottom", fontsize=6, color="#1f3a93")
         ax.set_xlim(0, len(triggers))
         ax.set_ylim(len(loads), 0)
         ax.set_xticks([c + 0.5 for c in range(len(triggers))])
@@ -78,7 +88,7 @@ def draw_map(outcomes, policy_keys, triggers, loads, window_s, path):
         ax.set_title(key, fontsize=9)
         ax.set_xlabel("trigger: capacity drop, length", fontsize=7)
     axes[0][0].set_ylabel("offered load (of capacity)", fontsize=7)
-    fig.suptitle(f"Seconds to recover after the trigger (never: not within {window_s} s)", fontsize=10)
+    fig.suptitle("Seconds to recover after the trigger (never: not within the window observed after it)", fontsize=10)
     fig.tight_layout()
     save(fig, path)
     plt.close(fig)

@@ -1,0 +1,57 @@
+"""Open-loop runs for bench/goodput.py and bench/metastability_map.py: each run is one
+`quote-lab storm --rate R` against a lab of its own (a fresh `quote-lab serve` with the run's
+generated carrier scenario), so no run inherits another's queue, breaker or abandoned calls;
+`parallel` runs at once."""
+import concurrent.futures
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from labrun import Lab
+
+# The lab's own queue must not be the bottleneck: a legacy quote that times out 4 times holds a
+# lab worker 1.44 s, so at 100 rps about 150 quotes are in the lab at once (16 workers by
+# default). The carrier's workers hold its calls, the queued ones included.
+SERVE_ARGS = ("--workers", "256", "--carrier-workers", "512", "--max-connections", "1024", "--max-labs", "8")
+# At most this many quotes of one storm in flight; arrivals beyond it are counted, not sent.
+MAX_IN_FLIGHT = 400
+
+
+@dataclass(frozen=True)
+class Job:
+    key: object         # the caller's name for the run
+    scenario: dict      # the carrier, as a scenario file
+    storm_args: tuple   # after `quote-lab storm --target URL --json --settle-s 1`
+
+
+def run_job(binary, job):
+    """The storm's JSON; exits the bench, with the storm's words, if it failed."""
+    with Lab(binary, SERVE_ARGS, [job.scenario]) as lab:
+        code, result, err = lab.storm(["--scenario", job.scenario["name"], "--max-in-flight", str(MAX_IN_FLIGHT),
+                                       *job.storm_args])
+    if code != 0 or result is None:
+        sys.exit(f"storm {job.key} failed ({code}): {err}")
+    return result
+
+
+def run_jobs(binary, jobs, parallel, on_result):
+    """Runs every job, `parallel` at a time; `on_result(job, result)` as each ends (under a
+    lock: it may print and collect). Returns the seconds it took."""
+    started, lock = time.monotonic(), threading.Lock()
+
+    def one(job):
+        result = run_job(binary, job)
+        with lock:
+            on_result(job, result)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=parallel) as pool:
+        for future in [pool.submit(one, j) for j in jobs]:
+            future.result()
+    return time.monotonic() - started
+
+
+def timeline_series(result):
+    """(arrivals, goodput) per second of arrival, from the storm's `timeline`."""
+    seconds = result["timeline"]
+    return [s["arrivals"] for s in seconds], [s["useful"] for s in seconds]
