@@ -133,6 +133,10 @@ def discussion(sweep):
         "waited past 5 ms while the queue stays congested, so the queue holds only fresh calls. The calls it "
         "turns away cost a 503 and a retry, not 100 ms of work (Facebook, \"Fail at Scale\", ACM Queue 2015).",
     ]
+    held = [key for key, ok, *_ in check_rows(sweep) if ok]
+    lines.append(f"- **CoDel or LIFO ≥ 2× FIFO** at {two:g} rps held for {', '.join(held) or 'no policy'}: where "
+                 "a policy itself keeps the carrier's queue short (a breaker that sends nothing, a concurrency "
+                 "limit), the queue's discipline has little left to decide.")
     for p in sweep.policies[1:]:
         f2, best = runs.get((p.key, "fifo", two)), max((runs.get((p.key, d, two)) for d in ("lifo", "codel")),
                                                         key=lambda r: r.live_rps if r else -1)
@@ -151,8 +155,9 @@ POLICY_NOTES = {
                    "fall far below its capacity whatever the queue.",
     THROTTLED.key: "Adaptive throttling drops calls in the lab once the carrier's answers fail, and the "
                    "dropped quotes get the fallback; what it sends, LIFO and CoDel answer in time.",
-    ADAPTIVE_LIMIT.key: "The gradient limit caps calls in flight from the round trips it measures; quotes "
-                        "over the limit get the fallback.",
+    ADAPTIVE_LIMIT.key: "The gradient limit caps calls in flight from the round trips it measures, so the "
+                        "carrier's queue stays short whatever its discipline; quotes over the limit get the "
+                        "fallback.",
 }
 
 

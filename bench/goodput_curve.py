@@ -17,6 +17,7 @@ class Knee:
     peak_goodput_rps: float
     last_goodput_rps: float    # at the highest offered rate
     collapses: bool            # past the knee, goodput fell below COLLAPSED of its peak
+    top_rps: float = 0         # the highest offered rate run
 
 
 def knee(curve):
@@ -31,7 +32,8 @@ def knee(curve):
         knee_rps = offered
     peak = max((g for _, g in points), default=0.0)
     last = points[-1][1] if points else 0.0
-    return Knee(knee_rps, peak, last, peak > 0 and last < COLLAPSED * peak)
+    top = points[-1][0] if points else 0.0
+    return Knee(knee_rps, peak, last, peak > 0 and last < COLLAPSED * peak, top)
 
 
 def goodput_at(curve, offered_rps):
@@ -56,6 +58,8 @@ def describe_knee(k, capacity_rps):
     """"knee at 50 rps (1.0× capacity); collapses past it: 2 rps at the highest load, peak 48"."""
     if k.knee_rps is None:
         where = "no knee: goodput never tracked the offered load"
+    elif k.knee_rps == k.top_rps:
+        return f"no knee: tracks the offered load up to the highest rate run ({k.top_rps:g} rps, {k.last_goodput_rps:.1f} rps of goodput)"
     else:
         where = f"knee at {k.knee_rps:g} rps ({k.knee_rps / capacity_rps:.2g}× capacity)"
     shape = "**collapses** past it" if k.collapses else "holds past it"

@@ -62,10 +62,14 @@ def draw_map(outcomes, policy_keys, triggers, loads, window_s, path, bounds=None
     every row under it must recover."""
     plt = pyplot()
     cmap = plt.get_cmap("RdYlGn_r")
-    fig, axes = plt.subplots(1, len(policy_keys), figsize=(0.55 * len(triggers) * len(policy_keys) + 1.5, 0.5 * len(loads) + 1.9),
+    ncols = min(3, len(policy_keys))
+    nrows = -(-len(policy_keys) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(ncols * (0.55 * len(triggers) + 1.2), nrows * (0.5 * len(loads) + 1.6) + 0.4),
                              squeeze=False)
+    for ax in axes.flat[len(policy_keys):]:
+        ax.axis("off")
     cells = {(p.policy, p.load, (p.depth, p.length_s)): v for p, v in outcomes.items()}
-    for ax, key in zip(axes[0], policy_keys):
+    for ax, key in zip(axes.flat, policy_keys):
         for row, load in enumerate(sorted(loads, reverse=True)):
             for col, trigger in enumerate(triggers):
                 if (key, load, trigger) not in cells:
@@ -87,7 +91,8 @@ def draw_map(outcomes, policy_keys, triggers, loads, window_s, path, bounds=None
         ax.set_yticklabels([f"{l:.0%}" for l in sorted(loads, reverse=True)], fontsize=7)
         ax.set_title(key, fontsize=9)
         ax.set_xlabel("trigger: capacity drop, length", fontsize=7)
-    axes[0][0].set_ylabel("offered load (of capacity)", fontsize=7)
+    for row in axes:
+        row[0].set_ylabel("offered load (of capacity)", fontsize=7)
     fig.suptitle("Seconds to recover after the trigger (never: not within the window observed after it)", fontsize=10)
     fig.tight_layout()
     save(fig, path)

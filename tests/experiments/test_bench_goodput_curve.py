@@ -15,15 +15,19 @@ COLLAPSES = [(100, 3), (25, 25), (50, 47), (75, 30), (150, 0.5)]
 
 class KneeAndCollapse(unittest.TestCase):
     def test_a_curve_that_saturates_holds_past_its_knee(self):
-        self.assertEqual(knee(HOLDS), Knee(50, 49, 46, False))
+        self.assertEqual(knee(HOLDS), Knee(50, 49, 46, False, 150))
 
     def test_a_curve_that_falls_collapses_whatever_the_order_of_its_runs(self):
-        self.assertEqual(knee(COLLAPSES), Knee(50, 47, 0.5, True))
+        self.assertEqual(knee(COLLAPSES), Knee(50, 47, 0.5, True, 150))
 
     def test_no_knee_when_goodput_never_tracks_the_load(self):
         k = knee([(25, 10), (50, 5)])
         self.assertIsNone(k.knee_rps)
         self.assertIn("no knee", describe_knee(k, 50))
+
+    def test_a_curve_that_tracks_every_load_run_has_no_knee(self):
+        self.assertEqual(describe_knee(knee([(25, 25), (150, 144)]), 50),
+                         "no knee: tracks the offered load up to the highest rate run (150 rps, 144.0 rps of goodput)")
 
     def test_the_description_gives_the_knee_in_capacities(self):
         self.assertEqual(describe_knee(knee(COLLAPSES), 50),
