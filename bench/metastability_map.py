@@ -36,7 +36,7 @@ CARRIER = Carrier(capacity=5, service_ms=100, queue_max=50)
 POLICIES = (LEGACY, ONE_RETRY, RESILIENT, THROTTLED, ADAPTIVE_LIMIT)
 BY_KEY = {p.key: p for p in POLICIES}
 AFTER_S = 3
-WINDOW_S = 15
+WINDOW_S = 20
 # The resilient breaker stays open 30 s: its window must see the half-open probe.
 WINDOW_S_FOR = {RESILIENT.key: 40}
 JUDGEMENT = Judgement(share=0.9, run_s=2)
@@ -238,8 +238,10 @@ def discussion(outcomes, poisson):
         f"- **Throttled** ({policy_summary(outcomes, THROTTLED)}) and **adaptive_limit** "
         f"({policy_summary(outcomes, ADAPTIVE_LIMIT)}): adaptive throttling drops calls in the lab in proportion "
         "to the carrier's failures over its 10 s window, so it sends less while the carrier is down and more as "
-        "it answers again; the gradient limit caps calls in flight from the round trips it measures. Where one "
-        "never recovered, what it let through still kept the carrier's queue past its 220 ms timeout.",
+        "it answers again; the gradient limit caps calls in flight from the round trips it measures."
+        + (" Where one never recovered, what it let through still kept the carrier's queue past its 220 ms timeout."
+           if any(v is None for p, v in outcomes.items() if p.policy in (THROTTLED.key, ADAPTIVE_LIMIT.key))
+           else ""),
     ]
     return "\n".join(lines)
 
