@@ -12,6 +12,7 @@ import { MODES, Story } from './story.js';
 import { StoryCharts } from './charts.js';
 import { renderWaterfall, waterfallEndMs, waterfallRows } from './waterfall.js';
 import { overloadMetricsPath, overloadPolicies, overloadRows, stillMoving } from './overload.js';
+import { stepSeconds, SweepView, withSweep } from './sweep.js';
 import { el, figure, renderBreakerView, renderCountersView, renderIncidentsView, renderOverloadView, renderStormCardsView } from './views.js';
 
 const MAX_SEEN = 2000;      // request ids remembered to draw each answer once
@@ -28,6 +29,7 @@ const state = {
   projector: params.get('projector') === '1', admin: true,
 };
 const story = new Story();
+let sweeps = null;  // the goodput sweeps' chart and tables (sweep.js), once the page is built
 const latest = new LatestAnswers();
 const latestOverload = new LatestAnswers();  // one slot, 'overload': the last answer of any overload policy
 let charts = null;
@@ -140,6 +142,7 @@ function buildPanels() {
   stormScenario.value = 'provider_down';
   $('#storm-form').addEventListener('submit', startStorm);
   $('#storm-load').addEventListener('change', stormLoadField);
+  sweeps = new SweepView($('#sweep'), t, f);
   $('#reset').addEventListener('click', async () => { await change('/reset-lab', { method: 'POST' }).catch(() => {}); await refreshAll(); });
   $('#lab-key-form').addEventListener('submit', ev => {
     ev.preventDefault();
@@ -426,13 +429,21 @@ function overrideLabels() {
   }
 }
 
-// Clients or arrivals per second: the lab refuses both at once, so only the chosen one is
-// enabled (a disabled field is not part of the form's query).
+// Clients, arrivals per second or a sweep of them: the lab refuses two at once, so only the
+// chosen one is enabled (a disabled field is not part of the form's query). A sweep's
+// duration is each step's, as many seconds as its steps fit in the lab's minute.
 function stormLoadField() {
-  const open = $('#storm-load').value === 'rate';
-  for (const [id, on] of [['clients', !open], ['rate', open]]) {
-    $(`#storm-${id}-field`).hidden = !on;
-    $(`#storm-${id}`).disabled = !on;
+  const load = $('#storm-load').value;
+  for (const id of ['clients', 'rate', 'sweep']) {
+    $(`#storm-${id}-field`).hidden = id !== load;
+    $(`#storm-${id}`).disabled = id !== load;
+  }
+  const label = $('#storm-duration-label');
+  label.dataset.i18n = load === 'sweep' ? 'sweepStepS' : 'durationS';
+  label.textContent = t()[label.dataset.i18n];
+  if (load === 'sweep') {
+    const duration = $('#storm-duration');
+    duration.value = stepSeconds($('#storm-sweep').value.split(',').length, Math.min(Number(duration.value) || 5, 5));
   }
 }
 
@@ -461,6 +472,8 @@ function renderStorm(status, sentAt = performance.now()) {
   if (!status.running) stormEndedAt = Math.max(stormEndedAt, sentAt);
   state.stormStatus = status;
   if (status.last_result) state.storms[status.last_result.mode] = status.last_result;
+  // A lone storm's status has no `sweep`: no curve is being swept.
+  sweeps?.show(status.sweeps, status.running ? status.sweep : null);
   $('#storm-start').disabled = !!status.running;
   $('#storm-progress').value = status.running && status.progress ? status.progress.fraction : (status.last_result ? 1 : 0);
   renderStormCards();
@@ -508,12 +521,22 @@ function connect() {
     resync: () => quietly(refreshAll()),
     storm_progress: e => {
       const known = state.stormStatus?.running && state.stormStatus.options;
-      renderStorm({ ...(state.stormStatus || {}), running: true, last_result: null, progress: JSON.parse(e.data) });
+      const progress = JSON.parse(e.data);
+      // A sweep's steps say which step they are; a lone storm's progress ends any sweep shown as running.
+      const sweep = progress.sweep_step ? state.stormStatus?.sweep : null;
+      renderStorm({ ...(state.stormStatus || {}), running: true, last_result: null, progress, sweep });
       // Started elsewhere: ask once which mode it storms (the answer may queue behind it).
       if (!known && !stormAsked) {
         stormAsked = true;
         readStorm().finally(() => { stormAsked = false; });
       }
+    },
+    storm_sweep: e => {
+      const sweep = JSON.parse(e.data);
+      // Kept in the status, so that the next progress event carries the new point on.
+      const status = state.stormStatus || {};
+      state.stormStatus = { ...status, running: true, sweep, sweeps: withSweep(status.sweeps, sweep) };
+      sweeps?.show(state.stormStatus.sweeps, sweep);
     },
     storm_result: e => {
       // Its last answers may not all have come through the stream: read the counters once more.
@@ -574,6 +597,7 @@ function applyLanguage() {
   renderOverloadAnswer();
   renderBadge();
   renderStormCards();
+  sweeps?.render();
   renderBreaker();
   renderCounters();
   renderIncidents();

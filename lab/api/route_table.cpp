@@ -99,8 +99,12 @@ const std::vector<Route>& lab_route_table() {
         {.methods = {"POST"}, .path = "/experiments/storm",
          .example_query = "?mode=legacy&scenario=provider_down&clients=10&duration_s=10", .mutating = true,
          .worker_slot = false,
-         .description = {"starts a storm against this lab (one at a time; " + storm_limits + " or requests)",
-          "lanza una tormenta contra este laboratorio (una a la vez; " + storm_limits_es + " o `requests`)"},
+         .description = {"starts a storm against this lab (one at a time; " + storm_limits +
+                             " or requests; rate=R for open-loop arrivals per second; sweep=10,20,40 for one "
+                             "open-loop storm per rate, goodput against offered load)",
+          "lanza una tormenta contra este laboratorio (una a la vez; " + storm_limits_es +
+              " o `requests`; `rate=R` para llegadas por segundo en carga abierta; `sweep=10,20,40` para una "
+              "tormenta de carga abierta por valor, las respuestas útiles frente a la carga ofrecida)"},
          .handler = storm_start, .teacher_only = true},
         {.methods = {"DELETE"}, .path = "/experiments/storm", .mutating = true, .worker_slot = false,
          .description = {"cancels the running storm", "cancela la tormenta en curso"},

@@ -1,9 +1,11 @@
 // /experiments/storm: the lab storms itself (GET shows the progress or the last result, POST
 // starts one) so a class can watch a storm from the dashboard without a terminal: any policy
 // of the lab, with the quote routes' per-request overrides and up to kExperimentMaxLayers
-// layers, by clients (closed loop) or by arrivals per second (`rate`, open loop).
+// layers, by clients (closed loop), by arrivals per second (`rate`, open loop) or as a goodput
+// sweep (`sweep=10,20,40`: one open-loop storm per rate, goodput_sweep.hpp).
 #include <httplib.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,6 +17,7 @@
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_registry.hpp"
+#include "lab/experiments/goodput_sweep.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/policy_overrides.hpp"
@@ -55,17 +58,63 @@ std::optional<ApiError> parse_storm_load(const Lookup& lookup, StormOptions& o) 
   return std::nullopt;
 }
 
+// `sweep`: the arrival rates of a goodput sweep, "10,20,40" in a query or a JSON body's
+// [10, 20, 40]; each as `rate` is bounded, kSweepMinRates..kSweepMaxRates of them.
+std::optional<ApiError> parse_sweep(const Lookup& lookup, std::vector<double>& rates) {
+  const std::string* raw = lookup("sweep");
+  if (raw == nullptr) return std::nullopt;
+  if (lookup("rate") || lookup(kStormClients.name) || lookup(kStormRequests.name))
+    return api_error(400, "invalid_parameter", MessageId::sweep_and_load, {});
+  std::string list = *raw;
+  if (list.size() >= 2 && list.front() == '[' && list.back() == ']') list = list.substr(1, list.size() - 2);
+  const auto count = static_cast<std::size_t>(std::count(list.begin(), list.end(), ',')) + 1;
+  if (count < static_cast<std::size_t>(kSweepMinRates) || count > static_cast<std::size_t>(kSweepMaxRates))
+    return api_error(400, "invalid_parameter", MessageId::sweep_rate_count,
+                     {{"min", std::to_string(kSweepMinRates)},
+                      {"max", std::to_string(kSweepMaxRates)},
+                      {"got", std::to_string(count)}});
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    std::string item = list.substr(start, comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    double rate = 0;
+    if (auto e = parse_number_param("sweep", item, kStormMinRatePerS, kExperimentMaxRatePerS, rate)) return e;
+    rates.push_back(rate);
+    start = comma + 1;
+  }
+  return std::nullopt;
+}
+
+// A sweep's steps send for kExperimentMaxDurationS at most: without duration_s each step
+// gets an even share of it, up to a lone storm's default 10 s.
+std::optional<ApiError> sweep_step_duration(const Lookup& lookup, std::size_t steps, int& duration_s) {
+  const int fit = static_cast<int>(kExperimentMaxDurationS) / static_cast<int>(steps);
+  if (!lookup(kStormDurationS.name)) {
+    duration_s = std::min(kStormDurationS.fallback, fit);
+    return std::nullopt;
+  }
+  if (duration_s <= fit) return std::nullopt;
+  return api_error(400, "invalid_parameter", MessageId::sweep_too_long,
+                   {{"steps", std::to_string(steps)},
+                    {"duration", std::to_string(duration_s)},
+                    {"max", std::to_string(static_cast<int>(kExperimentMaxDurationS))}});
+}
+
 }  // namespace
 
 namespace {
 // The lab's storm as every replica tells it: this replica's, unless it runs none and another
 // replica's entries say that one runs or finished last.
+// Its sweeps are every replica's, merged: each replica may have run some of the lab's.
 nlohmann::ordered_json fleet_storm_status(RouteContext& ctx) {
   nlohmann::ordered_json here = ctx.storm.status();
-  if (here["running"] == true) return here;
-  nlohmann::ordered_json there = ctx.app.remote_storm();
-  if (there.is_object() && (there["running"] == true || here["last_result"].is_null())) return there;
-  return here;
+  const nlohmann::ordered_json there = ctx.app.remote_storm();
+  if (!there.is_object()) return here;
+  const auto sweeps = merge_sweeps(here["sweeps"], there.value("sweeps", nlohmann::ordered_json::array()));
+  nlohmann::ordered_json told = here["running"] != true && (there["running"] == true || here["last_result"].is_null()) ? there : here;
+  told["sweeps"] = sweeps;
+  return told;
 }
 }  // namespace
 
@@ -97,7 +146,7 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   static const std::set<std::string> known = [] {
     std::set<std::string> names{"mode", "scenario", std::string(kStormClients.name), std::string(kStormDurationS.name),
                                 std::string(kStormRequests.name), std::string(kStormLayers.name), "rate", "arrivals",
-                                std::string(kStormMaxInFlight.name), "sheddable_share"};
+                                std::string(kStormMaxInFlight.name), "sheddable_share", "sweep"};
     for (auto& name : policy_override_names()) names.insert(std::move(name));
     return names;
   }();
@@ -129,13 +178,18 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
     o.scenario = s->name;
   }
   int duration = 0, requests = 0;
+  std::vector<double> sweep;
+  if (auto e = parse_sweep(lookup, sweep)) return send_api_error(req, res, *e);
   if (auto e = parse_storm_load(lookup, o)) return send_api_error(req, res, *e);
   if (auto e = parse_int_param(kStormDurationS, lookup(kStormDurationS.name), duration)) return send_api_error(req, res, *e);
+  if (!sweep.empty())
+    if (auto e = sweep_step_duration(lookup, sweep.size(), duration)) return send_api_error(req, res, *e);
   if (auto e = parse_int_param(kStormRequests, lookup(kStormRequests.name), requests)) return send_api_error(req, res, *e);
   if (auto e = parse_int_param(kStormLayers, lookup(kStormLayers.name), o.layers)) return send_api_error(req, res, *e);
   o.duration_s = duration;
   if (lookup(kStormRequests.name)) o.requests = requests;
-  switch (ctx.labs.admit_storm(o.lab, ctx.storm, o.duration_s)) {
+  const int lease_s = sweep.empty() ? static_cast<int>(o.duration_s) : sweep_duration_s(static_cast<int>(sweep.size()), o.duration_s);
+  switch (ctx.labs.admit_storm(o.lab, ctx.storm, lease_s)) {
     case LabRegistry::StormVerdict::lab_busy:
       return send_api_error(req, res, api_error(409, "storm_running", MessageId::storm_running, {}));
     case LabRegistry::StormVerdict::class_full:
@@ -146,7 +200,7 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
       break;
   }
   std::vector<std::string> errors;
-  switch (ctx.storm.start(o, errors)) {
+  switch (ctx.storm.start(o, errors, sweep)) {
     case StormExperiment::Start::busy:
       return send_api_error(req, res, api_error(409, "storm_running", MessageId::storm_running, {}));
     case StormExperiment::Start::invalid:

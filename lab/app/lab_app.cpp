@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/time_format.hpp"
+#include "lab/experiments/goodput_sweep.hpp"
 
 namespace quote_lab {
 
@@ -273,7 +274,8 @@ void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_i
   if (follow_breaker) replicated_->join();
   // The page's events only, and a mode only when it is one: nothing else reaches a page.
   const bool page_event = e.type == "quote" || e.type == "reset" || e.type == "storm_progress" ||
-                          e.type == "storm_result" || (e.type == "carrier_mode" && scenarios_.find(e.mode));
+                          e.type == "storm_sweep" || e.type == "storm_result" ||
+                          (e.type == "carrier_mode" && scenarios_.find(e.mode));
   if (!replay && page_event) events_.deliver(e.type, e.line);
 }
 
@@ -295,11 +297,16 @@ void LabApp::follow_remote_storm(const ClassEvent& e) {
     return;
   }
   if (!remote_storm_.is_object())
-    remote_storm_ = {{"running", false}, {"options", nullptr}, {"progress", nullptr}, {"last_result", nullptr}};
+    remote_storm_ = {{"running", false}, {"options", nullptr}, {"progress", nullptr}, {"last_result", nullptr},
+                     {"sweep", nullptr}, {"sweeps", nlohmann::ordered_json::array()}};
   if (e.type == "storm_progress") {
     remote_storm_["running"] = true;
     remote_storm_["progress"] = data;
     remote_storm_["last_result"] = nullptr;
+  } else if (e.type == "storm_sweep") {
+    remote_storm_["sweep"] = data;
+    remote_storm_["sweeps"] = merge_sweeps(remote_storm_.value("sweeps", nlohmann::ordered_json::array()),
+                                           nlohmann::ordered_json::array({data}));
   } else if (e.type == "storm_result") {
     remote_storm_["running"] = false;
     remote_storm_["progress"] = nullptr;

@@ -280,6 +280,7 @@ void tally_load(StormResult& result, const std::vector<ClientLog>& logs, const O
   for (const auto& r : records)
     if (r.sent) ++result.verdicts[std::string(to_string(r.verdict))];
   result.goodput = result.verdicts["useful"];
+  result.goodput_live = std::count_if(records.begin(), records.end(), [](const RequestRecord& r) { return r.sent && r.live; });
   result.arrivals = open ? open->arrivals : static_cast<long>(records.size());
   result.arrivals_not_sent = open ? open->not_sent : 0;
   // Closed: the clients send until the duration is over, then wait for their last answers.
@@ -289,6 +290,7 @@ void tally_load(StormResult& result, const std::vector<ClientLog>& logs, const O
   if (result.arrival_window_s > 0) {
     result.offered_rps = static_cast<double>(result.arrivals) / result.arrival_window_s;
     result.goodput_rps = static_cast<double>(result.goodput) / result.arrival_window_s;
+    result.goodput_live_rps = static_cast<double>(result.goodput_live) / result.arrival_window_s;
   }
   if (result.arrivals > 0) result.goodput_ratio = static_cast<double>(result.goodput) / static_cast<double>(result.arrivals);
   if (open) {
@@ -521,6 +523,8 @@ nlohmann::ordered_json load_json(const StormResult& r) {
       {"offered_rps", round_to(r.offered_rps, 100)},
       {"goodput", r.goodput},
       {"goodput_rps", round_to(r.goodput_rps, 100)},
+      {"goodput_live", r.goodput_live},
+      {"goodput_live_rps", round_to(r.goodput_live_rps, 100)},
       {"goodput_ratio", r.goodput_ratio ? nlohmann::ordered_json(round_to(*r.goodput_ratio, 10000)) : nlohmann::ordered_json(nullptr)},
       {"goodput_rule", {{"deadline_ms", o.goodput.deadline_ms}, {"fallback_max_age_s", o.goodput.fallback_max_age_s}}},
       {"verdicts", verdicts},
@@ -591,7 +595,8 @@ void report_load(std::ostream& out, const StormResult& r) {
         << r.offered_rps << "/s offered\n";
   out << "  goodput           " << r.goodput << " useful answers, " << r.goodput_rps << "/s, "
       << 100 * r.goodput_ratio.value_or(0) << " % of arrivals (HTTP 200, a live quote or a fallback at most "
-      << number_text(o.goodput.fallback_max_age_s) << " s old, within " << number_text(o.goodput.deadline_ms) << " ms)";
+      << number_text(o.goodput.fallback_max_age_s) << " s old, within " << number_text(o.goodput.deadline_ms) << " ms); "
+      << r.goodput_live << " of them live quotes, " << r.goodput_live_rps << "/s";
   std::string why;
   for (const auto& [verdict, n] : r.verdicts)
     if (verdict != "useful" && n > 0) why += (why.empty() ? "" : ", ") + verdict + " " + std::to_string(n);

@@ -161,6 +161,8 @@ struct StormResult {
   double offered_rps = 0;         ///< arrivals / arrival_window_s
   long goodput = 0;               ///< useful answers (goodput.hpp)
   double goodput_rps = 0;         ///< goodput / arrival_window_s
+  long goodput_live = 0;          ///< of the goodput, live quotes: what the carrier itself served in time
+  double goodput_live_rps = 0;    ///< goodput_live / arrival_window_s
   std::optional<double> goodput_ratio;  ///< goodput / arrivals (null without arrivals)
   std::map<std::string, long> verdicts;  ///< every sent request by AnswerVerdict name
   /// Second by second since the storm started (storm_timeline.hpp), exactly: entry i counts

@@ -15,10 +15,10 @@ std::unique_ptr<httplib::Client> storm_http_client(const std::string& target, st
 
 namespace {
 
-// One answer into the log, judged. Every field is checked before it is read: a throw in a
-// sender thread would end the process.
-AnswerVerdict record_answer(const httplib::Response& res, double latency_ms, const GoodputRule& rule, ClientLog& log,
-                            std::atomic<bool>& stop) {
+// One answer into the log, judged into `record`. Every field is checked before it is read: a
+// throw in a sender thread would end the process.
+void record_answer(const httplib::Response& res, double latency_ms, const GoodputRule& rule, ClientLog& log,
+                   std::atomic<bool>& stop, RequestRecord& record) {
   const auto body = nlohmann::json::parse(res.body, nullptr, false);
   if (res.status == 429) {  // the lab's --rate-limit said no: an answer, not a bad option
     ++log.statuses["rate_limited"];
@@ -33,7 +33,9 @@ AnswerVerdict record_answer(const httplib::Response& res, double latency_ms, con
         if (e.is_object() && e.contains("elapsed_ms") && e["elapsed_ms"].is_number())
           log.attempt_ms.push_back(e["elapsed_ms"].get<double>());
   }
-  return judge_answer(res.status, body, latency_ms, rule);
+  record.verdict = judge_answer(res.status, body, latency_ms, rule);
+  // judge_answer found a quote object in a useful answer.
+  record.live = record.verdict == AnswerVerdict::useful && body["quote"].contains("source") && body["quote"]["source"] == "live";
 }
 
 }  // namespace
@@ -50,7 +52,7 @@ bool send_storm_request(StormRun& run, httplib::Client& cli, const std::string& 
   log.latency_ms.push_back(latency_ms);
   RequestRecord record{.arrival_s = run.since_start_s(arrival), .sent = true, .verdict = AnswerVerdict::no_answer,
                        .sheddable = sheddable};
-  if (res) record.verdict = record_answer(*res, latency_ms, run.o.goodput, log, run.stop);
+  if (res) record_answer(*res, latency_ms, run.o.goodput, log, run.stop, record);
   else ++log.statuses["error"];
   log.records.push_back(record);
   ++run.finished;

@@ -2,6 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+
+#include "lab/experiments/goodput_sweep.hpp"
+
 namespace quote_lab {
 
 StormExperiment::StormExperiment(EventHub& events) : events_(events) {}
@@ -34,18 +38,26 @@ void StormExperiment::cancel_and_wait() {
   if (t.joinable()) t.join();
 }
 
-StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<std::string>& errors) {
+StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<std::string>& errors,
+                                               std::vector<double> sweep_rates_per_s) {
   {
     std::lock_guard lock(mutex_);
     options.target = self_url_;
   }
   options.settle_s = 0;  // report at once; the dashboard shows the carrier catching up
   options.time_limit_s = kExperimentMaxDurationS;
+  const int steps = static_cast<int>(sweep_rates_per_s.size());
+  if (steps > 0) options.rate_per_s = sweep_rates_per_s.front();  // checked as an open loop
   errors = validate(options);
   if (options.clients > kExperimentMaxClients)
     errors.push_back("clients must be at most " + std::to_string(kExperimentMaxClients) + " for a storm started from the lab");
-  if (options.rate_per_s && *options.rate_per_s > kExperimentMaxRatePerS)
-    errors.push_back("rate must be at most 500 arrivals per second for a storm started from the lab");
+  for (const double rate : steps > 0 ? sweep_rates_per_s : std::vector<double>{options.rate_per_s.value_or(0)})
+    if (rate > kExperimentMaxRatePerS || (steps > 0 && rate < kStormMinRatePerS))
+      errors.push_back("rate must be between 0.1 and 500 arrivals per second for a storm started from the lab");
+  if (steps > 0 && (steps < kSweepMinRates || steps > kSweepMaxRates))
+    errors.push_back("a sweep has " + std::to_string(kSweepMinRates) + " to " + std::to_string(kSweepMaxRates) + " rates");
+  if (steps > 0 && (options.requests || steps * options.duration_s > kExperimentMaxDurationS))
+    errors.push_back("a sweep's steps (rates × duration_s) must send for at most 60 s, without `requests`");
   if (options.max_in_flight > kExperimentMaxClients)
     errors.push_back("max_in_flight must be at most " + std::to_string(kExperimentMaxClients) +
                      " for a storm started from the lab");
@@ -64,48 +76,94 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
   cancel_ = false;  // a cancel before this start was for an earlier storm
   current_ = options;
   progress_ = {{"requests", 0}, {"elapsed_s", 0}, {"fraction", 0}};
-  thread_ = std::thread([this, options] {
-    spdlog::info("storm experiment: {} on {}?scenario={} ({} layers)",
-                 options.rate_per_s ? fmt::format("{} arrivals/s", *options.rate_per_s)
-                                    : fmt::format("{} clients", options.clients),
-                 storm_quote_path(options.mode), options.scenario, options.layers);
-    const StormResult result = run_storm(
-        options,
-        [this](const StormProgress& p) {
-          nlohmann::ordered_json j = {{"requests", p.requests}, {"elapsed_s", p.elapsed_s}, {"fraction", p.fraction}};
-          {
-            std::lock_guard lock(mutex_);
-            progress_ = j;
-          }
-          events_.publish("storm_progress", j);
-        },
-        &cancel_);
-    auto j = to_json(result);
-    {
-      std::lock_guard lock(mutex_);
-      last_result_ = j;
-    }
-    // Published before the storm reads as ended, so whoever sees `running: false` can count
-    // on the result having gone out on the live stream.
-    events_.publish("storm_result", j);
-    {
-      std::lock_guard lock(mutex_);
-      running_ = false;
-    }
-    if (on_ended_) on_ended_();
-    if (cancel_ || result.elapsed_s >= kExperimentMaxDurationS)
-      spdlog::info("storm experiment cancelled or out of time after {} requests ({:.1f} s)", result.requests, result.elapsed_s);
-    else
-      spdlog::info("storm experiment done: {} requests, amplification {}", result.requests,
-                   result.amplification.value_or(0));
-  });
+  sweep_ = nullptr;
+  if (steps > 0) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    sweep_ = {{"mode", options.mode}, {"scenario", options.scenario}, {"params", params_json(options.params)},
+              {"started_at_ms", std::chrono::duration_cast<std::chrono::milliseconds>(now).count()},
+              {"rates_per_s", sweep_rates_per_s}, {"step_duration_s", options.duration_s},
+              {"points", nlohmann::ordered_json::array()}};
+    sweeps_ = merge_sweeps(sweeps_, nlohmann::ordered_json::array({sweep_}));
+  }
+  thread_ = std::thread([this, options, rates = std::move(sweep_rates_per_s)] { run(options, rates); });
   return Start::started;
+}
+
+StormResult StormExperiment::run_one(const StormOptions& options, int step, int steps) {
+  spdlog::info("storm experiment: {} on {}?scenario={} ({} layers){}",
+               options.rate_per_s ? fmt::format("{} arrivals/s", *options.rate_per_s)
+                                  : fmt::format("{} clients", options.clients),
+               storm_quote_path(options.mode), options.scenario, options.layers,
+               steps > 0 ? fmt::format(", sweep step {} of {}", step + 1, steps) : "");
+  {
+    std::lock_guard lock(mutex_);
+    current_ = options;
+  }
+  return run_storm(
+      options,
+      [this, step, steps](const StormProgress& p) {
+        const double fraction = steps > 0 ? sweep_fraction(step, steps, p.fraction) : p.fraction;
+        nlohmann::ordered_json j = {{"requests", p.requests}, {"elapsed_s", p.elapsed_s}, {"fraction", fraction}};
+        if (steps > 0) j["sweep_step"] = step + 1;
+        {
+          std::lock_guard lock(mutex_);
+          progress_ = j;
+        }
+        events_.publish("storm_progress", j);
+      },
+      &cancel_);
+}
+
+void StormExperiment::run(StormOptions options, std::vector<double> sweep_rates_per_s) {
+  const int steps = static_cast<int>(sweep_rates_per_s.size());
+  StormResult result;
+  if (steps == 0) {
+    result = run_one(options, 0, 0);
+  } else {
+    const auto started = std::chrono::steady_clock::now();
+    for (int i = 0; i < steps && (i == 0 || !cancel_); ++i) {  // step 0 always: the result has its options
+      StormOptions step = sweep_step_options(options, sweep_rates_per_s[static_cast<std::size_t>(i)], i, steps);
+      // The sweep as a whole sends for kExperimentMaxDurationS at most, like a lone storm.
+      step.time_limit_s = kExperimentMaxDurationS - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (step.time_limit_s <= 0) break;
+      result = run_one(step, i, steps);
+      nlohmann::ordered_json sweep;
+      {
+        std::lock_guard lock(mutex_);
+        sweep_["points"].push_back(sweep_point(result));
+        sweeps_ = merge_sweeps(sweeps_, nlohmann::ordered_json::array({sweep_}));
+        sweep = sweep_;
+      }
+      events_.publish("storm_sweep", sweep);
+    }
+  }
+  auto j = to_json(result);
+  {
+    std::lock_guard lock(mutex_);
+    last_result_ = j;
+  }
+  // Published before the storm reads as ended, so whoever sees `running: false` can count
+  // on the result having gone out on the live stream.
+  events_.publish("storm_result", j);
+  {
+    std::lock_guard lock(mutex_);
+    running_ = false;
+  }
+  if (on_ended_) on_ended_();
+  if (cancel_ || result.elapsed_s >= kExperimentMaxDurationS)
+    spdlog::info("storm experiment cancelled or out of time after {} requests ({:.1f} s)", result.requests, result.elapsed_s);
+  else
+    spdlog::info("storm experiment done: {} requests, amplification {}", result.requests, result.amplification.value_or(0));
 }
 
 void StormExperiment::forget_result() {
   std::lock_guard lock(mutex_);
   last_result_ = nullptr;
-  if (!running_) current_.reset();
+  if (!running_) {
+    current_.reset();
+    sweep_ = nullptr;
+  }
+  sweeps_ = sweep_.is_null() ? nlohmann::ordered_json::array() : nlohmann::ordered_json::array({sweep_});
 }
 
 nlohmann::ordered_json StormExperiment::status() const {
@@ -125,7 +183,9 @@ nlohmann::ordered_json StormExperiment::status() const {
   return {{"running", running_},
           {"options", options},
           {"progress", running_ ? progress_ : nlohmann::ordered_json(nullptr)},
-          {"last_result", last_result_.is_null() ? nlohmann::ordered_json(nullptr) : last_result_}};
+          {"last_result", last_result_.is_null() ? nlohmann::ordered_json(nullptr) : last_result_},
+          {"sweep", sweep_},
+          {"sweeps", sweeps_}};
 }
 
 }  // namespace quote_lab

@@ -1,7 +1,8 @@
 #pragma once
 // POST /experiments/storm: the same storm as `quote-lab storm`, started from the lab
-// against itself so the dashboard can offer it. One at a time; progress and the result
-// go out on the event stream; the last result stays readable.
+// against itself so the dashboard can offer it, or a goodput sweep (goodput_sweep.hpp):
+// one open-loop storm per arrival rate, back to back. One at a time; progress, each
+// sweep point and the result go out on the event stream; the last result stays readable.
 
 #include <atomic>
 #include <functional>
@@ -48,8 +49,10 @@ class StormExperiment {
   enum class Start { started, busy, invalid };
   /// Starts `options` (its target is replaced by the lab itself) unless one is running.
   /// Whatever its parameters, it sends no request after kExperimentMaxDurationS.
-  /// On `invalid`, `errors` says why.
-  Start start(StormOptions options, std::vector<std::string>& errors);
+  /// With `sweep_rates_per_s` (kSweepMinRates..kSweepMaxRates of them), a goodput sweep:
+  /// `options` at each rate in turn (open loop), each step for `options.duration_s`, all
+  /// of them within kExperimentMaxDurationS of sending. On `invalid`, `errors` says why.
+  Start start(StormOptions options, std::vector<std::string>& errors, std::vector<double> sweep_rates_per_s = {});
 
   /// Whether a storm is running now.
   bool running() const;
@@ -57,12 +60,21 @@ class StormExperiment {
   /// Forgets the last result (the lab's reset); a running storm goes on.
   void forget_result();
 
-  /// {"running", "options", "progress", "last_result"} for GET /experiments/storm; options
-  /// are {mode, scenario, load_model, clients (null open), rate_per_s, arrivals and
-  /// max_in_flight (null closed), sheddable_share, duration_s, requests, params, layers}.
+  /// {"running", "options", "progress", "last_result", "sweep", "sweeps"} for GET /experiments/storm;
+  /// options are {mode, scenario, load_model, clients (null open), rate_per_s (a sweep's:
+  /// its current step's), arrivals and max_in_flight (null closed), sheddable_share,
+  /// duration_s (a sweep's: each step's), requests, params, layers}; sweep is null for a
+  /// lone storm, else {mode, scenario, params, started_at_ms (Unix time), rates_per_s,
+  /// step_duration_s, points: [sweep_point, in run order]} (the last sweep's until the next
+  /// storm or a reset); sweeps the last sweep of each mode, scenario and params
+  /// (merge_sweeps), [] after a reset.
   nlohmann::ordered_json status() const;
 
  private:
+  // The storm's thread: one storm, or each step of a sweep; then the result goes out.
+  void run(StormOptions options, std::vector<double> sweep_rates_per_s);
+  StormResult run_one(const StormOptions& options, int step, int steps);
+
   EventHub& events_;
   std::atomic<bool> cancel_{false};
   mutable std::mutex mutex_;  // guards the fields below and thread_
@@ -71,6 +83,8 @@ class StormExperiment {
   std::optional<StormOptions> current_;
   nlohmann::ordered_json progress_;
   nlohmann::ordered_json last_result_;
+  nlohmann::ordered_json sweep_;  // null, or the sweep status() shows
+  nlohmann::ordered_json sweeps_ = nlohmann::ordered_json::array();  // merge_sweeps of every sweep since the reset
   std::thread thread_;
   std::function<void()> on_ended_;
 };

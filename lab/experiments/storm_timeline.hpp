@@ -24,6 +24,7 @@ struct RequestRecord {
   bool sent = true;          ///< false: the open loop's in-flight bound was full, it never left
   AnswerVerdict verdict = AnswerVerdict::no_answer;  ///< how its answer was judged (sent only)
   bool sheddable = false;    ///< it carried X-Priority: sheddable
+  bool live = false;         ///< useful and a live quote (`source: live`): the carrier's own goodput
 };
 
 /// One second of a storm. not_useful = sent − useful: a non-200, no quote, no answer, a late

@@ -71,6 +71,21 @@ constexpr std::array kMessages{
                 "answers (open loop); `clients=N` keeps N clients, each waiting for its answer (closed loop)",
                 "`rate` y `clients` se excluyen: `rate=R` envía R llegadas por segundo sin esperar las respuestas "
                 "(carga abierta); `clients=N` mantiene N clientes, cada uno esperando su respuesta (carga cerrada)"},
+    MessageText{MessageId::sweep_and_load,
+                "`sweep` replaces `rate`, `clients` and `requests`: `sweep=10,20,40` runs one open-loop storm per "
+                "arrival rate, each for duration_s seconds, and draws goodput against offered load",
+                "`sweep` reemplaza a `rate`, `clients` y `requests`: `sweep=10,20,40` lanza una tormenta de carga "
+                "abierta por cada valor de llegadas por segundo, de duration_s segundos cada una, y dibuja las "
+                "respuestas útiles frente a la carga ofrecida"},
+    MessageText{MessageId::sweep_rate_count,
+                "a sweep has {min} to {max} values of arrivals per second, separated by commas (got {got})",
+                "un barrido tiene de {min} a {max} valores de llegadas por segundo, separados por comas (se recibieron "
+                "{got})"},
+    MessageText{MessageId::sweep_too_long,
+                "a sweep of {steps} values × {duration} s would send for more than {max} s: lower duration_s or "
+                "give fewer values",
+                "un barrido de {steps} valores × {duration} s enviaría durante más de {max} s: baja duration_s o da "
+                "menos valores"},
     MessageText{MessageId::missing_carrier_mode,
                 "name the carrier mode: ?mode=NAME, or a JSON body with a \"mode\" field",
                 "indica el modo del proveedor: ?mode=NOMBRE, o un cuerpo JSON con el campo \"mode\""},

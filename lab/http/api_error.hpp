@@ -54,6 +54,9 @@ enum class MessageId {
   class_storms_busy,               ///< {max}
   storm_running,                   ///< —
   storm_rate_and_clients,          ///< —
+  sweep_and_load,                  ///< —
+  sweep_rate_count,                ///< {min} {max} {got}
+  sweep_too_long,                  ///< {steps} {duration} {max}
   missing_carrier_mode,            ///< —
   admin_token_required,            ///< —
   cross_site_request,              ///< —

@@ -673,6 +673,26 @@ TEST_CASE("errors outside the quote routes come in the reader's language too, co
            Row{"POST", "/experiments/storm?sheddable_share=1.5&lab=i18n", 400, "invalid_parameter",
                "sheddable_share must be a number between 0 and 1 (got '1.5')",
                "sheddable_share debe ser un número entre 0 y 1 (se recibió '1.5')"},
+           Row{"POST", "/experiments/storm?sweep=10&lab=i18n", 400, "invalid_parameter",
+               "a sweep has 2 to 12 values of arrivals per second, separated by commas (got 1)",
+               "un barrido tiene de 2 a 12 valores de llegadas por segundo, separados por comas (se recibieron 1)"},
+           Row{"POST", "/experiments/storm?sweep=1,2,3,4,5,6,7,8,9,10,11,12,13&lab=i18n", 400, "invalid_parameter",
+               "a sweep has 2 to 12 values of arrivals per second, separated by commas (got 13)",
+               "un barrido tiene de 2 a 12 valores de llegadas por segundo, separados por comas (se recibieron 13)"},
+           Row{"POST", "/experiments/storm?sweep=10,,40&lab=i18n", 400, "invalid_parameter",
+               "sweep must be a number between 0.1 and 500 (got '')", "sweep debe ser un número entre 0.1 y 500 (se recibió '')"},
+           Row{"POST", "/experiments/storm?sweep=10,fast&lab=i18n", 400, "invalid_parameter",
+               "sweep must be a number between 0.1 and 500 (got 'fast')",
+               "sweep debe ser un número entre 0.1 y 500 (se recibió 'fast')"},
+           Row{"POST", "/experiments/storm?sweep=10,20&rate=5&lab=i18n", 400, "invalid_parameter",
+               "`sweep` replaces `rate`, `clients` and `requests`: `sweep=10,20,40` runs one open-loop storm per arrival "
+               "rate, each for duration_s seconds, and draws goodput against offered load",
+               "`sweep` reemplaza a `rate`, `clients` y `requests`: `sweep=10,20,40` lanza una tormenta de carga abierta por "
+               "cada valor de llegadas por segundo, de duration_s segundos cada una, y dibuja las respuestas útiles frente "
+               "a la carga ofrecida"},
+           Row{"POST", "/experiments/storm?sweep=10,20,30&duration_s=30&lab=i18n", 400, "invalid_parameter",
+               "a sweep of 3 values × 30 s would send for more than 60 s: lower duration_s or give fewer values",
+               "un barrido de 3 valores × 30 s enviaría durante más de 60 s: baja duration_s o da menos valores"},
            Row{"POST", "/experiments/storm?clientes=5&lab=i18n", 400, "unknown_parameter",
                "unknown query parameter 'clientes'", "parámetro de consulta desconocido: 'clientes'"},
            Row{"GET", "/carrier?lab=a_b", 400, "invalid_lab_name",
@@ -884,6 +904,39 @@ TEST_CASE("POST /experiments/storm?rate=R starts an open-loop storm: its options
   REQUIRE(result["timeline"].size() == 1);
   CHECK(result["timeline"][0]["useful"] == 20);
   CHECK(result["timeline"][0]["carrier_calls"].is_number());  // the lab's own /metrics, read on each second
+}
+
+TEST_CASE("POST /experiments/storm?sweep= runs a goodput sweep: GET shows each point as it is measured") {
+  InProcessLab lab;
+  // Without duration_s each step gets an even share of the minute, 10 s at most.
+  const Reply long_one = lab.request("POST", "/experiments/storm?mode=legacy&scenario=ok&sweep=5,10,15,20,25,30,35,40");
+  REQUIRE(long_one.status == 202);
+  CHECK(long_one.json["options"]["duration_s"] == 7.0);  // 60 s ÷ 8 steps, whole seconds
+  CHECK(long_one.json["sweep"]["rates_per_s"] == nlohmann::json{5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0, 40.0});
+  REQUIRE(lab.request("DELETE", "/experiments/storm").status == 200);
+  Reply done;
+  REQUIRE(eventually([&] { return (done = lab.get("/experiments/storm")).json["running"] == false; }, std::chrono::seconds(20),
+                     std::chrono::milliseconds(50)));
+  CHECK(done.json["sweep"]["points"].size() == 1);  // cancelled during its first step
+
+  // A JSON body's list works as the query's.
+  httplib::Client client("127.0.0.1", lab.port());
+  const auto started = client.Post("/experiments/storm",
+                                   R"({"mode": "resilient", "scenario": "ok", "sweep": [10, 20], "duration_s": 1, "arrivals": "uniform"})",
+                                   "application/json");
+  REQUIRE(started);
+  REQUIRE(started->status == 202);
+  REQUIRE(eventually([&] { return (done = lab.get("/experiments/storm")).json["running"] == false; }, std::chrono::seconds(20),
+                     std::chrono::milliseconds(50)));
+  const auto& points = done.json["sweep"]["points"];
+  REQUIRE(points.size() == 2);
+  CHECK(points[0]["rate_per_s"] == 10.0);
+  CHECK(points[1]["rate_per_s"] == 20.0);
+  // ok answers in 115-150 ms: every arrival a live quote in time, one carrier call each.
+  CHECK(points[1]["goodput_rps"] == points[1]["offered_rps"]);
+  CHECK(points[1]["goodput_live_rps"] == points[1]["offered_rps"]);
+  CHECK(points[1]["amplification"] == 1.0);
+  CHECK(done.json["last_result"]["arrivals"] == 20);
 }
 
 }  // namespace test_lab_routes

@@ -337,4 +337,28 @@ TEST_CASE("class log: a lab whose early entries left the stream with no snapshot
   CHECK(late.requests("ana") == 0);
 }
 
+TEST_CASE("class log: a sweep's points reach the other replica, which keeps the lab's sweeps as the one running them does") {
+  RedisServer redis;
+  Replica a(redis, 1);
+  Replica b(redis, 2);
+  a.quote("ana");  // the lab exists on both
+  REQUIRE(converged(a, b, [&] { return b.requests("ana") == 1; }));
+  const nlohmann::ordered_json fifo = {{"mode", "legacy"}, {"scenario", "overloaded_fifo"}, {"params", nlohmann::ordered_json::object()},
+                                       {"started_at_ms", 1000}, {"points", {{{"rate_per_s", 10}}}}};
+  nlohmann::ordered_json codel = fifo;
+  codel["scenario"] = "overloaded_codel";
+  codel["started_at_ms"] = 2000;
+  a.lab("ana")->app.events().publish("storm_sweep", fifo);
+  a.lab("ana")->app.events().publish("storm_sweep", codel);
+  REQUIRE(converged(a, b, [&] {
+    const auto told = b.lab("ana")->app.remote_storm();
+    return told.is_object() && told["sweeps"].size() == 2;
+  }));
+  const auto told = b.lab("ana")->app.remote_storm();
+  CHECK(told["sweep"] == codel);
+  CHECK(told["sweeps"] == nlohmann::ordered_json::array({fifo, codel}));
+  reset_lab(a.lab("ana")->app, a.lab("ana")->storm);  // a reset forgets them on every replica
+  REQUIRE(converged(a, b, [&] { return b.lab("ana")->app.remote_storm().is_null(); }));
+}
+
 }  // namespace test_class_log_replicas

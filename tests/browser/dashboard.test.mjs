@@ -9,6 +9,8 @@ import { ARTIFACTS, startLab, openPage, charted, waitCharted, stormFromPage, min
 import { notSpanish } from './spanish.mjs';
 // The live stream opens within a second here; sanitizer builds on two busy cores get 15 s.
 const LIVE_MS = 15000;
+// A number as the Spanish page writes it: at most one decimal, a decimal comma.
+const fmtEs = n => new Intl.NumberFormat('es-AR', { maximumFractionDigits: 1 }).format(n);
 // A control or a state the page shows after one read of the lab: at once here, 10 s for
 // sanitizer builds beside a storm (a wait ends as soon as it holds).
 const UI_MS = 10000;
@@ -258,6 +260,58 @@ test('an open-loop storm from the page, in Spanish: arrivals per second instead 
     assert.equal(await card.locator('[data-key=goodput] span').textContent(), 'respuestas útiles (a tiempo)');
     assert.equal(await card.locator('[data-key=amplification] b').textContent(), '1');
     assert.deepEqual((await notSpanish(page)).filter(f => f.where.startsWith('storm')), []);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+test('a goodput sweep from the page, in Spanish: each point drawn as it is measured, then the knee past the carrier capacity', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab);
+  try {
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
+    assert.ok(await page.locator('#sweep').isHidden());  // no sweep yet: no empty chart
+    await page.selectOption('#storm-load', 'sweep');
+    assert.ok(await page.locator('#storm-rate').isDisabled());
+    assert.ok(await page.locator('#storm-clients').isDisabled());
+    assert.equal(await page.locator('#storm-sweep').inputValue(), '10,20,30,40,60,80');
+    assert.equal(await page.locator('#storm-duration').inputValue(), '5');  // 6 steps of 5 s: half the lab's minute
+    assert.equal(await page.locator('#storm-duration-label').textContent(), 'Duración de cada paso (s)');
+    // overloaded_fifo serves 4 calls at a time of about 100 ms: 40 a second. 10 a second is
+    // well under it; 80 is twice it, so goodput cannot follow (at most 40 of 80).
+    await page.selectOption('#storm-mode', 'legacy');
+    await page.selectOption('#storm-scenario', 'overloaded_fifo');
+    await page.fill('#storm-sweep', '10, 80');
+    await page.fill('#storm-duration', '3');
+    await page.locator('#storm-start').click();
+    const curve = page.locator('#sweep .sweep-curve[data-key="legacy · overloaded_fifo"]');
+    // The first point is on the page while the second step still runs.
+    await page.locator('#sweep .sweep-curve[data-points="1"]').waitFor({ timeout: 20000 });
+    assert.ok(await page.locator('#storm-start').isDisabled());
+    assert.match(await curve.locator('h4').textContent(), /^legacy · overloaded_fifo · ejecutando… \(1\/2\)$/);
+    await page.locator('#sweep .sweep-curve[data-points="2"]').waitFor({ timeout: 20000 });
+    await page.locator('#storm-start:not([disabled])').waitFor({ timeout: 20000 });
+    assert.equal(await curve.locator('h4').textContent(), 'legacy · overloaded_fifo');
+    assert.deepEqual(await curve.locator('th').allTextContents(),
+      ['llegadas/s pedidas', 'carga ofrecida (llegadas/s)', 'respuestas útiles/s', 'en vivo/s', 'llamadas al proveedor por solicitud', 'latencia p99']);
+    const rows = await curve.locator('tr').evaluateAll(trs => trs.slice(1).map(tr => [...tr.cells].map(c => c.textContent)));
+    assert.deepEqual(rows.map(r => r[0]), ['10', '80']);
+    const asked = (await lab.get('/experiments/storm')).body.sweep;
+    assert.equal(asked.points.length, 2);
+    const [low, high] = asked.points;
+    assert.ok(low.goodput_rps >= 0.9 * low.offered_rps, JSON.stringify(low));  // 10 a second: all useful
+    assert.ok(high.goodput_rps < 0.9 * high.offered_rps, JSON.stringify(high));  // past the carrier capacity
+    const peak = Math.max(low.goodput_rps, high.goodput_rps);
+    assert.equal(await curve.locator('.sweep-knee').textContent(),
+      `Codo en ${fmtEs(low.offered_rps)} llegadas/s; pasado el codo ${high.goodput_rps < 0.5 * peak ? 'se derrumba' : 'se sostiene'}: `
+      + `${fmtEs(high.goodput_rps)} respuestas útiles/s con la carga más alta (${fmtEs(high.offered_rps)} llegadas/s), su máximo ${fmtEs(peak)}.`);
+    assert.ok(await page.locator('#sweep canvas').isVisible());
+    assert.deepEqual((await notSpanish(page)).filter(f => f.where.startsWith('storm') || f.where.startsWith('sweep')), []);
+    // The lab's reset clears the curves with the storm cards.
+    await page.locator('#reset').click();
+    await page.locator('#sweep').waitFor({ state: 'hidden', timeout: 10000 });
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

@@ -13,6 +13,7 @@ import { LatestAnswers, OWN_HOLD_MS, OTHERS_EVERY_MS } from '../../public/latest
 import { stormGoodput, stormOutcomes } from '../../public/views.js';
 import { dropPercent, overloadMetricsPath, overloadPolicies, overloadRows, stillMoving, OVERLOAD_FAMILIES } from '../../public/overload.js';
 import { rankLabs, MIN_REQUESTS } from '../../public/ranking.js';
+import { curveOf, kneeOf, stepSeconds, sweepKey, withSweep } from '../../public/sweep.js';
 import { foreignWords } from './spanish.mjs';
 
 test('one number format: seconds from 1,000 ms, the reader\'s locale, correct plurals', () => {
@@ -428,4 +429,39 @@ test('the Spanish-page check: English words and retired terms are caught, names 
   const words = JSON.stringify(TEXT.es, (k, v) => (typeof v === 'function' ? String(v) : v));
   const strings = [...words.matchAll(/'([^'`]*)'|`([^`]*)`/g)].map(m => (m[1] ?? m[2]).replace(/\$\{[^}]*\}/g, ' '));
   assert.deepEqual(strings.flatMap(foreignWords), []);
+});
+
+test('a goodput sweep\'s curve: its knee and collapse read as bench/goodput_curve.py reads them, one curve per policy and scenario', () => {
+  const point = (offered, goodput, live = goodput) => ({ offered_rps: offered, goodput_rps: goodput, goodput_live_rps: live });
+  // Legacy on overloaded_fifo (4 calls at a time, about 40 a second): measured by the page's sweep.
+  const legacy = [point(88.75, 7), point(10.5, 10.5), point(43, 34.25), point(18.25, 18.25)];
+  assert.deepEqual(curveOf(legacy).map(c => c.x), [10.5, 18.25, 43, 88.75]);  // by offered load, whatever the run order
+  assert.deepEqual(kneeOf(legacy), { kneeRps: 18.25, topRps: 88.75, peak: 34.25, last: 7, collapses: true });
+  // CoDel keeps legacy at the carrier capacity: past the knee it holds.
+  assert.deepEqual(kneeOf([point(10.75, 10.75), point(37.5, 35), point(82.25, 40.75)]),
+    { kneeRps: 37.5, topRps: 82.25, peak: 40.75, last: 40.75, collapses: false });
+  // Resilient's fallback answers every arrival: no knee (its live quotes fall to 0 meanwhile).
+  const resilient = kneeOf([point(9.25, 9.25), point(82.25, 82.25, 0)]);
+  assert.equal(resilient.kneeRps, resilient.topRps);
+  assert.equal(kneeOf([point(20, 5)]).kneeRps, null);  // not even the lowest load tracked
+  assert.equal(kneeOf([]), null);
+  const es = makeFormat('es', 'es-AR');
+  assert.equal(TEXT.es.sweepKnee(kneeOf(legacy), es),
+    'Codo en 18,3 llegadas/s; pasado el codo se derrumba: 7 respuestas útiles/s con la carga más alta (88,8 llegadas/s), su máximo 34,3.');
+  assert.equal(TEXT.en.sweepKnee(resilient, makeFormat('en', 'en-US')),
+    'No knee: goodput follows the offered load up to the highest measured (82.3 arrivals/s: 82.3 useful answers/s).');
+  assert.deepEqual(foreignWords(TEXT.es.sweepKnee(kneeOf([point(20, 5)]), es) + ' ' + TEXT.es.sweepHelp), []);
+  // One curve per policy, scenario and overrides; a new point replaces its sweep in place.
+  assert.equal(sweepKey({ mode: 'legacy', scenario: 'overloaded_fifo', params: {} }), 'legacy · overloaded_fifo');
+  assert.equal(sweepKey({ mode: 'resilient', scenario: 'ok', params: { circuit_breaker: 'false' } }), 'resilient · ok · circuit_breaker=false');
+  const a = { mode: 'legacy', scenario: 'x', params: {}, points: [1] };
+  const b = { mode: 'legacy', scenario: 'y', params: {}, points: [] };
+  assert.deepEqual(withSweep([a, b], { ...a, points: [1, 2] }).map(s => s.points.length), [2, 0]);
+  assert.deepEqual(withSweep([a], b), [a, b]);
+  assert.deepEqual(withSweep(undefined, a), [a]);
+  // The form's step seconds: as many as fit in the lab's minute of sending.
+  assert.equal(stepSeconds(6, 10), 10);
+  assert.equal(stepSeconds(12, 10), 5);
+  assert.equal(stepSeconds(7, 10), 8);
+  assert.equal(stepSeconds(6, 3), 3);
 });

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "lab/experiments/storm.hpp"
+#include "lab/experiments/goodput_sweep.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/http_server.hpp"
 #include "support/gated_quote_lab.hpp"
@@ -35,11 +36,12 @@ StormOptions small_storm() {
 
 }  // namespace
 
-TEST_CASE("before any storm the status says so: not running, no options, no progress, no result") {
+TEST_CASE("before any storm the status says so: not running, no options, no progress, no result, no sweep") {
   EventHub hub(1);
   StormExperiment storm(hub);
   const auto s = storm.status();
-  CHECK(s == nlohmann::ordered_json{{"running", false}, {"options", nullptr}, {"progress", nullptr}, {"last_result", nullptr}});
+  CHECK(s == nlohmann::ordered_json{{"running", false}, {"options", nullptr}, {"progress", nullptr}, {"last_result", nullptr},
+                                    {"sweep", nullptr}, {"sweeps", nlohmann::ordered_json::array()}});
 }
 
 TEST_CASE("one storm at a time: a second start while one runs is busy, the result is kept when it ends") {
@@ -136,25 +138,114 @@ TEST_CASE("storms started over HTTP are bounded tighter than the command line's,
   CHECK(storm.status()["options"].is_null());
 }
 
-TEST_CASE("a storm counts an answer whose status is not a string as an error, and goes on") {
-  // A lab behind a broken proxy, or a future field type: the client thread must not throw
-  // (an exception there would end the whole process).
+TEST_CASE("a goodput sweep runs one open-loop storm per rate, in order, and each step adds its point to the curve") {
+  StandInLab lab(true);
+  EventHub hub(2);
+  const auto stream = hub.subscribe();
+  StormExperiment storm(hub);
+  storm.set_self_url(lab.url);
+  StormOptions o = small_storm();
+  o.requests.reset();
+  o.duration_s = 1;
+  o.arrivals = ArrivalProcess::uniform;
+  std::vector<std::string> errors;
+  REQUIRE(storm.start(o, errors, {20, 50}) == StormExperiment::Start::started);
+  auto started = storm.status()["sweep"];
+  CHECK(started["started_at_ms"].get<double>() > 1.7e12);  // Unix time in ms: after 2023
+  started.erase("started_at_ms");
+  CHECK(started == nlohmann::ordered_json{{"mode", "legacy"}, {"scenario", "flaky"}, {"params", nlohmann::ordered_json::object()},
+                                          {"rates_per_s", {20.0, 50.0}}, {"step_duration_s", 1.0},
+                                          {"points", nlohmann::ordered_json::array()}});
+  REQUIRE(eventually([&] { return storm.status()["running"] == false; }, 15s));
+  const auto s = storm.status();
+  const auto& points = s["sweep"]["points"];
+  REQUIRE(points.size() == 2);
+  CHECK(points[0]["rate_per_s"] == 20.0);
+  CHECK(points[1]["rate_per_s"] == 50.0);
+  // 20 then 50 arrivals a second for 1 s each, evenly spaced: every one sent and answered
+  // at once with a live quote.
+  CHECK(lab.quotes == 70);
+  for (const auto& p : points) {
+    CAPTURE(p.dump());
+    CHECK(p["offered_rps"].get<double>() == doctest::Approx(p["rate_per_s"].get<double>()).epsilon(0.1));
+    CHECK(p["goodput_rps"] == p["offered_rps"]);
+    CHECK(p["goodput_live_rps"] == p["goodput_rps"]);
+    CHECK(p["arrivals_not_sent"] == 0);
+  }
+  CHECK(s["sweeps"] == nlohmann::ordered_json::array({s["sweep"]}));
+  CHECK(s["last_result"]["rate_per_s"] == 50.0);  // the last step's whole report
+  CHECK(s["options"]["rate_per_s"] == 50.0);
+  // On the stream: a point after each step, then the result, once.
+  bool closed = false;
+  std::vector<std::string> types;
+  for (const auto& e : hub.wait(*stream, 1ms, closed))
+    if (e.type != "storm_progress") types.push_back(e.type);
+  CHECK(types == std::vector<std::string>{"storm_sweep", "storm_sweep", "storm_result"});
+  // A sweep's bounds, each refused with its reason and nothing started.
+  CHECK(storm.start(o, errors, {20}) == StormExperiment::Start::invalid);
+  CHECK(errors == std::vector<std::string>{"a sweep has 2 to 12 rates"});
+  o.duration_s = 31;
+  CHECK(storm.start(o, errors, {20, 40}) == StormExperiment::Start::invalid);
+  CHECK(errors == std::vector<std::string>{"a sweep's steps (rates × duration_s) must send for at most 60 s, without `requests`"});
+  o.duration_s = 1;
+  CHECK(storm.start(o, errors, {20, 501}) == StormExperiment::Start::invalid);
+  CHECK(errors == std::vector<std::string>{"rate must be between 0.1 and 500 arrivals per second for a storm started from the lab"});
+  CHECK(storm.status()["sweep"]["points"].size() == 2);  // the last sweep, untouched
+  // A sweep of another scenario is kept beside it; one of the same scenario replaces it.
+  o.scenario = "ok";
+  REQUIRE(storm.start(o, errors, {20, 30}) == StormExperiment::Start::started);
+  REQUIRE(eventually([&] { return storm.status()["running"] == false; }, 15s));
+  auto kept = storm.status()["sweeps"];
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[0]["scenario"] == "flaky");
+  CHECK(kept[1]["scenario"] == "ok");
+  REQUIRE(storm.start(o, errors, {20, 40}) == StormExperiment::Start::started);
+  REQUIRE(eventually([&] { return storm.status()["running"] == false; }, 15s));
+  kept = storm.status()["sweeps"];
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[1]["rates_per_s"] == nlohmann::ordered_json{20.0, 40.0});
+  storm.forget_result();
+  CHECK(storm.status()["sweep"].is_null());
+  CHECK(storm.status()["sweeps"].empty());
+}
+
+namespace {
+
+// Six requests, one client, against a stand-in whose /quote-legacy answers `bodies` in turn.
+StormResult six_requests_answered(const std::vector<const char*>& bodies) {
   HttpServer server;
-  std::atomic<int> quotes{0};
+  std::atomic<std::size_t> quotes{0};
   server.routes().Get("/quote-legacy", [&](const httplib::Request&, httplib::Response& res) {
-    const char* bodies[] = {R"({"status":5,"events":"none"})", R"({"status":null,"events":[1,{"elapsed_ms":"x"}]})",
-                            R"({"status":"completed"})"};
-    res.set_content(bodies[quotes++ % 3], "application/json");
+    res.set_content(bodies[quotes++ % bodies.size()], "application/json");
   });
   StormOptions o = small_storm();
   o.target = "http://127.0.0.1:" + std::to_string(server.start("127.0.0.1", 0, 4));
   o.clients = 1;
   o.requests = 6;
   o.settle_s = 0;
-  const StormResult r = run_storm(o, [](const StormProgress&) {});
+  StormResult r = run_storm(o, [](const StormProgress&) {});
+  server.stop();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("goodput counts a fresh fallback quote, and its live part only the live quotes") {
+  const StormResult r = six_requests_answered({R"({"status":"completed","quote":{"source":"live"}})",
+                                               R"({"status":"degraded","quote":{"source":"fallback","age_s":3}})",
+                                               R"({"status":"completed","quote":{"source":5}})"});
+  CHECK(r.goodput == 6);       // a quote of no stated source is not a fallback: useful
+  CHECK(r.goodput_live == 2);  // but only a quote that says `live` is counted live
+  CHECK(r.goodput_live_rps == doctest::Approx(r.goodput_rps / 3));
+}
+
+TEST_CASE("a storm counts an answer whose status is not a string as an error, and goes on") {
+  // A lab behind a broken proxy, or a future field type: the client thread must not throw
+  // (an exception there would end the whole process).
+  const StormResult r = six_requests_answered({R"({"status":5,"events":"none"})",
+                                               R"({"status":null,"events":[1,{"elapsed_ms":"x"}]})", R"({"status":"completed"})"});
   CHECK(r.requests == 6);
   CHECK(r.status_counts == std::map<std::string, long>{{"completed", 2}, {"error", 4}});
-  server.stop();
 }
 
 }  // namespace test_storm_experiment

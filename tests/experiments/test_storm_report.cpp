@@ -29,6 +29,8 @@ StormResult open_storm() {
   r.goodput = 6;
   r.goodput_rps = 3;
   r.goodput_ratio = 0.6;
+  r.goodput_live = 4;
+  r.goodput_live_rps = 2;
   r.verdicts = {{"useful", 6}, {"late", 2}};
   r.peak_in_flight = 3;
   r.by_priority = {{"critical", {5, 5, 5, 4}}, {"sheddable", {5, 3, 3, 2}}};
@@ -54,6 +56,8 @@ TEST_CASE("an open-loop storm's JSON: load, goodput, verdicts, priorities and th
   CHECK(j["goodput"] == 6);
   CHECK(j["goodput_rps"] == 3.0);
   CHECK(j["goodput_ratio"] == 0.6);
+  CHECK(j["goodput_live"] == 4);
+  CHECK(j["goodput_live_rps"] == 2.0);
   CHECK(j["goodput_rule"] == nlohmann::ordered_json{{"deadline_ms", 2000.0}, {"fallback_max_age_s", 60.0}});
   // Every verdict is listed, those that did not happen with 0.
   CHECK(j["verdicts"].dump() == R"({"no_answer":0,"not_a_quote":0,"late":2,"stale_fallback":0,"useful":6})");
@@ -93,7 +97,7 @@ TEST_CASE("the text report says the load model, what was offered and what was us
   CHECK(text.find("open loop: 5 arrivals/s asked (uniform), 5.0 offered: 10 arrivals in 2.0 s, 2 not sent (at most 3 "
                   "in flight; 3 at the peak)") != std::string::npos);
   CHECK(text.find("goodput           6 useful answers, 3.0/s, 60.0 % of arrivals (HTTP 200, a live quote or a fallback "
-                  "at most 60 s old, within 2000 ms); not useful: late 2") != std::string::npos);
+                  "at most 60 s old, within 2000 ms); 4 of them live quotes, 2.0/s; not useful: late 2") != std::string::npos);
   CHECK(text.find("sheddable  5 arrivals, 3 sent, 2 useful") != std::string::npos);
   StormResult closed;
   closed.arrivals = 7;
