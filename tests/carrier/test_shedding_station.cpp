@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lab/carrier/shedding_station.hpp"
+#include "support/fake_clock.hpp"
 
 namespace test_shedding_station {
 
@@ -17,8 +18,7 @@ using Kind = StationTurn::Kind;
 
 namespace {
 
-const SteadyTime kStart = SteadyTime{} + std::chrono::hours(1);
-SteadyTime at(long long ms) { return kStart + Millis(ms); }
+const auto at = &quote_lab::testing::steady_at;
 
 Shedding config(QueueDiscipline d, int capacity, int max, double critical_share = 0) {
   Shedding s;

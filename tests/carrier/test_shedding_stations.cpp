@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/carrier/shedding_stations.hpp"
+#include "support/fake_clock.hpp"
 
 namespace test_shedding_stations {
 
@@ -14,8 +15,7 @@ using Kind = StationTurn::Kind;
 
 namespace {
 
-const SteadyTime kStart = SteadyTime{} + std::chrono::hours(1);
-SteadyTime at(long long ms) { return kStart + Millis(ms); }
+const auto at = &quote_lab::testing::steady_at;
 
 Scenario shedding_scenario(int capacity, int queue_max, const std::string& trigger = "") {
   return scenario_from_json(

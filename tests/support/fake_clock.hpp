@@ -10,9 +10,14 @@
 
 namespace quote_lab::testing {
 
+/// Where a FakeClock's steady time starts (an hour in, so "an hour ago" is still a time).
+inline constexpr SteadyTime kFakeSteadyStart = SteadyTime{} + std::chrono::hours(1);
+/// kFakeSteadyStart + `ms`: the times a test hands to parts that take the time as an argument.
+inline SteadyTime steady_at(long long ms) { return kFakeSteadyStart + Millis(ms); }
+
 class FakeClock final : public Clock {
  public:
-  FakeClock() : steady_(SteadyTime{} + std::chrono::hours(1)), wall_(std::chrono::sys_days{std::chrono::year{2026} / 11 / 29}) {}
+  FakeClock() : steady_(kFakeSteadyStart), wall_(std::chrono::sys_days{std::chrono::year{2026} / 11 / 29}) {}
 
   SteadyTime now() const override {
     std::lock_guard lock(mutex_);
