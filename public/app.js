@@ -12,7 +12,7 @@ import { MODES, Story } from './story.js';
 import { StoryCharts } from './charts.js';
 import { renderWaterfall, waterfallEndMs, waterfallRows } from './waterfall.js';
 import { overloadMetricsPath, overloadPolicies, overloadRows, stillMoving } from './overload.js';
-import { stepSeconds, SweepView, withSweep } from './sweep.js';
+import { parseSweepField, stepSeconds, SWEEP_MAX_SENDING_S, SweepView, withSweep } from './sweep.js';
 import { el, figure, renderBreakerView, renderCountersView, renderIncidentsView, renderOverloadView, renderStormCardsView } from './views.js';
 
 const MAX_SEEN = 2000;      // request ids remembered to draw each answer once
@@ -443,7 +443,8 @@ function stormLoadField() {
   label.textContent = t()[label.dataset.i18n];
   if (load === 'sweep') {
     const duration = $('#storm-duration');
-    duration.value = stepSeconds($('#storm-sweep').value.split(',').length, Math.min(Number(duration.value) || 5, 5));
+    const values = parseSweepField($('#storm-sweep').value).rates?.length ?? 6;
+    duration.value = stepSeconds(values, Math.min(Number(duration.value) || 5, 5));
   }
 }
 
@@ -453,6 +454,18 @@ async function startStorm(ev) {
   if (!params.has('scenario')) params.set('scenario', state.carrierMode);  // the storm names its scenario
   const msg = $('#storm-message');
   msg.textContent = '';
+  if (params.has('sweep')) {
+    // The field's values as its reader writes them ("10,5" on a Spanish page), checked here
+    // so the message names the form's fields; the lab takes them comma-separated.
+    const sweep = parseSweepField(params.get('sweep'));
+    const duration = Number(params.get('duration_s'));
+    if (sweep.error) { msg.textContent = sweep.error === 'count' ? t().sweepCount(sweep.got) : t().sweepBadValue(sweep.got); return; }
+    if (sweep.rates.length * duration > SWEEP_MAX_SENDING_S) {
+      msg.textContent = t().sweepTooLong(sweep.rates.length, duration, SWEEP_MAX_SENDING_S);
+      return;
+    }
+    params.set('sweep', sweep.rates.join(','));
+  }
   try {
     const sentAt = performance.now();
     const { status, body } = await change(`/experiments/storm?${params}`, { method: 'POST' });

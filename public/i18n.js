@@ -7,12 +7,12 @@ const W = {
   es: {
     attempt: { one: 'intento', other: 'intentos' }, request: { one: 'solicitud', other: 'solicitudes' },
     client: { one: 'cliente', other: 'clientes' }, call: { one: 'llamada', other: 'llamadas' },
-    layer: { one: 'capa', other: 'capas' },
+    layer: { one: 'capa', other: 'capas' }, useful: { one: 'respuesta útil', other: 'respuestas útiles' },
   },
   en: {
     attempt: { one: 'attempt', other: 'attempts' }, request: { one: 'request', other: 'requests' },
     client: { one: 'client', other: 'clients' }, call: { one: 'call', other: 'calls' },
-    layer: { one: 'layer', other: 'layers' },
+    layer: { one: 'layer', other: 'layers' }, useful: { one: 'useful answer', other: 'useful answers' },
   },
 };
 
@@ -83,7 +83,11 @@ export const TEXT = {
     stormTitle: 'Experimento: tormenta de reintentos', clients: 'Clientes', durationS: 'Duración (s)', stormStart: 'Lanzar tormenta',
     stormHelp: 'Muchos clientes a la vez contra el laboratorio (carga cerrada: cada uno espera su respuesta antes de la siguiente) o llegadas por segundo que no esperan ninguna respuesta (carga abierta, como usuarios que siguen llegando): compara la carga ofrecida, las respuestas útiles (a tiempo), la amplificación (llamadas al proveedor por solicitud), la latencia de /health y el trabajo desperdiciado. El último resultado de cada política queda a la vista hasta restablecer; legacy y resilient, lado a lado.',
     stormLoad: 'Carga', loadClosed: 'clientes (carga cerrada)', loadOpen: 'llegadas por segundo (carga abierta)', ratePerS: 'Llegadas por segundo',
-    loadSweep: 'barrido de llegadas por segundo (curva de respuestas útiles)', sweepRates: 'Llegadas por segundo de cada paso',
+    loadSweep: 'barrido de llegadas por segundo (curva de respuestas útiles)', sweepRates: 'Llegadas por segundo de cada paso (separadas por espacios)',
+    sweepCancelled: 'cancelado',
+    sweepBadValue: v => `«${v}» no es un valor de llegadas por segundo entre 0,1 y 500.`,
+    sweepCount: n => `Un barrido tiene de 2 a 12 valores de llegadas por segundo, separados por espacios (hay ${n}).`,
+    sweepTooLong: (n, d, max) => `${n} pasos de ${d} s enviarían durante más de ${max} s: baja la duración de cada paso o da menos valores.`,
     sweepStepS: 'Duración de cada paso (s)',
     sweepTitle: 'Respuestas útiles frente a la carga ofrecida',
     sweepHelp: 'Un barrido lanza una tormenta de carga abierta por cada valor de llegadas por segundo, una tras otra, sobre el mismo laboratorio (lo que un paso deja, como un disyuntor abierto, sigue en el siguiente). Cada punto es un paso: la línea continua cuenta las respuestas útiles (una cotización en vivo o un respaldo reciente, a tiempo); la discontinua, solo las cotizaciones en vivo, lo que el proveedor mismo atendió; la gris, lo ideal: toda llegada con una respuesta útil. El codo es donde las respuestas útiles dejan de seguir a la carga ofrecida; pasado el codo, una política las sostiene o se derrumba. Queda el último barrido de cada política y escenario hasta restablecer.',
@@ -94,9 +98,11 @@ export const TEXT = {
     // The knee as bench/goodput_curve.py reads it (sweep.js kneeOf).
     sweepKnee: (k, f) => {
       const rps = v => `${f.num(v, 1)} llegadas/s`;
-      if (k.kneeRps === k.topRps) return `Sin codo: las respuestas útiles siguen a la carga ofrecida hasta la más alta medida (${rps(k.topRps)}: ${f.num(k.last, 1)} respuestas útiles/s).`;
+      const useful = v => `${f.num(v, 1)} ${f.word(Math.round(v * 10) / 10, 'useful')}/s`;  // "1 respuesta útil/s"
+      if (k.peak === 0) return `Ninguna carga medida recibió respuestas útiles (hasta ${rps(k.topRps)}).`;
+      if (k.kneeRps === k.topRps) return `Sin codo: las respuestas útiles siguen a la carga ofrecida hasta la más alta medida (${rps(k.topRps)}: ${useful(k.last)}).`;
       const where = k.kneeRps == null ? 'Ni la carga más baja medida recibe un 90 % de respuestas útiles' : `Codo en ${rps(k.kneeRps)}`;
-      return `${where}; ${k.collapses ? 'pasado el codo se derrumba' : 'pasado el codo se sostiene'}: ${f.num(k.last, 1)} respuestas útiles/s con la carga más alta (${rps(k.topRps)}), su máximo ${f.num(k.peak, 1)}.`;
+      return `${where}; ${k.collapses ? 'pasado el codo se derrumba' : 'pasado el codo se sostiene'}: ${useful(k.last)} con la carga más alta (${rps(k.topRps)}), su máximo ${f.num(k.peak, 1)}.`;
     },
     stormPolicy: 'Política', stormOverrides: 'Ajustes (opcionales)', noBreaker: 'sin disyuntor',
     stormLayers: 'Capas de reintento (1–3)',
@@ -193,7 +199,11 @@ export const TEXT = {
     stormTitle: 'Experiment: retry storm', clients: 'Clients', durationS: 'Duration (s)', stormStart: 'Start storm',
     stormHelp: 'Many clients at once against the lab (closed loop: each waits for its answer before the next) or arrivals per second that wait for no answer (open loop, like users who keep arriving): compare the offered load, the goodput (useful answers in time), amplification (carrier calls per request), /health latency and wasted work. The last result of each policy stays in view until reset; legacy and resilient side by side.',
     stormLoad: 'Load', loadClosed: 'clients (closed loop)', loadOpen: 'arrivals per second (open loop)', ratePerS: 'Arrivals per second',
-    loadSweep: 'sweep of arrivals per second (goodput curve)', sweepRates: 'Arrivals per second of each step',
+    loadSweep: 'sweep of arrivals per second (goodput curve)', sweepRates: 'Arrivals per second of each step (separated by spaces)',
+    sweepCancelled: 'cancelled',
+    sweepBadValue: v => `“${v}” is not a value of arrivals per second between 0.1 and 500.`,
+    sweepCount: n => `A sweep has 2 to 12 values of arrivals per second, separated by spaces (there are ${n}).`,
+    sweepTooLong: (n, d, max) => `${n} steps of ${d} s would send for more than ${max} s: lower each step's duration or give fewer values.`,
     sweepStepS: 'Duration of each step (s)',
     sweepTitle: 'Goodput against offered load',
     sweepHelp: 'A sweep runs one open-loop storm per value of arrivals per second, one after another, on the same lab (what a step leaves, such as an open breaker, is still there at the next). Each point is a step: the solid line counts goodput (a live quote or a fresh fallback, in time); the dashed one only the live quotes, what the carrier itself served; the grey one the ideal, every arrival with a useful answer. The knee is where goodput stops following the offered load; past it a policy holds its goodput or collapses. The last sweep of each policy and scenario stays until reset.',
@@ -204,9 +214,10 @@ export const TEXT = {
     // The knee as bench/goodput_curve.py reads it (sweep.js kneeOf).
     sweepKnee: (k, f) => {
       const rps = v => `${f.num(v, 1)} arrivals/s`;
-      if (k.kneeRps === k.topRps) return `No knee: goodput follows the offered load up to the highest measured (${rps(k.topRps)}: ${f.num(k.last, 1)} useful answers/s).`;
-      const where = k.kneeRps == null ? 'Not even the lowest load measured gets 90 % useful answers' : `Knee at ${rps(k.kneeRps)}`;
-      return `${where}; past it ${k.collapses ? 'it collapses' : 'it holds'}: ${f.num(k.last, 1)} useful answers/s at the highest load (${rps(k.topRps)}), its best ${f.num(k.peak, 1)}.`;
+      if (k.peak === 0) return `No load measured got any goodput (up to ${rps(k.topRps)}).`;
+      if (k.kneeRps === k.topRps) return `No knee: goodput follows the offered load up to the highest measured (${rps(k.topRps)}: goodput ${f.num(k.last, 1)}/s).`;
+      const where = k.kneeRps == null ? 'Not even the lowest load measured gets 90 % goodput' : `Knee at ${rps(k.kneeRps)}`;
+      return `${where}; past it ${k.collapses ? 'goodput collapses' : 'goodput holds'}: ${f.num(k.last, 1)}/s at the highest load (${rps(k.topRps)}), its best ${f.num(k.peak, 1)}/s.`;
     },
     stormPolicy: 'Policy', stormOverrides: 'Overrides (optional)', noBreaker: 'without breaker',
     stormLayers: 'Retry layers (1–3)',

@@ -9,7 +9,7 @@
 
 /// What the form offers first: about 0.25× to 2× the carrier capacity of the course's
 /// shedding scenarios (4 calls at a time of about 100 ms: 40 a second).
-export const DEFAULT_SWEEP = '10,20,30,40,60,80';
+export const DEFAULT_SWEEP = '10 20 30 40 60 80';
 /// The lab's bounds on a sweep (lab/experiments/goodput_sweep.hpp): 2 to 12 rates, whose
 /// steps send for a minute at most.
 export const SWEEP_MIN_RATES = 2;
@@ -58,6 +58,22 @@ export function withSweep(list = [], sweep) {
   return i < 0 ? [...list, sweep] : list.map((s, j) => (j === i ? sweep : s));
 }
 
+/// The form's field: values separated by spaces (or ';'), each a decimal with a point or a
+/// comma as its reader writes it ("10,5" is ten and a half on a Spanish page). {rates} for
+/// the lab's `sweep` (joined with commas), or {error: 'value', got} for a token that is no
+/// number in 0.1–500, {error: 'count', got} for fewer than 2 or more than 12 values.
+export function parseSweepField(text = '') {
+  const tokens = text.split(/[\s;]+/).filter(Boolean);
+  if (tokens.length < SWEEP_MIN_RATES || tokens.length > SWEEP_MAX_RATES) return { error: 'count', got: tokens.length };
+  const rates = [];
+  for (const token of tokens) {
+    const v = /^\d+([.,]\d+)?$/.test(token) ? Number(token.replace(',', '.')) : NaN;
+    if (!(v >= 0.1 && v <= 500)) return { error: 'value', got: token };
+    rates.push(v);
+  }
+  return { rates };
+}
+
 /// Each step's seconds for `count` rates when the teacher asked `wanted`: as many as fit in
 /// the sweep's minute of sending (the lab refuses more).
 export function stepSeconds(count, wanted) {
@@ -104,7 +120,8 @@ export class SweepView {
     item.dataset.key = key;
     item.dataset.points = String(sweep.points.length);
     const head = document.createElement('h4');
-    head.textContent = key + (this.running === key ? ` · ${w.running} (${sweep.points.length}/${sweep.rates_per_s.length})` : '');
+    const progress = `(${sweep.points.length}/${sweep.rates_per_s.length})`;
+    head.textContent = key + (this.running === key ? ` · ${w.running} ${progress}` : sweep.state === 'cancelled' ? ` · ${w.sweepCancelled} ${progress}` : '');
     const knee = document.createElement('p');
     knee.className = 'note sweep-knee';
     knee.textContent = sweep.points.length ? w.sweepKnee(kneeOf(sweep.points), f) : w.sweepWaiting;

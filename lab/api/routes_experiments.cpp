@@ -67,7 +67,8 @@ std::optional<ApiError> parse_sweep(const Lookup& lookup, std::vector<double>& r
     return api_error(400, "invalid_parameter", MessageId::sweep_and_load, {});
   std::string list = *raw;
   if (list.size() >= 2 && list.front() == '[' && list.back() == ']') list = list.substr(1, list.size() - 2);
-  const auto count = static_cast<std::size_t>(std::count(list.begin(), list.end(), ',')) + 1;
+  const bool empty = list.find_first_not_of(' ') == std::string::npos;
+  const auto count = empty ? 0 : static_cast<std::size_t>(std::count(list.begin(), list.end(), ',')) + 1;
   if (count < static_cast<std::size_t>(kSweepMinRates) || count > static_cast<std::size_t>(kSweepMaxRates))
     return api_error(400, "invalid_parameter", MessageId::sweep_rate_count,
                      {{"min", std::to_string(kSweepMinRates)},

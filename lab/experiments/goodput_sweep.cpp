@@ -21,7 +21,7 @@ double sweep_fraction(int step, int steps, double step_fraction) {
 }
 
 int sweep_duration_s(int steps, double step_duration_s) {
-  return static_cast<int>(std::ceil(steps * step_duration_s + std::max(0, steps - 1) * kSweepSettleS));
+  return static_cast<int>(std::ceil(steps * (step_duration_s + kSweepAnswersS) + std::max(0, steps - 1) * kSweepSettleS));
 }
 
 namespace {

@@ -33,8 +33,13 @@ StormOptions sweep_step_options(const StormOptions& base, double rate_per_s, int
 /// `step_fraction` (0..1) of its own. Pure.
 double sweep_fraction(int step, int steps, double step_fraction);
 
-/// The longest a sweep of `steps` steps of `step_duration_s` each sends requests and waits
-/// between them: what a class's storm lease must cover, in whole seconds rounded up.
+/// After a step's last arrival, about how long its last answers take: legacy's slowest
+/// quote is 4 attempts of 360 ms (1.44 s), rounded up.
+inline constexpr double kSweepAnswersS = 2;
+
+/// About how long a sweep of `steps` steps of `step_duration_s` each lasts: each step's
+/// sending and its last answers, and the waits between steps. What a class's storm lease
+/// covers, in whole seconds rounded up.
 int sweep_duration_s(int steps, double step_duration_s);
 
 /// How many sweeps a lab keeps to draw side by side: the last of each policy, scenario and

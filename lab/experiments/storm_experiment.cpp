@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <optional>
 
 #include "lab/experiments/goodput_sweep.hpp"
 
@@ -82,11 +83,24 @@ StormExperiment::Start StormExperiment::start(StormOptions options, std::vector<
     sweep_ = {{"mode", options.mode}, {"scenario", options.scenario}, {"params", params_json(options.params)},
               {"started_at_ms", std::chrono::duration_cast<std::chrono::milliseconds>(now).count()},
               {"rates_per_s", sweep_rates_per_s}, {"step_duration_s", options.duration_s},
-              {"points", nlohmann::ordered_json::array()}};
+              {"state", "running"}, {"points", nlohmann::ordered_json::array()}};
     sweeps_ = merge_sweeps(sweeps_, nlohmann::ordered_json::array({sweep_}));
   }
   thread_ = std::thread([this, options, rates = std::move(sweep_rates_per_s)] { run(options, rates); });
   return Start::started;
+}
+
+void StormExperiment::publish_sweep(std::optional<nlohmann::ordered_json> point, bool last) {
+  nlohmann::ordered_json sweep;
+  {
+    std::lock_guard lock(mutex_);
+    if (sweep_.is_null()) return;  // forgotten by a reset, which also cancelled it
+    if (point) sweep_["points"].push_back(std::move(*point));
+    if (last) sweep_["state"] = cancel_ ? "cancelled" : "done";
+    sweeps_ = merge_sweeps(sweeps_, nlohmann::ordered_json::array({sweep_}));
+    sweep = sweep_;
+  }
+  events_.publish("storm_sweep", sweep);
 }
 
 StormResult StormExperiment::run_one(const StormOptions& options, int step, int steps) {
@@ -120,22 +134,15 @@ void StormExperiment::run(StormOptions options, std::vector<double> sweep_rates_
   if (steps == 0) {
     result = run_one(options, 0, 0);
   } else {
-    const auto started = std::chrono::steady_clock::now();
+    // Every step sends for its whole duration (start() bounded their sum), however long the
+    // answers and the waits between steps take. A cancelled step is no point of the curve:
+    // its arrivals stopped partway.
     for (int i = 0; i < steps && (i == 0 || !cancel_); ++i) {  // step 0 always: the result has its options
-      StormOptions step = sweep_step_options(options, sweep_rates_per_s[static_cast<std::size_t>(i)], i, steps);
-      // The sweep as a whole sends for kExperimentMaxDurationS at most, like a lone storm.
-      step.time_limit_s = kExperimentMaxDurationS - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      if (step.time_limit_s <= 0) break;
-      result = run_one(step, i, steps);
-      nlohmann::ordered_json sweep;
-      {
-        std::lock_guard lock(mutex_);
-        sweep_["points"].push_back(sweep_point(result));
-        sweeps_ = merge_sweeps(sweeps_, nlohmann::ordered_json::array({sweep_}));
-        sweep = sweep_;
-      }
-      events_.publish("storm_sweep", sweep);
+      result = run_one(sweep_step_options(options, sweep_rates_per_s[static_cast<std::size_t>(i)], i, steps), i, steps);
+      if (cancel_) break;
+      publish_sweep(sweep_point(result), i + 1 == steps);
     }
+    if (cancel_) publish_sweep(std::nullopt, true);
   }
   auto j = to_json(result);
   {
@@ -159,11 +166,10 @@ void StormExperiment::run(StormOptions options, std::vector<double> sweep_rates_
 void StormExperiment::forget_result() {
   std::lock_guard lock(mutex_);
   last_result_ = nullptr;
-  if (!running_) {
-    current_.reset();
-    sweep_ = nullptr;
-  }
-  sweeps_ = sweep_.is_null() ? nlohmann::ordered_json::array() : nlohmann::ordered_json::array({sweep_});
+  if (!running_) current_.reset();
+  // A running sweep too: the reset that forgets it has cancelled it.
+  sweep_ = nullptr;
+  sweeps_ = nlohmann::ordered_json::array();
 }
 
 nlohmann::ordered_json StormExperiment::status() const {

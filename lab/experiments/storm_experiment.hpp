@@ -50,8 +50,8 @@ class StormExperiment {
   /// Starts `options` (its target is replaced by the lab itself) unless one is running.
   /// Whatever its parameters, it sends no request after kExperimentMaxDurationS.
   /// With `sweep_rates_per_s` (kSweepMinRates..kSweepMaxRates of them), a goodput sweep:
-  /// `options` at each rate in turn (open loop), each step for `options.duration_s`, all
-  /// of them within kExperimentMaxDurationS of sending. On `invalid`, `errors` says why.
+  /// `options` at each rate in turn (open loop), each step sending for `options.duration_s`,
+  /// the steps' sending kExperimentMaxDurationS at most in all. On `invalid`, `errors` says why.
   Start start(StormOptions options, std::vector<std::string>& errors, std::vector<double> sweep_rates_per_s = {});
 
   /// Whether a storm is running now.
@@ -65,15 +65,19 @@ class StormExperiment {
   /// its current step's), arrivals and max_in_flight (null closed), sheddable_share,
   /// duration_s (a sweep's: each step's), requests, params, layers}; sweep is null for a
   /// lone storm, else {mode, scenario, params, started_at_ms (Unix time), rates_per_s,
-  /// step_duration_s, points: [sweep_point, in run order]} (the last sweep's until the next
-  /// storm or a reset); sweeps the last sweep of each mode, scenario and params
-  /// (merge_sweeps), [] after a reset.
+  /// step_duration_s, state (running, done or cancelled), points: [sweep_point of each step
+  /// that ran whole, in run order]} (the last sweep's until the next storm, a reset or a
+  /// restart); sweeps the last sweep of each mode, scenario and params (merge_sweeps), []
+  /// after a reset.
   nlohmann::ordered_json status() const;
 
  private:
   // The storm's thread: one storm, or each step of a sweep; then the result goes out.
   void run(StormOptions options, std::vector<double> sweep_rates_per_s);
   StormResult run_one(const StormOptions& options, int step, int steps);
+  // A step's point (none when the step was cancelled) into the sweep, and the sweep out on
+  // the stream; `last` also sets its state (done or cancelled). Nothing once a reset forgot it.
+  void publish_sweep(std::optional<nlohmann::ordered_json> point, bool last);
 
   EventHub& events_;
   std::atomic<bool> cancel_{false};

@@ -679,6 +679,9 @@ TEST_CASE("errors outside the quote routes come in the reader's language too, co
            Row{"POST", "/experiments/storm?sweep=1,2,3,4,5,6,7,8,9,10,11,12,13&lab=i18n", 400, "invalid_parameter",
                "a sweep has 2 to 12 values of arrivals per second, separated by commas (got 13)",
                "un barrido tiene de 2 a 12 valores de llegadas por segundo, separados por comas (se recibieron 13)"},
+           Row{"POST", "/experiments/storm?sweep=&lab=i18n", 400, "invalid_parameter",
+               "a sweep has 2 to 12 values of arrivals per second, separated by commas (got 0)",
+               "un barrido tiene de 2 a 12 valores de llegadas por segundo, separados por comas (se recibieron 0)"},
            Row{"POST", "/experiments/storm?sweep=10,,40&lab=i18n", 400, "invalid_parameter",
                "sweep must be a number between 0.1 and 500 (got '')", "sweep debe ser un número entre 0.1 y 500 (se recibió '')"},
            Row{"POST", "/experiments/storm?sweep=10,fast&lab=i18n", 400, "invalid_parameter",
@@ -917,7 +920,8 @@ TEST_CASE("POST /experiments/storm?sweep= runs a goodput sweep: GET shows each p
   Reply done;
   REQUIRE(eventually([&] { return (done = lab.get("/experiments/storm")).json["running"] == false; }, std::chrono::seconds(20),
                      std::chrono::milliseconds(50)));
-  CHECK(done.json["sweep"]["points"].size() == 1);  // cancelled during its first step
+  CHECK(done.json["sweep"]["points"].empty());  // cancelled during its first step: no point from part of one
+  CHECK(done.json["sweep"]["state"] == "cancelled");
 
   // A JSON body's list works as the query's.
   httplib::Client client("127.0.0.1", lab.port());

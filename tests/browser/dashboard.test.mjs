@@ -276,14 +276,19 @@ test('a goodput sweep from the page, in Spanish: each point drawn as it is measu
     await page.selectOption('#storm-load', 'sweep');
     assert.ok(await page.locator('#storm-rate').isDisabled());
     assert.ok(await page.locator('#storm-clients').isDisabled());
-    assert.equal(await page.locator('#storm-sweep').inputValue(), '10,20,30,40,60,80');
+    assert.equal(await page.locator('#storm-sweep').inputValue(), '10 20 30 40 60 80');
     assert.equal(await page.locator('#storm-duration').inputValue(), '5');  // 6 steps of 5 s: half the lab's minute
     assert.equal(await page.locator('#storm-duration-label').textContent(), 'Duración de cada paso (s)');
     // overloaded_fifo serves 4 calls at a time of about 100 ms: 40 a second. 10 a second is
     // well under it; 80 is twice it, so goodput cannot follow (at most 40 of 80).
     await page.selectOption('#storm-mode', 'legacy');
     await page.selectOption('#storm-scenario', 'overloaded_fifo');
-    await page.fill('#storm-sweep', '10, 80');
+    // A value that is no number is said in the form's words, and nothing starts.
+    await page.fill('#storm-sweep', '10 80 muchas');
+    await page.locator('#storm-start').click();
+    assert.equal(await page.locator('#storm-message').textContent(), '«muchas» no es un valor de llegadas por segundo entre 0,1 y 500.');
+    assert.equal((await lab.get('/experiments/storm')).body.options, null);
+    await page.fill('#storm-sweep', '10 80');
     await page.fill('#storm-duration', '3');
     await page.locator('#storm-start').click();
     const curve = page.locator('#sweep .sweep-curve[data-key="legacy · overloaded_fifo"]');

@@ -13,7 +13,7 @@ import { LatestAnswers, OWN_HOLD_MS, OTHERS_EVERY_MS } from '../../public/latest
 import { stormGoodput, stormOutcomes } from '../../public/views.js';
 import { dropPercent, overloadMetricsPath, overloadPolicies, overloadRows, stillMoving, OVERLOAD_FAMILIES } from '../../public/overload.js';
 import { rankLabs, MIN_REQUESTS } from '../../public/ranking.js';
-import { curveOf, kneeOf, stepSeconds, sweepKey, withSweep } from '../../public/sweep.js';
+import { curveOf, kneeOf, parseSweepField, stepSeconds, sweepKey, withSweep } from '../../public/sweep.js';
 import { foreignWords } from './spanish.mjs';
 
 test('one number format: seconds from 1,000 ms, the reader\'s locale, correct plurals', () => {
@@ -449,7 +449,13 @@ test('a goodput sweep\'s curve: its knee and collapse read as bench/goodput_curv
   assert.equal(TEXT.es.sweepKnee(kneeOf(legacy), es),
     'Codo en 18,3 llegadas/s; pasado el codo se derrumba: 7 respuestas útiles/s con la carga más alta (88,8 llegadas/s), su máximo 34,3.');
   assert.equal(TEXT.en.sweepKnee(resilient, makeFormat('en', 'en-US')),
-    'No knee: goodput follows the offered load up to the highest measured (82.3 arrivals/s: 82.3 useful answers/s).');
+    'No knee: goodput follows the offered load up to the highest measured (82.3 arrivals/s: goodput 82.3/s).');
+  assert.equal(TEXT.en.sweepKnee(kneeOf(legacy), makeFormat('en', 'en-US')),
+    'Knee at 18.3 arrivals/s; past it goodput collapses: 7/s at the highest load (88.8 arrivals/s), its best 34.3/s.');
+  // Nothing useful anywhere (legacy against provider_down): neither "holds" nor "collapses".
+  assert.equal(TEXT.es.sweepKnee(kneeOf([point(10, 0), point(40, 0)]), es), 'Ninguna carga medida recibió respuestas útiles (hasta 40 llegadas/s).');
+  assert.equal(TEXT.es.sweepKnee(kneeOf([point(1, 1), point(2, 1)]), es),
+    'Codo en 1 llegadas/s; pasado el codo se sostiene: 1 respuesta útil/s con la carga más alta (2 llegadas/s), su máximo 1.');
   assert.deepEqual(foreignWords(TEXT.es.sweepKnee(kneeOf([point(20, 5)]), es) + ' ' + TEXT.es.sweepHelp), []);
   // One curve per policy, scenario and overrides; a new point replaces its sweep in place.
   assert.equal(sweepKey({ mode: 'legacy', scenario: 'overloaded_fifo', params: {} }), 'legacy · overloaded_fifo');
@@ -459,6 +465,14 @@ test('a goodput sweep\'s curve: its knee and collapse read as bench/goodput_curv
   assert.deepEqual(withSweep([a, b], { ...a, points: [1, 2] }).map(s => s.points.length), [2, 0]);
   assert.deepEqual(withSweep([a], b), [a, b]);
   assert.deepEqual(withSweep(undefined, a), [a]);
+  // The form's field as its reader writes it: spaces between values, a decimal comma on a Spanish page.
+  assert.deepEqual(parseSweepField('10 20,5 ; 40'), { rates: [10, 20.5, 40] });
+  assert.deepEqual(parseSweepField(' 10  80 '), { rates: [10, 80] });
+  assert.deepEqual(parseSweepField('10'), { error: 'count', got: 1 });
+  assert.deepEqual(parseSweepField(''), { error: 'count', got: 0 });
+  assert.deepEqual(parseSweepField(Array(13).fill('5').join(' ')), { error: 'count', got: 13 });
+  for (const bad of ['abc', '1e3', '-5', '0', '0,05', '501', '10,20,30'])
+    assert.deepEqual(parseSweepField(`10 ${bad}`), { error: 'value', got: bad }, bad);
   // The form's step seconds: as many as fit in the lab's minute of sending.
   assert.equal(stepSeconds(6, 10), 10);
   assert.equal(stepSeconds(12, 10), 5);

@@ -41,9 +41,9 @@ TEST_CASE("the sweep's progress runs from 0 to 1 over its steps, and its lease c
   CHECK(sweep_fraction(3, 4, 1) == 1);
   CHECK(sweep_fraction(3, 4, 1.7) == 1);  // a late progress report does not go past the end
   CHECK(sweep_fraction(0, 0, 0.5) == 0);
-  CHECK(sweep_duration_s(6, 5) == 45);  // 6 × 5 s sending + 5 × 3 s waiting for the carrier
-  CHECK(sweep_duration_s(2, 2.5) == 8);  // 5 + 3, in whole seconds
-  CHECK(sweep_duration_s(1, 10) == 10);
+  CHECK(sweep_duration_s(6, 5) == 57);  // 6 × (5 s sending + 2 s of last answers) + 5 × 3 s waiting for the carrier
+  CHECK(sweep_duration_s(2, 2.5) == 12);  // 2 × 4.5 + 3, in whole seconds
+  CHECK(sweep_duration_s(1, 10) == 12);
 }
 
 TEST_CASE("a point of the curve: the rate asked, offered load, goodput and the live quotes' share of it") {

@@ -154,7 +154,7 @@ TEST_CASE("a goodput sweep runs one open-loop storm per rate, in order, and each
   CHECK(started["started_at_ms"].get<double>() > 1.7e12);  // Unix time in ms: after 2023
   started.erase("started_at_ms");
   CHECK(started == nlohmann::ordered_json{{"mode", "legacy"}, {"scenario", "flaky"}, {"params", nlohmann::ordered_json::object()},
-                                          {"rates_per_s", {20.0, 50.0}}, {"step_duration_s", 1.0},
+                                          {"rates_per_s", {20.0, 50.0}}, {"step_duration_s", 1.0}, {"state", "running"},
                                           {"points", nlohmann::ordered_json::array()}});
   REQUIRE(eventually([&] { return storm.status()["running"] == false; }, 15s));
   const auto s = storm.status();
@@ -172,6 +172,7 @@ TEST_CASE("a goodput sweep runs one open-loop storm per rate, in order, and each
     CHECK(p["goodput_live_rps"] == p["goodput_rps"]);
     CHECK(p["arrivals_not_sent"] == 0);
   }
+  CHECK(s["sweep"]["state"] == "done");
   CHECK(s["sweeps"] == nlohmann::ordered_json::array({s["sweep"]}));
   CHECK(s["last_result"]["rate_per_s"] == 50.0);  // the last step's whole report
   CHECK(s["options"]["rate_per_s"] == 50.0);
@@ -229,6 +230,43 @@ StormResult six_requests_answered(const std::vector<const char*>& bodies) {
 }
 
 }  // namespace
+
+TEST_CASE("a sweep cancelled mid-step keeps no point from part of a step, and a reset mid-sweep forgets it for good") {
+  StandInLab lab;  // every answer held at the gate: the first step cannot end by itself
+  EventHub hub(2);
+  const auto stream = hub.subscribe();
+  StormExperiment storm(hub);
+  storm.set_self_url(lab.url);
+  StormOptions o = small_storm();
+  o.requests.reset();
+  o.duration_s = 1;
+  o.arrivals = ArrivalProcess::uniform;
+  std::vector<std::string> errors;
+  REQUIRE(storm.start(o, errors, {20, 40}) == StormExperiment::Start::started);
+  REQUIRE(eventually([&] { return lab.waiting >= 2; }, 5s));
+  CHECK(storm.cancel());
+  lab.open();
+  REQUIRE(eventually([&] { return storm.status()["running"] == false; }, 15s));
+  auto s = storm.status();
+  CHECK(s["sweep"]["state"] == "cancelled");
+  CHECK(s["sweep"]["points"].empty());
+  CHECK(s["sweeps"].size() == 1);  // kept, and says it was cancelled
+
+  // A reset (cancel, then forget) while a sweep runs: nothing of it comes back afterwards.
+  lab.close();
+  REQUIRE(storm.start(o, errors, {20, 40}) == StormExperiment::Start::started);
+  REQUIRE(eventually([&] { return lab.waiting >= 2; }, 5s));
+  bool closed = false;
+  hub.wait(*stream, 1ms, closed);  // what the first sweep sent
+  storm.cancel();
+  storm.forget_result();
+  lab.open();
+  REQUIRE(eventually([&] { return storm.status()["running"] == false; }, 15s));
+  s = storm.status();
+  CHECK(s["sweep"].is_null());
+  CHECK(s["sweeps"].empty());
+  for (const auto& e : hub.wait(*stream, 1ms, closed)) CHECK(e.type != "storm_sweep");
+}
 
 TEST_CASE("goodput counts a fresh fallback quote, and its live part only the live quotes") {
   const StormResult r = six_requests_answered({R"({"status":"completed","quote":{"source":"live"}})",

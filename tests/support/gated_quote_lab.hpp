@@ -60,6 +60,11 @@ struct GatedQuoteLab {
     open_ = true;
     opened.notify_all();
   }
+  /// Holds every later request at the gate again.
+  void close() {
+    std::lock_guard lock(mutex);
+    open_ = false;
+  }
 };
 
 }  // namespace quote_lab::testing
