@@ -16,7 +16,13 @@ namespace quote_lab {
 inline constexpr int kDefaultPort = 8080;
 inline constexpr int kDefaultCarrierPort = 8081;
 inline constexpr int kDefaultWorkers = 16;
-inline constexpr int kDefaultCarrierWorkers = 32;
+/// 144: room for five full queues of the course's deepest shedding scenarios at once
+/// (capacity_drop*: 4 calls served and 24 queued, 28 carrier threads a lab) — the teacher's
+/// storm and the kMaxStudentStorms (4) the class may run from the lab — plus the 4 threads
+/// the stations always leave for other calls (kSpareCarrierWorkers). At 32, one student's
+/// storm on an overloaded_* scenario left a second one's calls shed as workers_busy. The
+/// threads sleep while idle; a queued call holds one while it waits its turn.
+inline constexpr int kDefaultCarrierWorkers = 144;
 
 /// Connections the lab holds at once by default: 30 dashboards (a live stream and two
 /// keep-alive connections each) and the class's curls, with room to spare. Each one is a

@@ -10,11 +10,13 @@ What it shows:
   up on (the carrier counts them as wasted) while new ones wait behind them;
 - prioritized: with half the calls sheddable, critical calls keep most of their goodput and
   the shed calls are mostly sheddable ones;
+- five labs' queues full at once (the teacher's storm and the four a class may run from the
+  lab) at the default --carrier-workers: no lab's call is shed for the others' (workers_busy);
 - a scenario file written into a --scenarios-dir (as bench/metastability_map.py writes
   them) plays its trigger: GET /carrier shows the capacity dropped, then restored.
 
 Bounded: 4 s of load per run at 80 calls/s (under 350 calls each, at most 64 in flight),
-about 40 s in all. The bounds hold on a loaded 2-core machine: measured, the ratio was far
+and 3 s of five labs at 50 calls/s each, about 45 s in all. The bounds hold on a loaded 2-core machine: measured, the ratio was far
 above 2 (see the printed table) because a FIFO queue of 16 at 4 calls per 100 ms holds
 every call about 400 ms, past its 360 ms deadline, on any machine.
 Usage: test_shedding_goodput.py <quote-lab binary> <project dir> [--seconds S]"""
@@ -142,6 +144,29 @@ def priorities(lab, seconds):
           f"GET /carrier?lab= counts calls shed for their priority ({station.get('shed')})")
 
 
+def class_at_once(lab, seconds):
+    """Five labs' queues full at once — the teacher's storm and the four a class may run from
+    the lab — at the default --carrier-workers: each lab's calls are shed for its own queue
+    (queue_full), never for another lab's (workers_busy)."""
+    labs = ["teacher"] + [f"student-{i}" for i in range(1, 5)]
+    outs = {}
+    threads = [threading.Thread(target=lambda name=name: outs.__setitem__(
+        name, open_loop(lab.carrier_port, "overloaded_fifo", "class-" + name, 1.25 * CAPACITY_PER_S, seconds)))
+        for name in labs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(eventually(lambda: drained(lab.carrier_port), 20), "five labs: the carrier drains after the load")
+    shed = {name: {k[1]: n for k, n in out.items() if isinstance(k, tuple) and k[1].startswith("shed:")}
+            for name, out in outs.items()}
+    print(f"five labs at once, 1.25x capacity each for {seconds} s: shed {shed}")
+    check(all(s.get("shed:queue_full", 0) > 0 for s in shed.values()),
+          "each of the five labs filled its own queue (some calls shed as queue_full)")
+    busy = sum(s.get("shed:workers_busy", 0) for s in shed.values())
+    check(busy == 0, f"no lab's call was shed for the others' queues ({busy} workers_busy)")
+
+
 def trigger(lab):
     # The generated file's trigger: from 300 ms after the lab's first call, for 1.5 s, 3 of 4 places go.
     r = request(lab.port, "/quote-legacy?scenario=map_point&lab=map")
@@ -176,6 +201,7 @@ def main():
         try:
             disciplines(lab, a.seconds)
             priorities(lab, a.seconds)
+            class_at_once(lab, 3)
             trigger(lab)
         finally:
             lab.stop()
