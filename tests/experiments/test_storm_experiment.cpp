@@ -34,6 +34,15 @@ StormOptions small_storm() {
   return o;
 }
 
+// The storm of each step of a sweep: 1 s of evenly spaced arrivals (exactly rate of them).
+StormOptions sweep_of_1s_steps() {
+  StormOptions o = small_storm();
+  o.requests.reset();
+  o.duration_s = 1;
+  o.arrivals = ArrivalProcess::uniform;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("before any storm the status says so: not running, no options, no progress, no result, no sweep") {
@@ -144,10 +153,7 @@ TEST_CASE("a goodput sweep runs one open-loop storm per rate, in order, and each
   const auto stream = hub.subscribe();
   StormExperiment storm(hub);
   storm.set_self_url(lab.url);
-  StormOptions o = small_storm();
-  o.requests.reset();
-  o.duration_s = 1;
-  o.arrivals = ArrivalProcess::uniform;
+  StormOptions o = sweep_of_1s_steps();
   std::vector<std::string> errors;
   REQUIRE(storm.start(o, errors, {20, 50}) == StormExperiment::Start::started);
   auto started = storm.status()["sweep"];
@@ -237,10 +243,7 @@ TEST_CASE("a sweep cancelled mid-step keeps no point from part of a step, and a 
   const auto stream = hub.subscribe();
   StormExperiment storm(hub);
   storm.set_self_url(lab.url);
-  StormOptions o = small_storm();
-  o.requests.reset();
-  o.duration_s = 1;
-  o.arrivals = ArrivalProcess::uniform;
+  StormOptions o = sweep_of_1s_steps();
   std::vector<std::string> errors;
   REQUIRE(storm.start(o, errors, {20, 40}) == StormExperiment::Start::started);
   REQUIRE(eventually([&] { return lab.waiting >= 2; }, 5s));
