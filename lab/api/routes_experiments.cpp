@@ -136,12 +136,14 @@ void storm_cancel(RouteContext& ctx, const httplib::Request&, const std::string&
 void storm_start(RouteContext& ctx, const httplib::Request& req, const std::string& raw, httplib::Response& res) {
   // Parameters from the query string or a JSON body ({"mode": "legacy", "clients": 20, ...}).
   std::map<std::string, std::string> given;
+  std::set<std::string> from_body;  // named by the body only: a refusal says "field", not "query parameter"
   for (const auto& [k, v] : req.params)
     if (k != kLabParam && k != kLabKeyParam) given.emplace(k, v);  // the lab is chosen (and opened) by the query only
   if (!raw.empty()) {
     const auto body = nlohmann::ordered_json::parse(raw, nullptr, false);
     if (!body.is_object()) return send_api_error(req, res, api_error(400, "invalid_body", MessageId::body_not_object, {}));
-    for (const auto& [k, v] : body.items()) given.emplace(k, v.is_string() ? v.get<std::string>() : v.dump());
+    for (const auto& [k, v] : body.items())
+      if (given.emplace(k, v.is_string() ? v.get<std::string>() : v.dump()).second) from_body.insert(k);
   }
   // The storm's own parameters, and the per-request overrides its quotes will carry.
   static const std::set<std::string> known = [] {
@@ -154,8 +156,9 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   for (const auto& [k, _] : given)
     if (!known.count(k))
       return send_api_error(req, res,
-                            api_error(400, "unknown_parameter", MessageId::unknown_parameter, {{"name", k.substr(0, 40)}},
-                                      std::vector<std::string>(known.begin(), known.end())));
+                            api_error(400, "unknown_parameter",
+                                      from_body.count(k) ? MessageId::unknown_body_field : MessageId::unknown_parameter,
+                                      {{"name", k.substr(0, 40)}}, std::vector<std::string>(known.begin(), known.end())));
   const auto lookup = [&given](std::string_view name) -> const std::string* {
     const auto it = given.find(std::string(name));
     return it == given.end() ? nullptr : &it->second;

@@ -17,6 +17,8 @@ constexpr std::array kMessages{
                 "'{piece}' no es un par nombre=valor (separa los parámetros con &)"},
     MessageText{MessageId::unknown_parameter, "unknown query parameter '{name}'",
                 "parámetro de consulta desconocido: '{name}'"},
+    MessageText{MessageId::unknown_body_field, "unknown field '{name}' in the JSON body",
+                "campo desconocido en el cuerpo JSON: '{name}'"},
     MessageText{MessageId::unknown_parameter_did_you_mean, "unknown query parameter '{name}'; did you mean '{suggestion}'?",
                 "parámetro de consulta desconocido: '{name}'; ¿quisiste decir '{suggestion}'?"},
     MessageText{MessageId::repeated_parameter, "{name} is given more than once", "{name} aparece más de una vez"},

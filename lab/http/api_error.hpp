@@ -36,6 +36,7 @@ enum class MessageId {
   malformed_query,                 ///< {piece}
   unknown_parameter,               ///< {name}
   unknown_parameter_did_you_mean,  ///< {name} {suggestion}
+  unknown_body_field,              ///< {name}
   repeated_parameter,              ///< {name}
   integer_out_of_range,            ///< {name} {min} {max} {got}
   unknown_jitter,                  ///< —

@@ -858,6 +858,13 @@ TEST_CASE("POST /experiments/storm storms any named policy with the quote routes
   REQUIRE(body);
   CHECK(body->status == 400);
   CHECK(nlohmann::json::parse(body->body)["message"] == "retry_budget_ratio must be a number between 0 and 1 (got '1.5')");
+  // A field the storm does not know is named as a field of the body, in the asker's language.
+  const auto unknown_field = client.Post("/experiments/storm", {{"Accept-Language", "es"}}, R"({"mode": "legacy", "clientes": 5})",
+                                         "application/json");
+  REQUIRE(unknown_field);
+  CHECK(unknown_field->status == 400);
+  CHECK(nlohmann::json::parse(unknown_field->body)["error"] == "unknown_parameter");
+  CHECK(nlohmann::json::parse(unknown_field->body)["message"] == "campo desconocido en el cuerpo JSON: 'clientes'");
   // A policy the lab does not serve: every one it does is allowed.
   const Reply unknown = lab.request("POST", "/experiments/storm?mode=adr05");
   CHECK(unknown.status == 400);
