@@ -34,6 +34,15 @@ StormOptions small_storm() {
   return o;
 }
 
+// A StormExperiment storming a stand-in lab (`open`: no gate), its events read on `stream`.
+struct SweepRig {
+  explicit SweepRig(bool open) : lab(open) { storm.set_self_url(lab.url); }
+  StandInLab lab;
+  EventHub hub{2};
+  std::shared_ptr<EventHub::Subscriber> stream = hub.subscribe();
+  StormExperiment storm{hub};
+};
+
 // The storm of each step of a sweep: 1 s of evenly spaced arrivals (exactly rate of them).
 StormOptions sweep_of_1s_steps() {
   StormOptions o = small_storm();
@@ -148,11 +157,8 @@ TEST_CASE("storms started over HTTP are bounded tighter than the command line's,
 }
 
 TEST_CASE("a goodput sweep runs one open-loop storm per rate, in order, and each step adds its point to the curve") {
-  StandInLab lab(true);
-  EventHub hub(2);
-  const auto stream = hub.subscribe();
-  StormExperiment storm(hub);
-  storm.set_self_url(lab.url);
+  SweepRig rig(true);
+  auto& [lab, hub, stream, storm] = rig;
   StormOptions o = sweep_of_1s_steps();
   std::vector<std::string> errors;
   REQUIRE(storm.start(o, errors, {20, 50}) == StormExperiment::Start::started);
@@ -238,11 +244,8 @@ StormResult six_requests_answered(const std::vector<const char*>& bodies) {
 }  // namespace
 
 TEST_CASE("a sweep cancelled mid-step keeps no point from part of a step, and a reset mid-sweep forgets it for good") {
-  StandInLab lab;  // every answer held at the gate: the first step cannot end by itself
-  EventHub hub(2);
-  const auto stream = hub.subscribe();
-  StormExperiment storm(hub);
-  storm.set_self_url(lab.url);
+  SweepRig rig(false);  // every answer held at the gate: the first step cannot end by itself
+  auto& [lab, hub, stream, storm] = rig;
   StormOptions o = sweep_of_1s_steps();
   std::vector<std::string> errors;
   REQUIRE(storm.start(o, errors, {20, 40}) == StormExperiment::Start::started);
