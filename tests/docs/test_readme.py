@@ -6,8 +6,12 @@
   lesson's step 1 whose anchor is a real heading of docs/lesson.md.
 - Every scenario in scenarios/ is named in the README; the test command `bash .ci/test` is
   stated; docs/development.md holds the maintainers' material and is linked.
-- Every relative link of README.md, docs/development.md and docs/clase/ points at a file that
-  exists (and, for a Markdown file with an anchor, at a heading it has).
+- The README links the pages that hold its reference (docs/reference.md, dashboard.md,
+  retry-storms.md, shedding.md, grafana.md, running.md, classroom.md, replicas.md).
+- Every relative link of README.md, docs/*.md and docs/clase/ points at a file that exists (and,
+  for a Markdown file with an anchor, at a heading it has).
+- Every line of README.md and docs/*.md that starts the class's lab with the teacher's token is
+  one of docs/clase/plan.md's start lines, which leave --open-duration-s and --workers alone.
 - Every package .ci/install-deps installs is in the dependency table (house rule: say why
   each dependency is there).
 - docs/clase/ holds plan.md, hoja.md, respuestas.md and problemas.md, in Spanish: no line of
@@ -158,6 +162,12 @@ def main():
     for fact in ("bash .ci/test", "ctest -L fast", ".ci/run", "check-contract", "fresh-machine"):
         check(fact in devtext, f"docs/development.md covers `{fact}`")
 
+    # --- the reference the README links, one line each
+    for page in ("reference", "dashboard", "retry-storms", "shedding", "grafana", "running", "classroom", "replicas"):
+        target = f"docs/{page}.md"
+        check((ROOT / target).exists() and any(path == target for path, _ in links(readme)),
+              f"README links {target}")
+
     # --- the dependency table names every package .ci/install-deps installs
     deps = (ROOT / ".ci" / "install-deps").read_text(encoding="utf-8")
     code = "\n".join(line.split("#", 1)[0] for line in deps.splitlines())  # comments say why, in parentheses too
@@ -167,9 +177,23 @@ def main():
     check(not untold, f"docs/development.md's dependency table says why each package is there (missing: {untold})")
 
     # --- links
-    for doc in [readme_path, dev] + sorted((ROOT / "docs" / "clase").glob("*.md")):
+    docs = sorted((ROOT / "docs").glob("*.md"))
+    for doc in [readme_path] + docs + sorted((ROOT / "docs" / "clase").glob("*.md")):
         if doc.exists():
             check_links(doc)
+
+    # --- the class's lab starts as the plan says (the plan: no cambies --open-duration-s ni --workers)
+    start = r"LAB_ADMIN_TOKEN=\S+ (?:deploy/classroom|bash \.ci/up)\b[^`#\n]*"
+    plan_path = ROOT / "docs" / "clase" / "plan.md"
+    plan_starts = {" ".join(c.split()) for c in re.findall(start, plan_path.read_text(encoding="utf-8"))} \
+        if plan_path.exists() else set()
+    check(bool(plan_starts) and not any(f in c for c in plan_starts for f in ("--open-duration-s", "--workers")),
+          f"docs/clase/plan.md starts the class's lab at the defaults ({sorted(plan_starts)})")
+    for doc in [readme_path] + docs:
+        for command in re.findall(start, doc.read_text(encoding="utf-8")):
+            command = " ".join(command.split())
+            check(command in plan_starts,
+                  f"{doc.relative_to(ROOT)} starts the class's lab as docs/clase/plan.md does: {command}")
 
     # --- the teacher's kit
     clase = ROOT / "docs" / "clase"
