@@ -27,38 +27,47 @@ namespace {
 using httplib::Request;
 using httplib::Response;
 
-// What every request shares: the labs, the dashboard's files, the carrier's URL, the slots.
+// What every request shares: the labs, the dashboard's files, the carrier's URL.
 struct Shared {
-  Shared(LabRegistry& l, StaticRoots d, std::string url, int workers, RateLimitGate gate, std::string token)
+  Shared(LabRegistry& l, StaticRoots d, std::string url, RateLimitGate gate, std::string token)
       : labs(l),
         policy_views(l.teacher().app.policies()),
         dashboard(std::move(d)),
         carrier_url(std::move(url)),
-        slots(workers),
         rate_limit(std::move(gate)),
         admin_token(std::move(token)) {}
   LabRegistry& labs;
   const PolicyViews policy_views;  // every lab runs the same policies
   StaticRoots dashboard;
   std::string carrier_url;
-  WorkerSlots slots;
   RouteContext::RenderedHealth health;
   RateLimitGate rate_limit;
   std::string admin_token;  // empty: no teacher token (--admin-token)
 };
 
-// A change to a student's lab (reset, carrier mode, storms) without its owner's key or the
-// teacher's token: the 403 that says how to send the key. Checked before the lab is found,
-// since finding creates it: a refused request changes nothing, not even the list of labs.
+// Whether the request carries the teacher's token (`serve --admin-token`).
+bool from_teacher(const Shared& shared, const Request& req) {
+  return !shared.admin_token.empty() &&
+         constant_time_equal(req.get_header_value("Authorization"), "Bearer " + shared.admin_token);
+}
+
+// A change to a claimed student's lab (a quote, which moves its breaker, a reset, a carrier
+// mode, a storm) without its owner's key or the teacher's token: the 403 that says what to
+// add. Checked before the lab is found, since finding creates it: a refused request changes
+// nothing, not even the list of labs. A lab no claimed name owns is anyone's.
 std::optional<ApiError> refuse_without_key(Shared& shared, const Request& req, const std::string& raw_name) {
   LabNameProblem problem = LabNameProblem::none;
   const auto name = normalize_lab_name(raw_name, problem);
   if (!name) return std::nullopt;  // find() answers the bad name
-  if (!shared.admin_token.empty() &&
-      constant_time_equal(req.get_header_value("Authorization"), "Bearer " + shared.admin_token))
-    return std::nullopt;
-  const std::string owner = lab_owner(*name);
-  switch (shared.labs.keys().check(owner, presented_lab_key(req))) {
+  if (from_teacher(shared, req)) return std::nullopt;
+  const auto owner_found = shared.labs.keys().owner_of(*name);
+  if (!owner_found) return std::nullopt;
+  const std::string& owner = *owner_found;
+  const std::string presented = presented_lab_key(req);
+  // A teacher's token that is not this lab's: say so, not that a student key is missing.
+  if (presented.empty() && req.has_header("Authorization"))
+    return api_error(403, "wrong_teacher_token", MessageId::wrong_teacher_token, {});
+  switch (shared.labs.keys().check(owner, presented)) {
     case LabKeyVerdict::unclaimed:
     case LabKeyVerdict::accepted:
       return std::nullopt;
@@ -70,19 +79,8 @@ std::optional<ApiError> refuse_without_key(Shared& shared, const Request& req, c
   return std::nullopt;
 }
 
-// The first JSON answer for a lab of an owner nobody has claimed claims it, and carries the
-// key as `lab_key` (only that answer: the dashboards' live events never see it). A HEAD,
-// a page or Prometheus text would lose the key, so they claim nothing.
-void offer_lab_key(Shared& shared, const Request& req, const std::string& lab_name, Response& res) {
-  if (req.method == "HEAD" || res.body.empty() || res.body.front() != '{' ||
-      res.get_header_value("Content-Type").rfind("application/json", 0) != 0)
-    return;
-  if (const auto key = shared.labs.claim_key(lab_name))
-    if (auto body = with_lab_key(res.body, *key)) res.body = std::move(*body);
-}
-
 // Runs `route`'s handler on the lab `?lab=` selects (the teacher's without it) once its key
-// (if it needs one) is checked, holding a worker slot when the route takes one. Waiting for
+// (if it needs one) is checked, holding one of that lab's worker slots when the route takes one. Waiting for
 // a slot ends with a 503 once shutdown begins; the wait is measured (queue_ms) on the lab's
 // clock.
 void serve_lab(Shared& shared, const Route& route, const Request& req, const std::string& body, Response& res,
@@ -97,17 +95,18 @@ void serve_lab(Shared& shared, const Route& route, const Request& req, const std
       return send_rate_limited(req, res, d);
     }
   }
-  RouteContext ctx{lab.app, lab.storm, shared.dashboard, shared.carrier_url, shared.labs, shared.health, shared.policy_views, found.lab, 0};
+  RouteContext ctx{lab.app,       lab.storm,           shared.dashboard, shared.carrier_url,         shared.labs,
+                   shared.health, shared.policy_views, found.lab,        0, from_teacher(shared, req)};
   if (!route.worker_slot) return route.handler(ctx, req, body, res);
   Clock& clock = lab.app.clock();
   const SteadyTime asked = clock.now();
-  if (!shared.slots.acquire(lab.app.shutdown_token()))
+  if (!lab.slots.acquire(lab.app.shutdown_token()))
     return send_api_error(req, res, api_error(503, "shutting_down", MessageId::shutting_down, {}));
   ctx.queue_ms = elapsed_ms(asked, clock.now());
   struct Release {
     WorkerSlots& s;
     ~Release() { s.release(); }
-  } release{shared.slots};
+  } release{lab.slots};
   route.handler(ctx, req, body, res);
 }
 
@@ -124,7 +123,6 @@ void serve(Shared& shared, const Route& route, const Request& req, const std::st
   const auto found = shared.labs.find(lab_name);
   if (found.error) return send_api_error(req, res, *found.error);
   serve_lab(shared, route, req, body, res, found);
-  if (lab_name != nullptr) offer_lab_key(shared, req, found.lab->app.name(), res);
 }
 
 // A known route asked with a method it does not answer gets 405 and the methods it does;
@@ -162,14 +160,14 @@ std::string route_pattern(const std::string& path) {
 }
 
 void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoots& dashboard,
-                         const std::string& carrier_url, int workers, RateLimitGate rate_limit,
-                         std::string admin_token) {
+                         const std::string& carrier_url, RateLimitGate rate_limit, std::string admin_token) {
   auto& r = server.routes();
-  // Quotes and /health hold one of `workers` while served: the server has a thread per
-  // connection (idle keep-alive, event streams, the page's reads), and those must not lend
-  // a legacy storm extra workers. Every lab shares them, as they share the carrier.
-  const auto shared = std::make_shared<Shared>(labs, dashboard, carrier_url, std::clamp(workers, 1, kMaxWorkers),
-                                               std::move(rate_limit), std::move(admin_token));
+  // Quotes and /health hold one of their lab's worker slots while served: the server has a
+  // thread per connection (idle keep-alive, event streams, the page's reads), and those must
+  // not lend a legacy storm extra workers. Each lab has its own (a bulkhead): a storm queues
+  // its lab's quotes behind it, never another student's; all labs share the carrier.
+  const auto shared = std::make_shared<Shared>(labs, dashboard, carrier_url, std::move(rate_limit),
+                                               std::move(admin_token));
   for (const Route& route : lab_route_table()) {
     const std::string pattern = route_pattern(route.path);
     const auto has = [&route](const char* m) {

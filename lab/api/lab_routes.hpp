@@ -19,10 +19,10 @@ struct StaticRoots;
 /// Registers every route of lab_route_table() on `server`: the API, the dashboard under
 /// /ui/ (and at / for browsers) and the live event stream /events. Each request is served
 /// by the lab its `?lab=NAME` selects (the teacher's without it; a bad name is a 400, one
-/// past --max-labs a 503). `carrier_url` is shown by / and /health. At most `workers`
-/// quotes (and /health) are served at once across all labs (a legacy storm exhausts them);
-/// other routes and event streams are not counted: the server gives every connection a
-/// thread of its own (--max-connections). `labs` must outlive the server; `dashboard` is copied.
+/// past --max-labs a 503). `carrier_url` is shown by / and /health. Each lab serves at most
+/// LabLimits::workers quotes (and /health) at once, on its own slots (Lab::slots): a legacy
+/// storm exhausts its own lab's, never another's; other routes and event streams are not
+/// counted: the server gives every connection a thread of its own (--max-connections). `labs` must outlive the server; `dashboard` is copied.
 /// `rate_limit`: the per-client limit on the routes the table marks `rate_limited` (off when
 /// its limiter is null); a refused request gets a 429 before it takes a worker, and counts in
 /// the teacher's quote_lab_rate_limited_total.
@@ -31,11 +31,9 @@ struct StaticRoots;
 /// `admin_token`, `serve --admin-token`, is set), else a 403 before the lab is touched; the
 /// first JSON answer for a lab of an unclaimed owner carries the new key as `lab_key`.
 void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoots& dashboard,
-                         const std::string& carrier_url, int workers, RateLimitGate rate_limit = {},
+                         const std::string& carrier_url, RateLimitGate rate_limit = {},
                          std::string admin_token = {});
 
-/// The largest --workers the lab accepts.
-inline constexpr int kMaxWorkers = 1024;
 
 /// Seconds between heartbeats on an idle event stream. Behind a proxy the lab sees a
 /// closed page only when a write fails (HAProxy keeps its side open until then), so the

@@ -33,6 +33,9 @@ void storm_status(RouteContext&, const httplib::Request&, const std::string&, ht
 void storm_start(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 void storm_cancel(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 
+// routes_claim.cpp — a student claims a name (step 0); the teacher issues a new key.
+void claim(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+
 // routes_class.cpp — every student lab at once: the class view and the teacher's class-wide actions.
 void class_view(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 void class_reset(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);

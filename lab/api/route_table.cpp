@@ -123,6 +123,15 @@ const std::vector<Route>& lab_route_table() {
          .description = {"sets every student lab's carrier mode (not the teacher's); teacher only",
           "fija el modo del proveedor de todos los laboratorios de estudiantes (no el del docente); solo el docente"},
          .handler = class_carrier_mode, .teacher_only = true, .class_wide = true},
+        {.methods = {"POST"}, .path = "/claim", .example_query = "?name=ana", .mutating = true,
+         .worker_slot = false,
+         .description = {"a student claims a name (step 0): the answer carries its lab_key, once; every lab "
+                         "called NAME or NAME-... then needs it for quotes and changes. With the teacher's "
+                         "token, a new key for a name already claimed",
+          "un estudiante reclama un nombre (paso 0): la respuesta trae su lab_key, una sola vez; desde "
+          "entonces todo laboratorio llamado NOMBRE o NOMBRE-... la necesita para cotizaciones y cambios. "
+          "Con el token del docente, una clave nueva para un nombre ya reclamado"},
+         .handler = claim, .class_wide = true, .student_action = true},
         // No example query: a path with {policy} cannot be pasted; the description names one.
         {.methods = {"GET"}, .path = "/quote/{policy}", .mutating = true,
          .description = {"one quote with any policy of the policies file (GET / lists them under `policies`), e.g. "
@@ -174,6 +183,7 @@ struct LabelFacts {
   AllowedMethods allowed;
   std::vector<std::string> teacher_only_methods;
   bool class_wide = false;
+  bool student_action = false;
 };
 
 const std::map<std::string, LabelFacts>& label_facts() {
@@ -189,6 +199,7 @@ const std::map<std::string, LabelFacts>& label_facts() {
         if (r.teacher_only) f.teacher_only_methods.push_back(m);
       }
       f.class_wide = f.class_wide || r.class_wide;
+      f.student_action = f.student_action || r.student_action;
     }
     return out;
   }();
@@ -216,6 +227,12 @@ bool class_wide(const std::string& path) {
   const auto& facts = label_facts();
   const auto it = facts.find(route_label(path));
   return it != facts.end() && it->second.class_wide;
+}
+
+bool student_action(const std::string& path) {
+  const auto& facts = label_facts();
+  const auto it = facts.find(route_label(path));
+  return it != facts.end() && it->second.student_action;
 }
 
 std::vector<std::string> teacher_only_routes() {

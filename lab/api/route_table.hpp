@@ -48,6 +48,8 @@ struct RouteContext {
   std::shared_ptr<void> hold;
   /// How long the request waited for a worker slot, in ms (0 on routes that take none).
   double queue_ms = 0;
+  /// The request carries the teacher's token (`serve --admin-token`).
+  bool teacher = false;
 };
 
 /// Serves one request. `body` is the request body of POST and PUT (empty for GET and for
@@ -76,6 +78,8 @@ struct Route {
                                      ///< routes only: never /health, scrapes, pages or the teacher's)
   bool class_wide = false;           ///< acts on every student lab (/class/...): takes no ?lab=, and
                                      ///< a ?lab= never stands in for the teacher token
+  bool student_action = false;       ///< a student's own change outside any lab (claiming a name):
+                                     ///< no teacher token, a same-site caller
 };
 
 /// Every route the lab answers, in the order `GET /` lists them. Each also answers under
@@ -116,11 +120,13 @@ bool teacher_only(const std::string& method, const std::string& path);
 /// Whether `path` is a class-wide route of the table (any method): one that acts on every
 /// student lab at once.
 bool class_wide(const std::string& path);
+/// Whether `path` is a route the table marks `student_action`.
+bool student_action(const std::string& path);
 
 /// Whether `route`, on a student's lab (`?lab=NAME`), needs the owner's key or the teacher's
 /// token (lab_keys.hpp): the changes a student makes to their own lab (reset, carrier mode,
 /// storms). Quotes and reads never do; class-wide routes take no lab.
-inline bool needs_lab_key(const Route& route) { return route.teacher_only && !route.class_wide; }
+inline bool needs_lab_key(const Route& route) { return route.mutating && !route.class_wide; }
 
 /// The teacher-only routes as "METHOD /path" lines, for the start-up warning and `GET /`.
 std::vector<std::string> teacher_only_routes();

@@ -124,12 +124,11 @@ void storm_status(RouteContext& ctx, const httplib::Request&, const std::string&
 }
 
 void storm_cancel(RouteContext& ctx, const httplib::Request&, const std::string&, httplib::Response& res) {
-  bool was_running = ctx.storm.cancel();
+  const bool here = ctx.storm.cancel();
+  // Whichever replica runs it stops it, even one whose start this replica has not read yet.
+  ctx.app.share_storm_cancel();
   const nlohmann::ordered_json there = ctx.app.remote_storm();
-  if (!was_running && there.is_object() && there.value("running", false)) {
-    ctx.app.share_storm("storm_cancel", nlohmann::ordered_json::object());  // the replica running it stops it
-    was_running = true;
-  }
+  const bool was_running = here || (there.is_object() && there.value("running", false));
   send_json(res, 200, {{"cancelled", was_running}, {"storm", fleet_storm_status(ctx)}});
 }
 
@@ -212,7 +211,7 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
       return send_error(res, 400, "invalid_parameter", errors.empty() ? "invalid storm" : errors.front());
     case StormExperiment::Start::started: {
       const auto status = ctx.storm.status();
-      ctx.app.share_storm("storm_status", status);  // the other replicas answer for it too
+      ctx.app.share_storm_start(status);  // the other replicas answer for it too
       return send_json(res, 202, status);
     }
   }

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <utility>
@@ -65,15 +66,24 @@ void LabApp::share(ClassEvent e) {
   if (class_log_) class_log_->append(encode_class_event(e));
 }
 
+std::optional<std::string> LabApp::share_placed(ClassEvent e) {
+  if (!class_log_) return std::nullopt;
+  return class_log_->append_in_order(encode_class_event(e), kOrderWait);
+}
+
 void LabApp::share_in_order(ClassEvent e) {
-  if (!class_log_) return;
   const bool reset = e.type == "reset";
   // Redis away or slow: the setting holds here now and reaches the others when it is back.
-  const auto id = class_log_->append_in_order(encode_class_event(e), kOrderWait);
+  // Its place then comes when it is read back (settle()).
+  const auto id = share_placed(std::move(e));
   if (!id) return;
   std::lock_guard lock(mode_mutex_);
+  raise_barriers_locked(reset, *id);
+}
+
+void LabApp::raise_barriers_locked(bool reset, const std::string& id) {
   auto raise = [&id](std::string& barrier) {
-    if (barrier.empty() || ClassLog::before(barrier, *id)) barrier = *id;
+    if (barrier.empty() || ClassLog::before(barrier, id)) barrier = id;
   };
   raise(mode_barrier_);  // a reset sets the mode too
   if (reset) raise(reset_barrier_);
@@ -181,12 +191,31 @@ void LabApp::publish_quote(const QuoteResult& result, const std::function<std::s
 }
 
 void LabApp::settle(const ClassEvent& own, const std::string& stream_id) {
-  std::lock_guard order(order_mutex_);
+  const bool setting = own.type == "reset" || own.type == "carrier_mode";
+  bool unplaced = false;
   {
-    std::lock_guard lock(mode_mutex_);
-    last_entry_ = stream_id;
+    std::lock_guard order(order_mutex_);
+    {
+      std::lock_guard lock(mode_mutex_);
+      last_entry_ = stream_id;
+      // A setting Redis took after share_in_order stopped waiting: what other replicas did
+      // before it was applied here meanwhile, so it is applied again where the class's order
+      // put it — last so far, as on every other replica.
+      const std::string& barrier = own.type == "reset" ? reset_barrier_ : mode_barrier_;
+      unplaced = setting && (barrier.empty() || ClassLog::before(barrier, stream_id));
+    }
+    // By identity: a reset here cleared the flows shared before it, which are read back after.
+    if (own.type == "quote" && own.flow) {
+      const std::string& id = own.flow->incident.request_id;
+      const auto it = std::find_if(unsettled_.begin(), unsettled_.end(),
+                                   [&id](const FlowRecord& f) { return f.incident.request_id == id; });
+      if (it != unsettled_.end()) unsettled_.erase(it);
+    }
   }
-  if (own.type == "quote" && !unsettled_.empty()) unsettled_.pop_front();
+  if (!unplaced) return;
+  apply(own, false, stream_id);
+  std::lock_guard lock(mode_mutex_);
+  raise_barriers_locked(own.type == "reset", stream_id);
 }
 
 std::optional<LabSnapshot> LabApp::snapshot(const std::string& through, const nlohmann::ordered_json& storm) {
@@ -260,9 +289,9 @@ void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_i
       telemetry_.record(*e.flow);
       follow_breaker = !replay && replicated_ && e.breaker && *e.breaker != local_breaker_.state();
     } else if (e.type == "reset") {
-      reset_here(false, keep_mode);  // the replica that reset cleared what Redis holds
-      // This replica's flows not yet in the log come after the reset in the class's order.
-      for (const FlowRecord& f : unsettled_) telemetry_.record(f);
+      // The replica that reset cleared what Redis holds. This replica's flows not yet in
+      // the log come after the reset in the class's order: they stay.
+      reset_here(false, keep_mode, unsettled_);
     } else if (e.type == "carrier_mode") {
       if (const Scenario* s = scenarios_.find(e.mode)) change_carrier_mode(*s);
     } else if (e.type.starts_with("storm_")) {
@@ -279,8 +308,17 @@ void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_i
   if (!replay && page_event) events_.deliver(e.type, e.line);
 }
 
-void LabApp::share_storm(const std::string& type, const nlohmann::ordered_json& data) {
-  share({.lab = name_, .type = type, .line = data.dump()});
+void LabApp::share_storm_start(const nlohmann::ordered_json& status) {
+  if (!class_log_) return;
+  std::lock_guard lock(storm_order_mutex_);
+  storm_started_ = share_placed({.lab = name_, .type = "storm_status", .line = status.dump()}).value_or("0");
+}
+
+void LabApp::share_storm_cancel() { share_placed({.lab = name_, .type = "storm_cancel", .line = "{}"}); }
+
+bool LabApp::storm_started_before(const std::string& stream_id) const {
+  std::lock_guard lock(storm_order_mutex_);
+  return !storm_started_.empty() && ClassLog::before(storm_started_, stream_id);
 }
 
 nlohmann::ordered_json LabApp::remote_storm() const {
@@ -404,8 +442,8 @@ void LabApp::reset() {
   spdlog::info("lab reset{}: telemetry, metrics, breaker, fallback cache and carrier mode back to seeds", log_label_);
 }
 
-void LabApp::reset_here(bool shared, bool keep_mode) {
-  telemetry_.reset();
+void LabApp::reset_here(bool shared, bool keep_mode, const std::deque<FlowRecord>& kept) {
+  telemetry_.reset(kept);
   metrics_.reset();
   if (shared || !replicated_) {
     breaker_.reset();

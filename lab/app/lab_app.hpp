@@ -118,15 +118,23 @@ class LabApp {
   /// or carrier mode made here is ignored: the class's order says it came first.
   void apply(const ClassEvent& event, bool replay, const std::string& stream_id);
 
-  /// Tells the other replicas about this lab's storm (its status when it starts, a cancel
-  /// asked here of a storm another replica runs): `type` "storm_status" or "storm_cancel".
-  void share_storm(const std::string& type, const nlohmann::ordered_json& data);
+  /// Tells the other replicas that this replica started the lab's storm (`status`, GET
+  /// /experiments/storm's form), placed in the class's order (up to kOrderWait): a cancel or
+  /// a reset placed after it stops it, an older one read later does not.
+  void share_storm_start(const nlohmann::ordered_json& status);
+  /// Asks whichever replica runs the lab's storm to stop it: placed in the class's order (up
+  /// to kOrderWait), so that it stops the storms started before it and none started after.
+  void share_storm_cancel();
+  /// Whether the storm this replica started in the lab (running or not) comes before class
+  /// log position `stream_id`; true when its place is unknown (Redis did not take it in time).
+  bool storm_started_before(const std::string& stream_id) const;
   /// The storm another replica runs (or ran) in this lab, as its entries told it, in GET
   /// /experiments/storm's form; null when none since the last reset.
   nlohmann::ordered_json remote_storm() const;
 
   /// This replica's own entry, read back from the class log at `stream_id`: it has its
-  /// place in the class's order now (see unsettled_).
+  /// place in the class's order now (see unsettled_). A reset or a carrier mode whose place
+  /// share_in_order did not learn in time is applied again there.
   void settle(const ClassEvent& own, const std::string& stream_id);
 
   /// This lab as it stands at class log position `through` (the reader's, on its thread:
@@ -156,6 +164,12 @@ class LabApp {
   /// The configured policy called `name`; null if there is none.
   const RetryPolicy* find_policy(const std::string& name) const { return policies_.find(name); }
 
+  /// With a shared breaker: seeds a store that (re)connected since this lab last did (a
+  /// Redis that came back empty takes this replica's open breaker), then follows it; no
+  /// round trip otherwise. The class log's reader runs it between reads.
+  void rejoin_shared_breaker() {
+    if (replicated_) replicated_->rejoin_if_reconnected();
+  }
   /// The breaker, the fallback quote and the state file's health now (/dependency/state).
   DependencyView dependency_view();
   /// The same view for a breaker snapshot already taken (saves a second snapshot per quote).
@@ -214,14 +228,20 @@ class LabApp {
  private:
   void on_transition(const BreakerTransition& t);
   // The local part of reset(); `shared`: also the breaker and fallback quotes in Redis;
-  // `keep_mode`: the carrier mode stays (a mode set here came after the reset).
-  void reset_here(bool shared, bool keep_mode);
+  // `keep_mode`: the carrier mode stays (a mode set here came after the reset); `kept`: the
+  // flows the telemetry holds after it.
+  void reset_here(bool shared, bool keep_mode, const std::deque<FlowRecord>& kept = {});
   // Sets the mode of a known scenario, here only.
   void change_carrier_mode(const Scenario& s);
   // Appends `e` to the class log, if any.
   void share(ClassEvent e);
+  // The same, waiting for its place in the class's order (kOrderWait): its stream id, nullopt
+  // without a class log or when Redis did not take it in time (it stays queued).
+  std::optional<std::string> share_placed(ClassEvent e);
   // The same for a setting, waiting for its place in the class's order (kOrderWait).
   void share_in_order(ClassEvent e);
+  // Later entries older than `id` are ignored: a setting (a reset when `reset`) placed there.
+  void raise_barriers_locked(bool reset, const std::string& id);
   // What the state file holds for this lab may have changed: write it soon.
   void mark_state_dirty();
   std::string new_id(int hex_digits);
@@ -291,6 +311,10 @@ class LabApp {
   std::string last_entry_;  // see last_entry()
   bool history_incomplete_ = false;
   nlohmann::ordered_json remote_storm_;  // see remote_storm(); guarded by mode_mutex_
+  // The stream id of the storm this replica started last ("": none; "0": place unknown).
+  // Held while a start is being placed: the reader judges a cancel only once it is known.
+  mutable std::mutex storm_order_mutex_;
+  std::string storm_started_;  // guarded by storm_order_mutex_
   void follow_remote_storm(const ClassEvent& e);
 };
 

@@ -3,7 +3,6 @@
 #include <httplib.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 #include "lab/http/request_guard.hpp"
 #include "lab/shared_state/redis_client.hpp"
@@ -32,10 +31,18 @@ constexpr std::chrono::seconds kRefreshEvery{60};
 
 }  // namespace
 
-std::string lab_owner(std::string_view lab_name) {
-  const auto dash = lab_name.find('-');
-  if (dash == 0 || dash == std::string_view::npos) return std::string(lab_name);
-  return std::string(lab_name.substr(0, dash));
+bool owns(std::string_view owner, std::string_view lab_name) {
+  return !owner.empty() && lab_name.starts_with(owner) &&
+         (lab_name.size() == owner.size() || lab_name[owner.size()] == '-');
+}
+
+std::vector<std::string> possible_owners(std::string_view lab_name) {
+  std::vector<std::string> out;
+  if (lab_name.empty()) return out;
+  out.emplace_back(lab_name);
+  for (auto dash = lab_name.rfind('-'); dash != std::string_view::npos && dash > 0; dash = lab_name.rfind('-', dash - 1))
+    out.emplace_back(lab_name.substr(0, dash));
+  return out;
 }
 
 bool well_formed_lab_key(std::string_view key) {
@@ -50,18 +57,6 @@ std::string presented_lab_key(const httplib::Request& req) {
   key.erase(std::remove_if(key.begin(), key.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }),
             key.end());
   return key;
-}
-
-std::optional<std::string> with_lab_key(const std::string& body, const std::string& key) {
-  const auto parsed = nlohmann::ordered_json::parse(body, nullptr, false);
-  if (!parsed.is_object()) return std::nullopt;
-  // First, where a student sees it at the top of the answer.
-  nlohmann::ordered_json out = {{"lab_key", key}};
-  for (const auto& [name, value] : parsed.items())
-    if (name != "lab_key") out[name] = value;
-  const bool pretty = body.find('\n') != std::string::npos;
-  return out.dump(pretty ? 2 : -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-         (pretty && !body.empty() && body.back() == '\n' ? "\n" : "");
 }
 
 LabKeys::LabKeys(RandomSource& random, const Clock& clock, RedisClient* shared, std::chrono::minutes idle_expiry)
@@ -121,6 +116,38 @@ std::optional<std::string> LabKeys::claim(const std::string& owner) {
   return inserted ? std::optional<std::string>(candidate) : std::nullopt;
 }
 
+std::string LabKeys::reissue(const std::string& owner) {
+  const std::string key = new_key();
+  if (shared_ != nullptr) shared_->command({"SET", redis_key(owner), key, "EX", std::to_string(ttl_s_)});
+  std::lock_guard lock(mutex_);
+  keys_[owner] = key;
+  refreshed_[owner] = clock_.now();
+  return key;
+}
+
+std::optional<std::string> LabKeys::owner_of(const std::string& lab_name) {
+  const std::vector<std::string> candidates = possible_owners(lab_name);
+  std::vector<bool> in_redis(candidates.size(), false);
+  if (shared_ != nullptr && !candidates.empty()) {
+    std::vector<std::string> argv{"MGET"};
+    for (const auto& c : candidates) argv.push_back(redis_key(c));
+    if (const auto v = shared_->command(argv); v && v->type == RedisValue::Type::array) {
+      std::lock_guard lock(mutex_);
+      for (std::size_t i = 0; i < candidates.size() && i < v->elements.size(); ++i) {
+        const RedisValue& e = v->elements[i];
+        if (e.type != RedisValue::Type::string || !well_formed_lab_key(e.text)) continue;
+        in_redis[i] = true;
+        keys_[candidates[i]] = e.text;  // Redis decides: another replica may have claimed it
+      }
+    }
+  }
+  // A key this replica claimed while Redis was away counts too (check() offers it to Redis).
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (in_redis[i] || keys_.count(candidates[i])) return candidates[i];
+  return std::nullopt;
+}
+
 LabKeyVerdict LabKeys::check(const std::string& owner, const std::string& presented) {
   std::optional<std::string> key = key_here(owner);
   // With Redis its answer wins (another replica may have claimed the owner first). A key
@@ -138,14 +165,18 @@ LabKeyVerdict LabKeys::check(const std::string& owner, const std::string& presen
   return constant_time_equal(presented, *key) ? LabKeyVerdict::accepted : LabKeyVerdict::wrong;
 }
 
-void LabKeys::touch(const std::string& owner) {
+void LabKeys::touch(const std::string& lab_name) {
   if (shared_ == nullptr) return;
   const SteadyTime now = clock_.now();
   std::optional<std::string> key;
+  std::string owner;
   {
     std::lock_guard lock(mutex_);
-    const auto it = keys_.find(owner);
+    auto it = keys_.end();
+    for (const std::string& candidate : possible_owners(lab_name))
+      if ((it = keys_.find(candidate)) != keys_.end()) break;
     if (it == keys_.end()) return;
+    owner = it->first;
     auto& last = refreshed_[owner];
     if (last != SteadyTime{} && now - last < kRefreshEvery) return;
     last = now;

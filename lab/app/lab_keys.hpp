@@ -1,10 +1,13 @@
 #pragma once
 // A student's lab belongs to the student (SPEC.md, last section: `lab_key`, `X-Lab-Key`).
-// Every student lab has an owner, its name up to the first '-' (`ana`, `ana-paso3` and
-// `ana-tail-2` are all ana's), and each owner one random key, handed out once: in the JSON
-// answer of the first request that reaches a lab of an owner nobody has claimed yet.
-// Changing a claimed owner's lab (reset, carrier mode, storms) then needs that key, in an
-// `X-Lab-Key` header or a `lab_key=` parameter, or the teacher's token; reading never does.
+// A student claims a name once, at the lesson's step 0 (POST /claim?name=ana), and gets its
+// one random key in that answer only; a read, a quote or a page load never hands out a key.
+// The name then owns every lab called by it or starting with it and '-' (`ana`, `ana-paso3`,
+// `ana-tail-2`); when two claimed names fit, the longer wins, so `ana-maria` and `ana` are
+// two owners (`ana-maria-paso1` is ana-maria's). Changing a claimed owner's lab — quotes
+// included, since they move its breaker — then needs that key, in an `X-Lab-Key` header or a
+// `lab_key=` parameter, or the teacher's token, who may also issue the owner a new key.
+// Reading never needs one.
 //
 // The keys live in the class's state file with the labs (a restart does not lock students
 // out) and, with `--state-backend redis://…`, in one Redis key per owner claimed with
@@ -16,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
@@ -31,9 +35,12 @@ inline constexpr std::string_view kLabKeyHeader = "X-Lab-Key";
 /// Characters in a key: 20 base32 characters (a-z, 2-7) are 100 random bits.
 inline constexpr std::size_t kLabKeyLength = 20;
 
-/// The owner of student lab `lab_name` (a normalised name): the part before the first '-'
-/// ("ana-paso3" → "ana"); a name that starts with '-' is its own owner.
-std::string lab_owner(std::string_view lab_name);
+/// Whether the name `owner` owns lab `lab_name` (normalised names): the lab is called
+/// `owner`, or starts with `owner` and '-'.
+bool owns(std::string_view owner, std::string_view lab_name);
+/// The names that may own lab `lab_name`, longest first: the name itself and each part of it
+/// before a '-' ("ana-maria-paso1" → "ana-maria-paso1", "ana-maria", "ana").
+std::vector<std::string> possible_owners(std::string_view lab_name);
 
 /// Whether `key` has the shape of a key this lab hands out (kLabKeyLength characters of
 /// a-z and 2-7): what the state file and Redis may hold.
@@ -43,9 +50,6 @@ bool well_formed_lab_key(std::string_view key);
 /// "" when it presents none.
 std::string presented_lab_key(const httplib::Request& req);
 
-/// `body` (one JSON object, compact or pretty) with `"lab_key": key` as its first field, laid
-/// out as it was; nullopt when `body` is not a JSON object (a page, Prometheus text).
-std::optional<std::string> with_lab_key(const std::string& body, const std::string& key);
 
 /// What a request that changes a lab may do, by the key it presents.
 enum class LabKeyVerdict {
@@ -71,11 +75,18 @@ class LabKeys {
   /// Claims `owner` when nobody has: returns the new key when this call claimed it, nullopt
   /// when the owner already had one (here or, with Redis, on another replica).
   std::optional<std::string> claim(const std::string& owner);
+  /// A new key for `owner`, whether or not it had one (the old one opens nothing from now
+  /// on): the teacher's answer to a lost key or a name taken by someone else.
+  std::string reissue(const std::string& owner);
+  /// The claimed owner of lab `lab_name`: the longest of possible_owners() that has a key
+  /// (with Redis, as Redis or this replica holds them: one round trip); nullopt when none has.
+  std::optional<std::string> owner_of(const std::string& lab_name);
   /// Judges `presented` ("" for none) against `owner`'s key. Compared in constant time.
   LabKeyVerdict check(const std::string& owner, const std::string& presented);
-  /// With Redis: the owner was active now; its key's time to live is renewed (at most once a
-  /// minute per owner and replica). Nothing without Redis.
-  void touch(const std::string& owner);
+  /// With Redis: lab `lab_name` was active now; its owner's key's time to live is renewed
+  /// (at most once a minute per owner and replica). Nothing without Redis, or when this
+  /// replica knows no owner of the lab.
+  void touch(const std::string& lab_name);
 
   /// Every owner's key (what the state file keeps).
   std::map<std::string, std::string> all() const;

@@ -31,7 +31,7 @@ LabRegistry::LabRegistry(LabDeps teacher, const std::filesystem::path& state_fil
   LabDeps teacher_deps = deps_;
   teacher_deps.mode_carrier = teacher.embedded_carrier;
   if (loaded) teacher_deps.restored = static_cast<const PersistedLab&>(*loaded);
-  teacher_ = std::make_shared<Lab>(std::move(teacher_deps));
+  teacher_ = std::make_shared<Lab>(std::move(teacher_deps), limits_.workers);
   teacher_->storm.set_on_ended([this] { storm_ended(""); });
   if (loaded) {
     const auto breaker = teacher_->app.persisted_lab().breaker;
@@ -43,19 +43,19 @@ LabRegistry::LabRegistry(LabDeps teacher, const std::filesystem::path& state_fil
   {
     std::lock_guard lock(mutex_);
     for (auto& saved : loaded ? loaded->labs : std::vector<PersistedStudentLab>{}) {
-      if (now - saved.last_active > limits_.idle_expiry || students_.size() >= limits_.max_labs) {
+      if (now - saved.last_active > limits_.idle_expiry ||
+          (!teachers(saved.name) && student_count_locked() >= limits_.max_labs)) {
         ++dropped;
         continue;
       }
       students_[saved.name] = Entry{make_student_lab(saved.name, static_cast<const PersistedLab&>(saved)),
                                     saved.last_active};
     }
-    // The keys of owners with a lab left; a name whose labs were all forgotten is free again.
+    // Every claimed name's key: a claim is kept whether or not its labs exist yet (a student
+    // claims at step 0, before any lab). Names whose labs were all forgotten were given back.
     std::map<std::string, std::string> kept;
     for (const auto& [owner, key] : loaded ? loaded->lab_keys : std::map<std::string, std::string>{}) {
-      const bool used = std::any_of(students_.begin(), students_.end(),
-                                    [&owner](const auto& e) { return lab_owner(e.first) == owner; });
-      if (used && well_formed_lab_key(key)) kept.emplace(owner, key);
+      if (well_formed_lab_key(key)) kept.emplace(owner, key);
       else ++keys_dropped;
     }
     keys_.restore(kept);
@@ -82,7 +82,7 @@ std::shared_ptr<Lab> LabRegistry::make_student_lab(const std::string& name, std:
   LabDeps d = deps_;
   d.lab_name = name;
   d.restored = std::move(restored);
-  auto lab = std::make_shared<Lab>(std::move(d));
+  auto lab = std::make_shared<Lab>(std::move(d), limits_.workers);
   if (!self_url_.empty()) lab->storm.set_self_url(self_url_);
   lab->storm.set_on_ended([this, name] { storm_ended(name); });
   return lab;
@@ -107,7 +107,7 @@ LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
     if (const auto it = students_.find(*name); it != students_.end()) {
       it->second.last_active = now;
       lab = it->second.lab;
-    } else if (students_.size() >= limits_.max_labs) {
+    } else if (!teachers(*name) && student_count_locked() >= limits_.max_labs) {
       return {nullptr, api_error(503, "too_many_labs", MessageId::too_many_labs,
                                  {{"max", std::to_string(limits_.max_labs)},
                                   {"minutes", std::to_string(limits_.idle_expiry.count())}})};
@@ -121,7 +121,7 @@ LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
     spdlog::info("student lab {} created ({} of at most {})", *name, student_count(), limits_.max_labs);
     if (deps_.class_log) deps_.class_log->append(encode_class_event({.lab = *name, .type = "lab_created", .line = "{}"}));
   }
-  keys_.touch(lab_owner(*name));
+  keys_.touch(*name);
   if (created || !expired.empty()) state_file_->changed();
   return {lab, std::nullopt};
 }
@@ -140,11 +140,13 @@ void LabRegistry::apply(const std::string& stream_id, const std::string& entry, 
   if (created) state_file_->changed();
   if (replay) check_history(e.lab, *lab, e);
   if (e.type == "lab_created") return;  // held now; nothing for its page
-  if (e.type == "storm_cancel") {  // asked on another replica of the storm running here
-    if (!replay) lab->storm.cancel();
+  // A cancel or a reset asked on another replica stops the storm running here when it
+  // started before it in the class's order; one started after it was asked for later.
+  if (e.type == "storm_cancel") {
+    if (!replay && lab->app.storm_started_before(stream_id)) lab->storm.cancel();
     return;
   }
-  if (e.type == "reset") {
+  if (e.type == "reset" && lab->app.storm_started_before(stream_id)) {
     lab->storm.cancel();
     lab->storm.forget_result();
   }
@@ -191,22 +193,30 @@ std::vector<std::shared_ptr<Lab>> LabRegistry::expire_idle_locked(WallTime now) 
 }
 
 void LabRegistry::forget_unused_keys_locked(const std::vector<std::shared_ptr<Lab>>& expired) {
-  // An owner whose last lab is forgotten gives its name back: next class's "ana" gets a key.
-  for (const auto& lab : expired) {
-    const std::string owner = lab_owner(lab->app.name());
-    const bool used = std::any_of(students_.begin(), students_.end(),
-                                  [&owner](const auto& e) { return lab_owner(e.first) == owner; });
-    if (!used) keys_.forget(owner);
-  }
+  // An owner whose last lab is forgotten gives its name back: next class's "ana" may claim it.
+  for (const auto& lab : expired)
+    for (const std::string& owner : possible_owners(lab->app.name())) {
+      const bool used = std::any_of(students_.begin(), students_.end(),
+                                    [&owner](const auto& e) { return owns(owner, e.first); });
+      if (!used) keys_.forget(owner);
+    }
 }
 
-std::optional<std::string> LabRegistry::claim_key(const std::string& name) {
-  auto key = keys_.claim(lab_owner(name));
+std::optional<std::string> LabRegistry::claim_key(const std::string& owner) {
+  auto key = keys_.claim(owner);
   if (key) {
-    spdlog::info("lab owner {} claimed (first answer for lab {} carries its lab_key)", lab_owner(name), name);
+    spdlog::info("name {} claimed: its labs need its lab_key from now on", owner);
     state_file_->changed();
     state_file_->flush();  // on disk before the student reads it
   }
+  return key;
+}
+
+std::string LabRegistry::reissue_key(const std::string& owner) {
+  std::string key = keys_.reissue(owner);
+  spdlog::info("name {}: the teacher issued a new lab_key (the old one opens nothing)", owner);
+  state_file_->changed();
+  state_file_->flush();
   return key;
 }
 
@@ -222,15 +232,24 @@ std::size_t LabRegistry::expire_idle() {
 
 std::size_t LabRegistry::running_student_storms() const {
   std::lock_guard lock(mutex_);
-  return static_cast<std::size_t>(std::count_if(students_.begin(), students_.end(),
-                                                [](const auto& e) { return e.second.lab->storm.running(); }));
+  return static_cast<std::size_t>(std::count_if(students_.begin(), students_.end(), [this](const auto& e) {
+    return !teachers(e.first) && e.second.lab->storm.running();
+  }));
+}
+
+bool LabRegistry::teachers(const std::string& name) const {
+  return name.empty() || owns(limits_.teacher_name, name);
+}
+
+std::string LabRegistry::lease_member(const std::string& lab) const {
+  return teachers(lab) ? "_" + lab : lab;
 }
 
 LabRegistry::StormVerdict LabRegistry::admit_storm(const std::string& lab, const StormExperiment& storm,
                                                    int duration_s) {
-  const bool student = !lab.empty();
+  const bool student = !teachers(lab);
   if (storm_leases_) {
-    const auto lease = storm_leases_->take(lab, duration_s * 1000LL, student ? kMaxStudentStorms : 0);
+    const auto lease = storm_leases_->take(lease_member(lab), duration_s * 1000LL, student ? kMaxStudentStorms : 0);
     if (lease == RedisStormLeases::Lease::granted) return storm.running() ? StormVerdict::lab_busy : StormVerdict::go;
     if (lease == RedisStormLeases::Lease::lab_busy) return StormVerdict::lab_busy;
     if (lease == RedisStormLeases::Lease::class_full) return StormVerdict::class_full;
@@ -242,12 +261,17 @@ LabRegistry::StormVerdict LabRegistry::admit_storm(const std::string& lab, const
 }
 
 void LabRegistry::storm_ended(const std::string& lab) {
-  if (storm_leases_) storm_leases_->give_back(lab);
+  if (storm_leases_) storm_leases_->give_back(lease_member(lab));
 }
 
 std::size_t LabRegistry::student_count() const {
   std::lock_guard lock(mutex_);
-  return students_.size();
+  return student_count_locked();
+}
+
+std::size_t LabRegistry::student_count_locked() const {
+  return static_cast<std::size_t>(
+      std::count_if(students_.begin(), students_.end(), [this](const auto& e) { return !teachers(e.first); }));
 }
 
 std::vector<ClassRow> LabRegistry::class_rows() {
@@ -255,7 +279,8 @@ std::vector<ClassRow> LabRegistry::class_rows() {
   std::vector<std::pair<std::shared_ptr<Lab>, WallTime>> labs;
   {
     std::lock_guard lock(mutex_);
-    for (const auto& [name, e] : students_) labs.emplace_back(e.lab, e.last_active);
+    for (const auto& [name, e] : students_)
+      if (!teachers(name)) labs.emplace_back(e.lab, e.last_active);
   }
   std::vector<ClassRow> rows;
   for (const auto& [lab, last_active] : labs)
@@ -320,6 +345,7 @@ std::vector<std::string> LabRegistry::reset_students() {
   // is new, so already at its seeds.
   std::vector<std::string> names;
   for (const auto& [name, lab] : student_labs()) {
+    if (teachers(name)) continue;
     reset_lab(lab->app, lab->storm);
     storm_ended(name);
     names.push_back(name);
@@ -330,7 +356,7 @@ std::vector<std::string> LabRegistry::reset_students() {
 std::vector<std::string> LabRegistry::set_students_carrier_mode(const std::string& mode) {
   std::vector<std::string> names;
   for (const auto& [name, lab] : student_labs())
-    if (lab->app.set_carrier_mode(mode)) names.push_back(name);
+    if (!teachers(name) && lab->app.set_carrier_mode(mode)) names.push_back(name);
   return names;
 }
 

@@ -27,6 +27,7 @@
 #include "lab/app/options.hpp"
 #include "lab/experiments/storm_experiment.hpp"
 #include "lab/http/params.hpp"
+#include "lab/http/worker_slots.hpp"
 #include "lab/shared_state/redis_lab_snapshots.hpp"
 #include "lab/shared_state/redis_storm_leases.hpp"
 #include <set>
@@ -35,8 +36,10 @@ namespace quote_lab {
 
 /// Bounds of the student labs (`serve --max-labs`, `--lab-idle-minutes`).
 struct LabLimits {
-  std::size_t max_labs = static_cast<std::size_t>(kDefaultMaxLabs);
+  std::size_t max_labs = static_cast<std::size_t>(kDefaultMaxLabs);  ///< student labs; the teacher's not counted
   std::chrono::minutes idle_expiry{kDefaultLabIdleMinutes};
+  std::string teacher_name = kDefaultTeacherName;  ///< the owner of the teacher's named labs (--teacher-name)
+  int workers = kDefaultWorkers;  ///< each lab's worker slots (--workers): quotes and /health it serves at once
 };
 
 /// Student storms (POST /experiments/storm?lab=NAME) running at once, class-wide: each is up
@@ -44,9 +47,12 @@ struct LabLimits {
 /// 30 at once would only queue behind each other on a 2-core machine.
 inline constexpr std::size_t kMaxStudentStorms = 4;
 
-/// One lab and the storm it runs against itself.
+/// One lab, the storm it runs against itself and its own worker slots.
 struct Lab {
-  explicit Lab(LabDeps deps) : app(std::move(deps)), storm(app.events()) {}
+  Lab(LabDeps deps, int workers) : slots(workers), app(std::move(deps)), storm(app.events()) {}
+  /// The quotes (and /health) this lab serves at once (--workers): a bulkhead, so that its
+  /// storm or its legacy retries queue its own requests, never another lab's.
+  WorkerSlots slots;
   LabApp app;
   StormExperiment storm;  // after app: destroyed (its storm stopped) first
 };
@@ -118,12 +124,14 @@ class LabRegistry {
 
   /// Every lab owner's key (lab_keys.hpp).
   LabKeys& keys() { return keys_; }
-  /// Claims the owner of student lab `name` (normalised) when nobody has: returns the new
-  /// key, already written to the state file (a key handed out survives a crash), or
-  /// nullopt when the owner has one.
-  std::optional<std::string> claim_key(const std::string& name);
+  /// Claims the name `owner` (normalised) when nobody has: returns the new key, already
+  /// written to the state file (a key handed out survives a crash), or nullopt when the name
+  /// has one.
+  std::optional<std::string> claim_key(const std::string& owner);
+  /// A new key for `owner` (the teacher's), written to the state file before it is returned.
+  std::string reissue_key(const std::string& owner);
 
-  /// Every student lab, in leaderboard order: labs that made requests first, fewest carrier
+  /// Every student lab (not the teacher's), in leaderboard order: labs that made requests first, fewest carrier
   /// calls per request first (then more requests, then name); labs without requests last.
   std::vector<ClassRow> class_rows();
   /// Forgets student labs idle past the expiry that nothing holds and that run no storm;
@@ -131,7 +139,7 @@ class LabRegistry {
   std::size_t expire_idle();
   /// Class-wide teacher actions (POST /class/reset, /class/carrier-mode): each student lab
   /// held now, reset (reset_lab) or set to carrier mode `mode` (a name or alias the
-  /// scenario catalog knows: check it first). The teacher's lab is left alone. Return the
+  /// scenario catalog knows: check it first). The teacher's labs are left alone. Return the
   /// names of the labs acted on, in name order.
   std::vector<std::string> reset_students();
   std::vector<std::string> set_students_carrier_mode(const std::string& mode);
@@ -145,8 +153,12 @@ class LabRegistry {
   StormVerdict admit_storm(const std::string& lab, const StormExperiment& storm, int duration_s);
   /// The storm admitted for `lab` did not start, or stopped early (a reset): its lease goes back.
   void storm_ended(const std::string& lab);
-  /// Student labs held now.
+  /// Student labs held now (the teacher's named labs not counted).
   std::size_t student_count() const;
+  /// Whether `lab` (a normalised name; "" the unnamed one) is the teacher's: the unnamed lab
+  /// and every lab of LabLimits::teacher_name. They count toward no student limit (--max-labs,
+  /// kMaxStudentStorms) and class-wide actions leave them alone.
+  bool teachers(const std::string& lab) const;
   const LabLimits& limits() const { return limits_; }
 
   /// The lab's own address, for the storms every lab runs against itself.
@@ -169,6 +181,10 @@ class LabRegistry {
   PersistedState persisted_state();
   void forget_unused_keys_locked(const std::vector<std::shared_ptr<Lab>>& expired);
   std::vector<std::shared_ptr<Lab>> expire_idle_locked(WallTime now);
+  std::size_t student_count_locked() const;
+  // The lab's member in the storm leases: the teacher's labs start with '_', which the lease
+  // script leaves out of the class's count of student storms.
+  std::string lease_member(const std::string& lab) const;
   std::vector<std::shared_ptr<Lab>> all_labs() const;
   // The lab called `name` if held ("" : the teacher's), without creating or touching it.
   std::shared_ptr<Lab> held(const std::string& name) const;
@@ -176,6 +192,8 @@ class LabRegistry {
   // The class log's hooks (lab_registry_snapshots.cpp), on its reader's thread.
   bool install_snapshots();
   void write_snapshots(const std::string& position);
+  // Each lab's shared breaker seeds a Redis that came back (LabApp::rejoin_shared_breaker).
+  void rejoin_shared_breakers();
   // The student lab `name` (a name from Redis: checked), created if not held.
   std::shared_ptr<Lab> lab_from_log(const std::string& name, WallTime last_active, bool& created);
   // A lab replayed at start whose first entry here is `e`: its history is short here when

@@ -13,7 +13,10 @@ void LabRegistry::start_class_log() {
   deps_.class_log->start(
       [this](const std::string& id, const std::string& e, bool replay, bool own) { apply(id, e, replay, own); },
       {.before_replay = [this] { return install_snapshots(); },
-       .between_reads = [this](const std::string& position) { write_snapshots(position); }});
+       .between_reads = [this](const std::string& position) {
+         rejoin_shared_breakers();
+         write_snapshots(position);
+       }});
 }
 
 bool LabRegistry::install_snapshots() {
@@ -62,6 +65,11 @@ void LabRegistry::check_history(const std::string& lab_name, Lab& lab, const Cla
   lab.app.mark_history_incomplete();
   spdlog::warn("class log: lab '{}' may miss entries: the stream dropped {} before {} and no snapshot covers them",
                lab_name, history_.trimmed, history_.first_id);
+}
+
+void LabRegistry::rejoin_shared_breakers() {
+  teacher_->app.rejoin_shared_breaker();
+  for (const auto& [_, lab] : student_labs()) lab->app.rejoin_shared_breaker();
 }
 
 void LabRegistry::write_snapshots(const std::string& position) {

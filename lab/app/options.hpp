@@ -24,13 +24,22 @@ inline constexpr int kDefaultWorkers = 16;
 /// threads sleep while idle; a queued call holds one while it waits its turn.
 inline constexpr int kDefaultCarrierWorkers = 144;
 
-/// Connections the lab holds at once by default: 30 dashboards (a live stream and two
-/// keep-alive connections each) and the class's curls, with room to spare. Each one is a
-/// thread that sleeps while its connection idles; quotes are bounded by --workers.
-inline constexpr int kDefaultMaxConnections = 256;
+/// Connections the lab holds at once by default: five storms started from the lab at their
+/// largest (the teacher's and kMaxStudentStorms students', 100 clients each: 500), 30
+/// dashboards (a live stream and two keep-alive connections each: 90) and the class's curls,
+/// with room to spare. Each one is a thread that sleeps while its connection idles (768 of
+/// them: 18 MB of the lab's memory, measured); each lab's quotes are bounded by --workers.
+inline constexpr int kDefaultMaxConnections = 768;
 
-/// Student labs held at once by default: a class of 30, and room for a second one.
-inline constexpr int kDefaultMaxLabs = 60;
+/// Student labs held at once by default: 40 students through the whole lesson, each with its
+/// 9 labs (paso0 … paso8), and 40 more labs for the scenario lessons — a class of 30 with a
+/// third to spare. The teacher's labs (--teacher-name) are not counted. A lab that answered a
+/// quote holds about 0.6 MB (400 of them: 250 MB, measured).
+inline constexpr int kDefaultMaxLabs = 400;
+/// The owner of the teacher's labs (`?lab=profe-paso5`): the kit's `YO=profe`. Those labs
+/// count toward no student limit, their storms are always admitted, and class-wide actions
+/// leave them alone.
+inline constexpr const char* kDefaultTeacherName = "profe";
 /// Minutes without a request after which a student lab is forgotten: longer than a class.
 inline constexpr int kDefaultLabIdleMinutes = 120;
 
@@ -45,6 +54,7 @@ struct ClassroomOptions {
   std::vector<std::string> allowed_hosts;  ///< host names besides IP literals and localhost
   int max_labs = kDefaultMaxLabs;                  ///< student labs (?lab=NAME) at once
   int lab_idle_minutes = kDefaultLabIdleMinutes;   ///< idle student labs are forgotten after this
+  std::string teacher_name = kDefaultTeacherName;  ///< the owner of the teacher's labs
 };
 
 /// The rate-limit flags' values (rate_limiting.hpp applies them).

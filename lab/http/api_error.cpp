@@ -103,19 +103,42 @@ constexpr std::array kMessages{
                 "esta ruta cambia el laboratorio para todos: se rechaza desde la página de otro sitio; usa la página "
                 "del propio laboratorio o curl"},
     MessageText{MessageId::lab_key_required,
-                "the lab '{lab}' belongs to '{owner}': changing it (reset, carrier mode, storms) needs {owner}'s key. "
-                "Send it as the header 'X-Lab-Key: KEY' or the parameter lab_key=KEY; it came as lab_key in the first "
-                "answer for a lab of {owner}",
-                "el laboratorio '{lab}' es de '{owner}': para cambiarlo (restablecerlo, cambiar el modo del proveedor, "
-                "tormentas) hace falta la clave de {owner}. Envíala en la cabecera 'X-Lab-Key: CLAVE' o en el "
-                "parámetro lab_key=CLAVE; llegó como lab_key en la primera respuesta de un laboratorio de {owner}"},
+                "the lab '{lab}' belongs to '{owner}': a quote, a reset, a carrier mode or a storm in it needs {owner}'s "
+                "key. Add the header 'X-Lab-Key: KEY' (or the parameter lab_key=KEY); the key came as lab_key in the "
+                "answer of {owner}'s step 0 (POST /claim?name={owner}). Lost it? The teacher can issue a new one",
+                "el laboratorio '{lab}' es de '{owner}': una cotización, un restablecimiento, un cambio de modo del "
+                "proveedor o una tormenta en él necesitan la clave de {owner}. Añade la cabecera 'X-Lab-Key: CLAVE' "
+                "(o el parámetro lab_key=CLAVE); la clave llegó como lab_key en la respuesta del paso 0 de {owner} "
+                "(POST /claim?name={owner}). ¿La perdiste? El profesor puede darte una nueva"},
     MessageText{MessageId::wrong_lab_key,
                 "the key sent does not open the lab '{lab}', which belongs to '{owner}': send {owner}'s key (the "
-                "lab_key of the first answer for a lab of {owner}) as the header 'X-Lab-Key: KEY' or the parameter "
-                "lab_key=KEY",
+                "lab_key of {owner}'s step 0) as the header 'X-Lab-Key: KEY' or the parameter lab_key=KEY. Lost it? "
+                "The teacher can issue a new one",
                 "la clave enviada no abre el laboratorio '{lab}', que es de '{owner}': envía la clave de {owner} (el "
-                "lab_key de la primera respuesta de un laboratorio de {owner}) en la cabecera 'X-Lab-Key: CLAVE' o en "
-                "el parámetro lab_key=CLAVE"},
+                "lab_key de su paso 0) en la cabecera 'X-Lab-Key: CLAVE' o en el parámetro lab_key=CLAVE. ¿La "
+                "perdiste? El profesor puede darte una nueva"},
+    MessageText{MessageId::wrong_teacher_token,
+                "the teacher's token sent (Authorization: Bearer ...) is not this lab's: check LAB_ADMIN_TOKEN, or "
+                "send the lab's own key (X-Lab-Key) instead",
+                "el token de docente enviado (Authorization: Bearer ...) no es el de este laboratorio: revisa "
+                "LAB_ADMIN_TOKEN, o envía en su lugar la clave del laboratorio (X-Lab-Key)"},
+    MessageText{MessageId::name_taken,
+                "the name '{owner}' is already claimed: its labs are its owner's. If it is yours and you lost the key, "
+                "ask the teacher for a new one; if not, choose another name (e.g. YO={owner}2)",
+                "el nombre '{owner}' ya tiene dueño: sus laboratorios son de quien lo reclamó. Si es el tuyo y "
+                "perdiste la clave, pide una nueva al profesor; si no, elige otro nombre (por ejemplo YO={owner}2)"},
+    MessageText{MessageId::name_claimed,
+                "the name '{owner}' is yours: keep lab_key as CLAVE; every lab called {owner} or {owner}-... needs it "
+                "(X-Lab-Key) for quotes, resets, carrier modes and storms. It is shown only now",
+                "el nombre '{owner}' es tuyo: guarda lab_key en CLAVE; todo laboratorio llamado {owner} o "
+                "{owner}-... la necesita (X-Lab-Key) para cotizaciones, restablecimientos, modos del proveedor y "
+                "tormentas. Solo se muestra ahora"},
+    MessageText{MessageId::claim_needs_name,
+                "say which name you claim: POST /claim?name=YOUR_NAME (letters a-z, digits and '-', e.g. ana)",
+                "di qué nombre reclamas: POST /claim?name=TU_NOMBRE (letras a-z, dígitos y '-', por ejemplo ana)"},
+    MessageText{MessageId::name_reissued,
+                "a new key for '{owner}': the old one opens nothing from now on. Give lab_key to its owner",
+                "una clave nueva para '{owner}': la anterior ya no abre nada. Dale lab_key a su dueño"},
     MessageText{MessageId::class_route_takes_no_lab,
                 "{route} acts on every student lab at once: leave out ?lab= (for one lab, add ?lab=NAME to /reset-lab "
                 "or /carrier/mode)",

@@ -63,6 +63,11 @@ enum class MessageId {
   cross_site_request,              ///< —
   lab_key_required,                ///< {lab} {owner}
   wrong_lab_key,                   ///< {lab} {owner}
+  wrong_teacher_token,             ///< (none)
+  name_taken,                      ///< {owner}
+  name_claimed,                    ///< {owner} (a 201's message, not an error)
+  name_reissued,                   ///< {owner} (a 201's message, not an error)
+  claim_needs_name,                ///< (none)
   class_route_takes_no_lab,        ///< {route}
   unknown_policy,                  ///< {got}
   unknown_policy_did_you_mean,     ///< {got} {suggestion}

@@ -6,6 +6,7 @@
 
 #include "lab/api/lab_routes.hpp"
 #include "lab/api/route_support.hpp"
+#include "lab/base/lab_name.hpp"
 
 namespace quote_lab {
 
@@ -38,6 +39,21 @@ void add_classroom_flags(CLI::App& serve, ClassroomOptions& o) {
   serve.add_option("--lab-idle-minutes", o.lab_idle_minutes,
                    "a student lab without a request for this long is forgotten (memory and state file)")
       ->envname("LAB_IDLE_MINUTES")->check(CLI::Range(1, 7 * 24 * 60))->capture_default_str();
+  serve.add_option("--teacher-name", o.teacher_name,
+                   "the owner of the teacher's labs (?lab=NAME-paso5): they count toward no student limit, their "
+                   "storms are always admitted, and /class/reset and /class/carrier-mode leave them alone")
+      ->envname("TEACHER_NAME")
+      ->check(CLI::Validator(
+          [](std::string& name) -> std::string {
+            LabNameProblem problem = LabNameProblem::none;
+            const auto normal = normalize_lab_name(name, problem);
+            if (!normal || normal->find('-') != std::string::npos)
+              return "a teacher name is a lab name without '-' (letters a-z and digits), e.g. profe";
+            name = *normal;
+            return {};
+          },
+          "NAME"))
+      ->capture_default_str();
 }
 
 void add_rate_limit_flags(CLI::App& serve, RateLimitOptions& o) {
@@ -74,7 +90,7 @@ bool changes_lab(const httplib::Request& req) {
 // A class-wide route acts on every student's lab: `?lab=` there names no lab of the caller's
 // own, so it never stands in for the teacher token (the route then refuses the parameter).
 bool for_student_lab(const httplib::Request& req) {
-  return req.has_param(std::string(kLabParam)) && !class_wide(req.path);
+  return student_action(req.path) || (req.has_param(std::string(kLabParam)) && !class_wide(req.path));
 }
 
 std::optional<std::string> open_lab_warning(const std::string& listen_host, const std::string& admin_token) {

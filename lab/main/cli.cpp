@@ -95,7 +95,9 @@ CLI::App* add_serve_command(CLI::App& cli, ServeOptions& serve) {
       ->envname("CARRIER_PORT")->check(CLI::Range(0, 65535))->capture_default_str();
   s->add_option("--carrier-url", serve.carrier_url, "use the carrier at this URL instead of the embedded one")
       ->envname("CARRIER_URL");
-  s->add_option("--workers", serve.workers, "lab worker threads (pool exhaustion is a lesson)")
+  s->add_option("--workers", serve.workers,
+                 "quotes each lab serves at once (its own bulkhead: pool exhaustion is a lesson inside the lab "
+                 "that storms, never another's)")
       ->envname("WORKERS")->check(CLI::Range(1, 1024))->capture_default_str();
   s->add_option("--carrier-workers", serve.carrier_workers, "embedded carrier capacity (worker threads)")
       ->envname("CARRIER_WORKERS")->check(CLI::Range(1, 1024))->capture_default_str();

@@ -262,17 +262,18 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
               .class_log = class_log.get(),
               .http_routes = route_templates()},
       paths.state_file,
-      LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)},
+      LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes),
+                o.classroom.teacher_name, o.workers},
       &key_random);
   labs->start_class_log();
   HttpServer server;
   apply_classroom(server, o.host, o.classroom);
   server.set_default_language(o.language);  // the lab's answers only: the embedded carrier keeps English
-  register_lab_routes(server, *labs, StaticRoots{paths.public_dir, o.chart_js}, carrier.url, o.workers,
+  register_lab_routes(server, *labs, StaticRoots{paths.public_dir, o.chart_js}, carrier.url,
                       make_rate_limit_gate(o.rate_limit, rate_limiters_of(shared_state.get(), clock)),
                       o.classroom.admin_token);
   // With connection limits set (apply_classroom), the server has a thread per connection up
-  // to --max-connections, and `workers` bounds only the quote routes (WorkerSlots).
+  // to --max-connections, and `workers` bounds only each lab's quote routes (WorkerSlots).
   const int port = server.start(o.host, o.port, o.workers + o.max_event_clients);
   labs->set_self_url("http://" + (o.host == "0.0.0.0" ? std::string("127.0.0.1") : o.host) + ":" + std::to_string(port));
   log_started(o, paths, catalog, policies, carrier, redis, port);

@@ -76,8 +76,12 @@ FlowRecord flow_record(const QuoteTrace& t, double queue_ms) {
 }
 
 void Telemetry::record(const FlowRecord& f) {
-  const Incident& i = f.incident;
   std::lock_guard lock(mutex_);
+  record_locked(f);
+}
+
+void Telemetry::record_locked(const FlowRecord& f) {
+  const Incident& i = f.incident;
   add(by_mode_[i.mode], f);
   add(by_mode_scenario_[i.mode][i.scenario], f);
   incidents_.push_back(i);
@@ -116,11 +120,12 @@ nlohmann::ordered_json Telemetry::summary_json(const std::vector<std::string>& s
   return modes;
 }
 
-void Telemetry::reset() {
+void Telemetry::reset(const std::deque<FlowRecord>& kept) {
   std::lock_guard lock(mutex_);
   incidents_.clear();
   by_mode_.clear();
   by_mode_scenario_.clear();
+  for (const FlowRecord& f : kept) record_locked(f);
 }
 
 TelemetryState Telemetry::state() const {

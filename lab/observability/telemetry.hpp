@@ -103,7 +103,10 @@ class Telemetry {
   nlohmann::ordered_json summary_json(const std::vector<std::string>& scenarios = {}) const;
   /// Requests, carrier calls and p99 over both modes.
   ClassTotals class_totals() const;
-  void reset();
+  /// Forgets everything, then holds `kept` (in order) as if recorded after: in one step, so
+  /// that no reader sees the counts between the two (a reset read from another replica
+  /// keeps this replica's flows that come after it in the class's order).
+  void reset(const std::deque<FlowRecord>& kept = {});
   /// A copy of everything held now.
   TelemetryState state() const;
   /// Replaces everything held with `s` (incidents and latency windows beyond their bounds
@@ -111,6 +114,7 @@ class Telemetry {
   void restore(TelemetryState s);
 
  private:
+  void record_locked(const FlowRecord& flow);
   mutable std::mutex mutex_;  // guards incidents_ and counters_
   std::deque<Incident> incidents_;
   std::map<std::string, FlowCounters> by_mode_;  // by policy name

@@ -110,7 +110,7 @@ void ClassLog::publish_loop(std::stop_token stop) {
   }
 }
 
-long ClassLog::read_batch(bool replay) {
+long ClassLog::read_batch() {
   const auto r = redis_.command(
       {"XREAD", "COUNT", std::to_string(kReadBatch), "STREAMS", kStreamKey, last_id_});
   if (!r || r->type == RedisValue::Type::error) return -1;
@@ -139,6 +139,8 @@ long ClassLog::read_batch(bool replay) {
     }
     const bool own = origin == instance_;
     if (!own) ++received_;
+    // Appended before this replica started reading: no page of it can be waiting for it.
+    const bool replay = !before(replay_through_, last_id_);
     try {
       handler_(last_id_, body, replay, own);
     } catch (const std::exception& ex) {
@@ -146,7 +148,14 @@ long ClassLog::read_batch(bool replay) {
       spdlog::warn("class log: entry {} ignored: {}", last_id_, ex.what());
     }
   }
+  std::lock_guard lock(position_mutex_);
+  position_ = last_id_;
   return n;
+}
+
+std::string ClassLog::position() const {
+  std::lock_guard lock(position_mutex_);
+  return position_;
 }
 
 std::optional<ClassLog::StreamInfo> ClassLog::info() {
@@ -174,12 +183,22 @@ void ClassLog::read_loop(std::stop_token stop) {
   std::condition_variable_any sleep;
   std::unique_lock lock(m);
   bool prepared = !hooks_.before_replay;
+  bool started = false;
   while (!stop.stop_requested()) {
     if (!prepared) prepared = hooks_.before_replay();
-    if (prepared) {
-      const bool replay = !caught_up_.load();
-      const long n = read_batch(replay);
-      if (n >= 0 && static_cast<std::size_t>(n) < kReadBatch && replay) caught_up_ = true;
+    if (prepared && !started) {
+      // Where the stream stood when this replica started: entries up to there are the
+      // replay, whenever the reader gets to them (a loaded machine may read its first batch
+      // after other replicas appended more).
+      if (const auto stream = info()) {
+        replay_through_ = stream->last_id.empty() ? "0" : stream->last_id;
+        started = true;
+      }
+    }
+    if (started) {
+      const long n = read_batch();
+      if (n >= 0 && !caught_up_ && (static_cast<std::size_t>(n) < kReadBatch || !before(last_id_, replay_through_)))
+        caught_up_ = true;
       if (n == static_cast<long>(kReadBatch)) continue;  // more is waiting
       if (caught_up_ && hooks_.between_reads) hooks_.between_reads(last_id_);
     }

@@ -54,8 +54,8 @@ class ClassLog {
   /// How often each replica asks for new entries (and retries appending while Redis is away).
   static constexpr Millis kPollEvery{50};
 
-  /// An entry read from the stream, with its stream id. `replay`: read while catching up at
-  /// start (a page cannot be waiting for it; only the state it carries matters). `own`: this
+  /// An entry read from the stream, with its stream id. `replay`: appended before this
+  /// replica started reading (a page cannot be waiting for it; only the state it carries matters). `own`: this
   /// instance appended it (read back: it now has its place in the class's order).
   using Handler = std::function<void(const std::string& id, const std::string& entry, bool replay, bool own)>;
 
@@ -113,6 +113,9 @@ class ClassLog {
 
   /// True once the reader has read everything the stream held when it started.
   bool caught_up() const { return caught_up_.load(); }
+  /// The stream id of the last entry the reader has applied ("0": none yet): with info()'s
+  /// last_id, whether this replica has read everything the class appended.
+  std::string position() const;
   /// Entries appended to Redis, read from other replicas, and dropped (kMaxPending).
   std::uint64_t appended() const { return appended_.load(); }
   std::uint64_t received() const { return received_.load(); }
@@ -124,13 +127,16 @@ class ClassLog {
   void read_loop(std::stop_token stop);
   void publish_loop(std::stop_token stop);
   // Reads one batch after last_id_; returns how many entries it read, -1 if Redis did not answer.
-  long read_batch(bool replay);
+  long read_batch();
 
   RedisClient& redis_;
   const std::string instance_;
   Handler handler_;
   Hooks hooks_;
   std::string last_id_ = "0";  // the reader's position (reader thread only)
+  std::string replay_through_ = "0";  // the stream's last entry when the reader started (reader thread only)
+  mutable std::mutex position_mutex_;
+  std::string position_ = "0";  // last_id_ once its batch is applied; guarded by position_mutex_
   std::map<std::string, std::uint64_t> last_sequence_;  // per origin, the last entry read (reader thread only)
   std::uint64_t next_sequence_ = 0;  // guarded by mutex_
   std::atomic<bool> caught_up_{false};

@@ -13,8 +13,10 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 'lab_busy' end
 local cap = tonumber(ARGV[3])
 if cap > 0 then
-  local students = redis.call('ZCARD', KEYS[1])
-  if redis.call('ZSCORE', KEYS[1], '_') then students = students - 1 end
+  local students = 0
+  for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if string.sub(m, 1, 1) ~= '_' then students = students + 1 end
+  end
   if students >= cap then return 'class_full' end
 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])

@@ -2,8 +2,9 @@
 // Storms across replicas: one storm per lab for the whole fleet, and the class-wide cap on
 // student storms counted over every replica. A storm runs on the replica that started it
 // (it calls that replica); the lease says so to the others:
-//   quote-lab:storms   sorted set, member: the lab ("_" for the teacher's), score: when the
-//                      lease ends (Redis TIME ms)
+//   quote-lab:storms   sorted set, member: the lab ("_" for the teacher's unnamed lab; the
+//                      teacher's named labs start with '_' too, and count toward no cap),
+//                      score: when the lease ends (Redis TIME ms)
 // taken by one Lua script that drops ended leases, refuses a lab already storming and a
 // student storm beyond the cap, then adds the lease — atomically, so two replicas never
 // both start one. A lease lasts the storm's duration plus kLeaseMarginMs and is given back

@@ -15,10 +15,10 @@ bool ReplicatedBreaker::open_resync_due() {
   return true;
 }
 
-void ReplicatedBreaker::resync(bool even_if_synced) {
+bool ReplicatedBreaker::resync(bool even_if_synced) {
   {
     std::lock_guard lock(mutex_);
-    if (!even_if_synced && store_.epoch() == synced_epoch_ && store_.healthy()) return;
+    if (!even_if_synced && store_.epoch() == synced_epoch_ && store_.healthy()) return false;
   }
   const BreakerSnapshot now = local_.snapshot();
   const SharedBreakerState seed{.state = now.state,
@@ -27,10 +27,11 @@ void ReplicatedBreaker::resync(bool even_if_synced) {
                                 .open_events = now.open_events};
   // Through the pool: the caller due to reconnect does so here, bounded by the client's timeout;
   // the others are told at once that the store is still away.
-  if (!store_.seed(seed)) return;  // unreachable: try again on the next call
+  if (!store_.seed(seed)) return false;  // unreachable: try again on the next call
   std::lock_guard lock(mutex_);
   synced_epoch_ = store_.epoch();  // after the seed, which may have reconnected
   followed_generation_ = 0;  // a restarted store counts generations from 1 again
+  return true;
 }
 
 std::uint64_t ReplicatedBreaker::follow(const SharedBreakerState& decided) {
@@ -43,6 +44,11 @@ std::uint64_t ReplicatedBreaker::follow(const SharedBreakerState& decided) {
 
 void ReplicatedBreaker::join() {
   resync();
+  if (const auto decided = store_.peek()) follow(*decided);
+}
+
+void ReplicatedBreaker::rejoin_if_reconnected() {
+  if (!resync()) return;
   if (const auto decided = store_.peek()) follow(*decided);
 }
 

@@ -37,6 +37,10 @@ class ReplicatedBreaker final : public Breaker {
   /// that (re)starts follows the others at once, even over an open breaker restored from
   /// its own file. Call once the local breaker has been restored.
   void join();
+  /// join() when the store (re)connected since this replica last seeded it, else nothing
+  /// (no round trip): run often, so that a Redis that came back empty takes a breaker open
+  /// here even when no quote or view reaches this replica.
+  void rejoin_if_reconnected();
 
   Admission try_acquire() override;
   BreakerRecord record(const BreakerPermit& permit, bool failure, std::string_view outcome,
@@ -50,7 +54,8 @@ class ReplicatedBreaker final : public Breaker {
  private:
   // Seeds the store from the local breaker when the store reconnected since the last seed
   // (its epoch changed) or is away (the seed's call is then what reconnects it, when due).
-  void resync(bool even_if_synced = false);
+  // Returns whether it seeded the store now.
+  bool resync(bool even_if_synced = false);
   // True at most once per kOpenResyncEvery.
   bool open_resync_due();
   // Follows `decided` unless an answer with a newer generation was followed already

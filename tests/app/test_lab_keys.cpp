@@ -68,24 +68,42 @@ std::string file_text(const std::filesystem::path& p) {
 
 }  // namespace
 
-TEST_CASE("a lab's owner is its name up to the first '-', and keys are 20 characters of base32") {
-  CHECK(lab_owner("ana") == "ana");
-  CHECK(lab_owner("ana-paso3") == "ana");
-  CHECK(lab_owner("ana-tail-2") == "ana");
-  CHECK(lab_owner("anabel") == "anabel");
-  CHECK(lab_owner("-x") == "-x");  // no name before the dash: the lab is its own owner
+TEST_CASE("a claimed name owns the labs called by it or starting with it and '-', and keys are 20 characters of base32") {
+  CHECK(owns("ana", "ana"));
+  CHECK(owns("ana", "ana-paso3"));
+  CHECK(owns("ana", "ana-tail-2"));
+  CHECK_FALSE(owns("ana", "anabel"));
+  CHECK_FALSE(owns("ana-maria", "ana-paso3"));
+  CHECK_FALSE(owns("", "ana"));
+  CHECK(possible_owners("ana-maria-paso1") == std::vector<std::string>{"ana-maria-paso1", "ana-maria", "ana"});
+  CHECK(possible_owners("ana") == std::vector<std::string>{"ana"});
+  CHECK(possible_owners("-x") == std::vector<std::string>{"-x"});
+  CHECK(possible_owners("").empty());
   CHECK(well_formed_lab_key("abcdefghijklmnopqr27"));
   CHECK_FALSE(well_formed_lab_key("abcdefghijklmnopqr2"));     // 19
   CHECK_FALSE(well_formed_lab_key("ABCDEFGHIJKLMNOPQR27"));    // upper case
   CHECK_FALSE(well_formed_lab_key("abcdefghijklmnopqr18"));    // 1 and 8 are not base32
 }
 
-TEST_CASE("the key goes first into an answer, laid out as the answer was, and a page or text takes none") {
-  CHECK(with_lab_key(R"({"a":1,"b":[2]})", "k") == R"({"lab_key":"k","a":1,"b":[2]})");
-  CHECK(with_lab_key("{\n  \"a\": 1\n}\n", "k") == "{\n  \"lab_key\": \"k\",\n  \"a\": 1\n}\n");
-  CHECK(with_lab_key("{}", "k") == R"({"lab_key":"k"})");
-  CHECK_FALSE(with_lab_key("<!doctype html>", "k"));
-  CHECK_FALSE(with_lab_key("quote_lab_up 1\n", "k"));
+TEST_CASE("the longer claimed name owns a lab: ana-maria and ana are two owners, and a new key replaces the old") {
+  FakeClock clock;
+  FixedRandom random(0.5);
+  LabKeys keys(random, clock);
+  CHECK_FALSE(keys.owner_of("ana-maria-paso1"));  // nobody claimed: anyone's
+  const auto ana = keys.claim("ana");
+  REQUIRE(ana);
+  CHECK(keys.owner_of("ana-maria-paso1") == "ana");  // until ana-maria claims her name
+  const auto maria = keys.claim("ana-maria");
+  REQUIRE(maria);
+  CHECK(keys.owner_of("ana-maria-paso1") == "ana-maria");
+  CHECK(keys.owner_of("ana-paso1") == "ana");
+  CHECK(keys.owner_of("ana") == "ana");
+  CHECK_FALSE(keys.owner_of("anabel-paso1"));
+  CHECK(keys.check("ana-maria", *maria) == LabKeyVerdict::accepted);
+  CHECK(keys.check("ana-maria", *ana) == LabKeyVerdict::wrong);
+  const std::string fresh = keys.reissue("ana");
+  CHECK(keys.check("ana", fresh) == LabKeyVerdict::accepted);
+  CHECK(keys.check("ana", *ana) == LabKeyVerdict::wrong);
 }
 
 TEST_CASE("one key per owner: claimed once, the same after a restore, free again once forgotten") {

@@ -6,7 +6,8 @@ embedded one of replica 1) and one Redis. Checks: a malformed or unreachable
 the others; after the cooldown 20 concurrent requests over the three replicas make exactly
 one carrier call; a restarted replica keeps the shared state; Redis killed in the middle of
 a storm: every quote still answers in its usual time and /dependency/state says unhealthy;
-Redis back: healthy again within 5 s.
+Redis back: healthy again within 5 s; a breaker opened by one replica right before Redis is
+killed is open on all three within 10 s of its return.
 Usage: test_redis_replicas.py <quote-lab binary>"""
 import concurrent.futures
 import json
@@ -136,6 +137,50 @@ def state_after_cooldown(replica):
     left_s = first["cooldown_left_ms"] / 1000 if first["circuit_status"] == "open" else 0
     time.sleep(left_s + 2 * CLOCK_SLACK_S)
     return first, answered, replica.state()
+
+
+def open_breaker_outlives_redis(folder):
+    """A breaker opened by one replica just before Redis is killed (the others may not have
+    followed it yet) is open on every replica within 10 s of Redis's return, empty: the
+    replica that opened it seeds the new Redis on its own, with no quote or view reaching it,
+    and an open breaker wins over a closed one whichever replica reached Redis first. The
+    lab's defaults (a 30 s cooldown)."""
+    redis = RedisServer(folder)
+    redis.start()
+    backend = ["--state-backend", redis.url]
+    fleet = []
+    try:
+        one = Lab(BINARY, folder, "open-1", backend)
+        fleet.append(one)
+        carrier = ["--carrier-url", f"http://127.0.0.1:{one.carrier_port}"]
+        fleet += [Lab(BINARY, folder, f"open-{n}", backend + carrier) for n in (2, 3)]
+        opener = fleet[1]
+        for _ in range(5):
+            get(opener.port, "/quote-resilient?scenario=server_errors")
+            if get(opener.port, "/dependency/state")[1]["circuit_status"] == "open":
+                break
+        redis.kill()  # at once: the quote that opened it was the last thing Redis heard
+        before = [get(r.port, "/dependency/state")[1]["circuit_status"] for r in fleet]
+        check(before[1] == "open", f"replica 2 opened the shared breaker, then Redis was killed ({before})")
+        redis.start()
+        back = time.monotonic()
+        # Views read the store: only the opener's own view would not seed it (its breaker
+        # is open there), so it is not asked until the others agree.
+        others = [fleet[0], fleet[2]]
+        agreed = eventually(lambda: all(get(r.port, "/dependency/state")[1]["circuit_status"] == "open"
+                                        for r in others), 10, every=0.2)
+        took = time.monotonic() - back
+        states = [get(r.port, "/dependency/state")[1]["circuit_status"] for r in fleet]
+        check(agreed and states == ["open"] * 3,
+              f"Redis back empty: the breaker is open on every replica within 10 s ({states} after {took:.1f} s)")
+    finally:
+        for r in fleet:
+            r.stop()
+        redis.kill()
+        if failures:
+            for r in fleet:
+                print(f"--- {r.name} log (tail)")
+                print("".join(r.log().splitlines(keepends=True)[-15:]))
 
 
 def main():
@@ -318,7 +363,8 @@ def main():
             for r in replicas:
                 print(f"--- {r.name} log (tail)")
                 print("".join(r.log().splitlines(keepends=True)[-15:]))
-        shutil.rmtree(folder, ignore_errors=True)
+    open_breaker_outlives_redis(folder)
+    shutil.rmtree(folder, ignore_errors=True)
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
 

@@ -57,10 +57,11 @@ class InProcessLab {
                     .max_event_clients = o.max_event_clients,
                     .http_routes = route_templates()},
             o.state_file.empty() ? dir_ / "state.json" : o.state_file,
-            LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes)})) {
+            LabLimits{static_cast<std::size_t>(o.classroom.max_labs), std::chrono::minutes(o.classroom.lab_idle_minutes),
+                      o.classroom.teacher_name, o.workers})) {
     apply_classroom(server_, "127.0.0.1", o.classroom);
     register_lab_routes(server_, *labs_, StaticRoots{std::filesystem::path(source_dir()) / "public"}, kCarrierUrl,
-                        o.workers, make_rate_limit_gate(o.rate_limit, in_process_rate_limiters(clock_)),
+                        make_rate_limit_gate(o.rate_limit, in_process_rate_limiters(clock_)),
                         o.classroom.admin_token);
     port_ = server_.start("127.0.0.1", 0, o.workers + static_cast<int>(o.max_event_clients));
     labs_->set_self_url("http://127.0.0.1:" + std::to_string(port_));
