@@ -50,14 +50,15 @@ setLanguage(state.lang);
 // lab needs it only on routes that change it for everyone.
 const TOKEN_KEY = 'quote-lab-admin-token';
 const authHeaders = () => { const tok = sessionStorage.getItem(TOKEN_KEY); return tok ? { Authorization: `Bearer ${tok}` } : {}; };
-// A changing request (anything but a read) of a student's lab also carries its key. The
-// lab's messages (a refusal's) come in the page's language, not only the browser's.
+// Every request of a student's lab carries its key (a quote moves the lab's breaker, so it
+// needs it like a change; reads ignore it). The lab's messages (a refusal's) come in the
+// page's language, not only the browser's.
 const call = (path, options = {}) => api(path, { ...options,
-  headers: { 'Accept-Language': state.lang, ...authHeaders(), ...(options.method && options.method !== 'GET' ? labKeyHeaders() : {}) } });
+  headers: { 'Accept-Language': state.lang, ...authHeaders(), ...labKeyHeaders() } });
 
-// A change (reset, carrier mode, storm). When the student's lab refuses it for want of its
-// key, the page shows the lab's message and a field for the key, and repeats the change
-// once the key is saved.
+// A change (a quote, reset, carrier mode, storm). When the student's lab refuses it for want
+// of its key, the page shows the lab's message and a field for the key, and repeats the
+// change once the key is saved.
 let retryChange = null;
 async function change(path, options) {
   const res = await call(path, options);
@@ -91,6 +92,14 @@ async function checkAdmin() {
   note.dataset.i18n = rejected ? 'tokenRejected' : 'adminNote';  // applyLanguage keeps it
   note.textContent = t()[note.dataset.i18n];
   note.hidden = state.admin;
+  $('#admin-token-enter').hidden = state.admin;
+}
+
+// The teacher who dismissed the prompt (or mistyped the token) enters it from the note.
+function askTokenAgain() {
+  sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(TOKEN_KEY + '-asked');
+  checkAdmin();
 }
 
 const renderBreaker = () => renderBreakerView(state.breaker, state.breakerAt, t(), fmt);
@@ -154,6 +163,7 @@ function buildPanels() {
     if (again) again().then(() => refreshAll()).catch(() => {});
   });
   $('#projector').addEventListener('click', () => setProjector(!state.projector));
+  $('#admin-token-enter').addEventListener('click', askTokenAgain);
   for (const b of document.querySelectorAll('.lang button'))
     b.addEventListener('click', () => { setLanguage(b.dataset.lang); localStorage.setItem('quote-lab-lang', state.lang); applyLanguage(); });
   window.addEventListener('resize', scaleCharts);
@@ -206,7 +216,8 @@ async function runQuote(mode) {
   totals.replaceChildren(el('span', { class: 'running', text: t().running }));
   const started = performance.now();
   try {
-    const { body } = await call(`/quote-${mode}?${query(form)}`, { timeoutMs: QUOTE_TIMEOUT_MS });
+    const { status, body } = await change(`/quote-${mode}?${query(form)}`, { timeoutMs: QUOTE_TIMEOUT_MS });
+    if (refusedForKey(status, body)) { totals.replaceChildren(); return; }
     if (body.error) { totals.replaceChildren(el('span', { class: 'error', text: body.message })); return; }
     latest.offer(body, performance.now(), { own: true, clientMs: performance.now() - started });
     renderAnswers();

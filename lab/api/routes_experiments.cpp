@@ -163,7 +163,8 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
     return it == given.end() ? nullptr : &it->second;
   };
   StormOptions o;
-  o.lab = ctx.app.name();  // a student's storm runs against their own lab
+  o.lab = ctx.app.name();  // a student's storm runs against their own lab, with its key
+  if (!o.lab.empty()) o.lab_key = ctx.labs.keys().key_for(o.lab).value_or("");
   if (const auto* m = lookup("mode")) o.mode = *m;
   const RetryPolicy* policy = ctx.app.find_policy(o.mode);
   if (policy == nullptr)

@@ -148,6 +148,13 @@ std::optional<std::string> LabKeys::owner_of(const std::string& lab_name) {
   return std::nullopt;
 }
 
+std::optional<std::string> LabKeys::key_for(const std::string& lab_name) const {
+  std::lock_guard lock(mutex_);
+  for (const std::string& candidate : possible_owners(lab_name))
+    if (const auto it = keys_.find(candidate); it != keys_.end()) return it->second;
+  return std::nullopt;
+}
+
 LabKeyVerdict LabKeys::check(const std::string& owner, const std::string& presented) {
   std::optional<std::string> key = key_here(owner);
   // With Redis its answer wins (another replica may have claimed the owner first). A key

@@ -83,6 +83,9 @@ class LabKeys {
   std::optional<std::string> owner_of(const std::string& lab_name);
   /// Judges `presented` ("" for none) against `owner`'s key. Compared in constant time.
   LabKeyVerdict check(const std::string& owner, const std::string& presented);
+  /// The key that opens lab `lab_name` as this replica knows it (its longest claimed owner's;
+  /// owner_of() has read Redis for it): what the lab's own storm sends. nullopt: none.
+  std::optional<std::string> key_for(const std::string& lab_name) const;
   /// With Redis: lab `lab_name` was active now; its owner's key's time to live is renewed
   /// (at most once a minute per owner and replica). Nothing without Redis, or when this
   /// replica knows no owner of the lab.

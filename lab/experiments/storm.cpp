@@ -87,6 +87,7 @@ std::string query(const StormOptions& o) {
   httplib::Params p{{"scenario", o.scenario}};
   for (const auto& [k, v] : o.params) p.emplace(k, v);
   if (!o.lab.empty()) p.emplace("lab", o.lab);
+  if (!o.lab_key.empty()) p.emplace("lab_key", o.lab_key);
   return storm_quote_path(o.mode) + "?" + httplib::detail::params_to_query_str(p);
 }
 

@@ -61,6 +61,8 @@ struct StormOptions {
   double time_limit_s = 0;
   std::vector<std::pair<std::string, std::string>> params;  ///< extra query parameters (overrides)
   std::string lab;  ///< a student lab (`?lab=NAME` on every request the storm sends); empty: the teacher's
+  /// The lab's key (`lab_key=` on every request, so that retrying layers pass it on); empty: none.
+  std::string lab_key;
   double settle_s = 6;  ///< at most this long to wait for the carrier's calls in flight before reading waste
   /// Retrying layers between the clients and the carrier, 1..kStormMaxLayers: 1 is the lab
   /// alone; more puts relays in front of it (storm_layers.hpp). One target only.

@@ -45,7 +45,8 @@ export async function startLab(extra = [], { port: wanted = 0, dir = mkdtempSync
       }
       if (!keep) rmSync(dir, { recursive: true, force: true });
     },
-    async get(p) { const r = await fetch(url + p); return { status: r.status, body: await r.json() }; },
+    async get(p, headers = {}) { const r = await fetch(url + p, { headers }); return { status: r.status, body: await r.json() }; },
+    async post(p, headers = {}) { const r = await fetch(url + p, { method: 'POST', headers }); return { status: r.status, body: await r.json() }; },
   };
 }
 

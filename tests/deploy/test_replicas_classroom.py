@@ -86,17 +86,20 @@ def counts(port):
 
 fleet = Fleet(BINARY)
 with replicas(ROOT, fleet, "redis"):
-    # ana claims her lab (the first answer carries her key), then opens her page's stream.
-    status, _, body = request(fleet.public, "/quote/resilient?lab=ana&scenario=ok")
+    # ana claims her name through the proxy (step 0: its answer carries her key), then quotes
+    # in her lab with it and opens her page's stream.
+    status, _, body = request(fleet.public, "/claim?name=ana", "POST")
     key = json.loads(body).get("lab_key")
-    check(status == 200 and key, f"ana's first quote through the proxy answers with her lab key ({status})")
+    check(status == 201 and key, f"ana's claim through the proxy answers with her lab key ({status})")
+    status, _, _ = request(fleet.public, "/quote/resilient?lab=ana&scenario=ok", headers={"X-Lab-Key": key})
+    check(status == 200, f"her first quote, with her key, through the proxy ({status})")
     stream = Stream(fleet.public, "/events?lab=ana")
     check(stream.status == 200, f"ana's page opens its live stream through the proxy (on {stream.replica})")
 
     answered, served_by = {}, []
     for n in range(6):
         policy = "resilient" if n % 2 == 0 else "legacy"
-        status, replica, body = request(fleet.public, f"/quote/{policy}?lab=ana&scenario=ok")
+        status, replica, body = request(fleet.public, f"/quote/{policy}?lab=ana&scenario=ok", headers={"X-Lab-Key": key})
         answered[json.loads(body)["request_id"]] = time.monotonic()
         served_by.append(replica)
     check(set(served_by) == {"r1", "r2", "r3"}, f"the 6 quotes were dealt to all three replicas ({served_by})")
@@ -144,7 +147,7 @@ with replicas(ROOT, fleet, "redis"):
                     SETTING_BOUND_S)
     check(modes == ["provider_down"] * 3 and time.monotonic() - sent <= SETTING_BOUND_S + 0.5,
           f"...and within {SETTING_BOUND_S} s every replica runs her lab on it: {modes}")
-    statuses = [request(fleet.public, "/quote/legacy?lab=ana")[0] for _ in range(3)]
+    statuses = [request(fleet.public, "/quote/legacy?lab=ana", headers={"X-Lab-Key": key})[0] for _ in range(3)]
     check(statuses == [503] * 3, f"her default quotes fail on all three replicas (provider_down): {statuses}")
 
     # A reset sent to replica 3 holds on all three within 1 s.

@@ -24,8 +24,9 @@ comment per command, in order. An expectation is a list of checks separated by s
 
 Every command has the lesson's format, so 30 students can paste it on one lab: `curl -s -w
 '\\nHTTP %{http_code}\\n'`, the address as "$LAB/...", the student's own lab as `lab=$YO-...`
-(only a line that shows a refused lab name may do without), and on a line that changes a lab
-(-X POST, PUT, DELETE) the key header -H "X-Lab-Key: $CLAVE"."""
+(only a line that shows a refused lab name, and step 0's claim of the name, may do without),
+and on a line that changes a lab (-X POST, PUT, DELETE, or a quote, which moves the lab's
+breaker) the key header -H "X-Lab-Key: $CLAVE" — all but the claim, which is what gives it."""
 import json
 import re
 import shlex
@@ -40,7 +41,8 @@ ASSIGNMENT = re.compile(r"^([A-Z][A-Z0-9_]*)=(\S*)")
 VARIABLES = ("LAB", "YO", "CLAVE")
 W_FORMAT = "curl -s -w '\\nHTTP %{http_code}\\n'"
 STUDENT_LAB = re.compile(r"[?&]lab=\$YO-([a-z0-9-]+)")
-CHANGING = re.compile(r"-X (POST|PUT|DELETE)\b")
+CHANGING = re.compile(r"-X (POST|PUT|DELETE)\b|/quote[-/]")
+CLAIM = re.compile(r'-X POST "\$LAB/claim\?name=\$YO"')
 KEY_HEADER = '-H "X-Lab-Key: $CLAVE"'
 # Who runs a step, as the lesson marks it (in bold, a full stop inside or not) before its block.
 MARK = re.compile(r"\*\*(Práctica|Hands-on|Demostración del profesor|Teacher's demo)\.?\*\*")
@@ -89,9 +91,10 @@ def format_problems(command, expectation):
     if "127.0.0.1" in command or "localhost" in command:
         problems.append("names a fixed address instead of $LAB")
     refused_name = re.search(r"\bhttp=4\d\d\b", expectation) and "error=invalid_lab_name" in expectation
-    if not STUDENT_LAB.search(command) and not refused_name:
+    claim = bool(CLAIM.search(command))
+    if not STUDENT_LAB.search(command) and not refused_name and not claim:
         problems.append("names no lab of the student's own (lab=$YO-...)")
-    if CHANGING.search(command) and KEY_HEADER not in command:
+    if CHANGING.search(command) and KEY_HEADER not in command and not claim and not refused_name:
         problems.append(f"changes a lab without {KEY_HEADER}")
     return problems
 
@@ -303,6 +306,15 @@ def self_check():
     assert format_problems(good, "http=200") == [], format_problems(good, "http=200")
     for bad in (good.replace(' -H "X-Lab-Key: $CLAVE"', ""), good.replace("$YO-paso1", "paso1"),
                 good.replace("$LAB", "http://127.0.0.1:8080"), good.replace(" -w '\\nHTTP %{http_code}\\n'", "")):
+        assert format_problems(bad, "http=200"), f"the checker let {bad!r} pass"
+    # A quote moves the lab's breaker: it carries the key; step 0's claim is the one change without.
+    quote = W_FORMAT + ' -H "X-Lab-Key: $CLAVE" "$LAB/quote-legacy?scenario=ok&lab=$YO-paso1"'
+    claim = W_FORMAT + ' -X POST "$LAB/claim?name=$YO"'
+    assert format_problems(quote, "http=200") == [] and format_problems(claim, "http=201") == []
+    for bad in (quote.replace(' -H "X-Lab-Key: $CLAVE"', ""), quote.replace("quote-legacy?", "quote/adr0005?"),
+                claim.replace("$YO", "ana"), claim.replace("claim?name=$YO", "reset-lab?x=$YO")):
+        if "adr0005" in bad:
+            bad = bad.replace(' -H "X-Lab-Key: $CLAVE"', "")
         assert format_problems(bad, "http=200"), f"the checker let {bad!r} pass"
     argv = expand(good, {"LAB": "http://h:1", "YO": "ana", "CLAVE": "k"})
     assert argv[4:9] == ["-X", "POST", "-H", "X-Lab-Key: k", "http://h:1/reset-lab?lab=ana-paso1"], argv
