@@ -1,17 +1,18 @@
-// The class view (GET /class for a browser): every student lab, ranked by carrier calls per
-// request among the labs with enough requests (ranking.js), refreshed every 2 s from the
+// The class view (GET /class for a browser): every student and every student lab, in GET
+// /class's ranking (carrier calls per request among those with enough requests), refreshed every 2 s from the
 // same route's JSON. Each name links to that student's page. A projector mode reads from
 // the back of the room. The teacher's class-wide actions (restore every student lab, set
 // every student lab's carrier mode) show only to the teacher.
 import { BASE, holdsAnyLabKey, mayAct, withLab } from './net.js';
 import { makeFormat, pickLanguage } from './i18n.js';
-import { MIN_REQUESTS, rankLabs } from './ranking.js';
 
 const TEXT = {
   es: {
     title: 'La clase: un laboratorio por estudiante', projector: 'Modo proyector',
     head: ['Puesto', 'Laboratorio', 'Disyuntor', 'Modo del proveedor', 'Solicitudes', 'Llamadas al proveedor por solicitud', 'Última actividad'],
-    order: n => `Clasificación: primero quien menos llamadas al proveedor hace por solicitud, entre los laboratorios con al menos ${n} solicitudes (el proveedor es compartido: cada llamada que ahorras es capacidad para la clase). Los demás van al final, sin puesto.`,
+    studentsHead: ['Puesto', 'Estudiante', 'Laboratorios', 'Solicitudes', 'Llamadas al proveedor por solicitud', 'Última actividad'],
+    studentsTitle: 'Por estudiante (todos sus laboratorios)', labsTitle: 'Por laboratorio',
+    order: n => `Clasificación: primero quien menos llamadas al proveedor hace por solicitud, entre quienes tienen al menos ${n} solicitudes (el proveedor es compartido: cada llamada que ahorras es capacidad para la clase). Los demás van al final, sin puesto.`,
     unranked: n => `menos de ${n} solicitudes: sin puesto`,
     empty: 'Todavía no hay laboratorios de estudiantes: abre /?lab=TU-NOMBRE o agrega lab=TU-NOMBRE a tus líneas de curl.',
     updated: 'actualizado', unreachable: 'laboratorio no disponible',
@@ -29,7 +30,9 @@ const TEXT = {
   en: {
     title: 'The class: one lab per student', projector: 'Projector mode',
     head: ['Place', 'Lab', 'Breaker', 'Carrier mode', 'Requests', 'Carrier calls per request', 'Last activity'],
-    order: n => `Ranking: fewest carrier calls per request first, among the labs with at least ${n} requests (the carrier is shared: every call you spare is capacity for the class). The others come last, without a place.`,
+    studentsHead: ['Place', 'Student', 'Labs', 'Requests', 'Carrier calls per request', 'Last activity'],
+    studentsTitle: 'Per student (all their labs)', labsTitle: 'Per lab',
+    order: n => `Ranking: fewest carrier calls per request first, among those with at least ${n} requests (the carrier is shared: every call you spare is capacity for the class). The others come last, without a place.`,
     unranked: n => `fewer than ${n} requests: no place`,
     empty: 'No student labs yet: open /?lab=YOUR-NAME or add lab=YOUR-NAME to your curl lines.',
     updated: 'updated', unreachable: 'lab unreachable',
@@ -111,17 +114,36 @@ function render() {
   $('#class-mode-apply').textContent = t.apply;
   $('#class-teacher').textContent = t.teacher;
   $('#class-admin-note').textContent = rejected ? t.tokenRejected : t.adminNote;
-  $('#class-order').textContent = t.order(MIN_REQUESTS);
+  const min = last?.min_requests ?? 5;
+  $('#class-order').textContent = t.order(min);
+  $('#class-students-title').textContent = t.studentsTitle;
+  $('#class-labs-title').textContent = t.labsTitle;
   for (const b of document.querySelectorAll('[data-lang]')) b.setAttribute('aria-pressed', String(b.dataset.lang === lang));
   showActions();
-  $('#class-head').replaceChildren(...t.head.map(h => { const th = document.createElement('th'); th.textContent = h; return th; }));
+  const heads = names => names.map(h => { const th = document.createElement('th'); th.textContent = h; return th; });
+  $('#class-head').replaceChildren(...heads(t.head));
+  $('#class-students-head').replaceChildren(...heads(t.studentsHead));
   if (!last) return;
+  // The JSON's order and places: the page ranks exactly as GET /class does.
+  const placeCell = row => {
+    const place = cell(row.place == null ? '—' : String(row.place), 'place');
+    if (row.place == null) place.title = t.unranked(min);
+    return place;
+  };
+  $('#class-students').replaceChildren(...(last.students || []).map(s => {
+    const tr = document.createElement('tr');
+    tr.dataset.student = s.name;
+    tr.dataset.place = s.place == null ? '' : String(s.place);
+    tr.append(placeCell(s), cell(s.name), cell(f.num(s.labs)), cell(f.num(s.requests)),
+      cell(f.ratio(s.requests > 0 ? s.carrier_calls / s.requests : null)), cell(f.time(s.last_activity_utc)));
+    return tr;
+  }));
   const select = $('#class-mode');
   if (select.options.length === 0)
     for (const m of last.carrier_modes || []) select.append(new Option(m, m));
   $('#class-empty').textContent = t.empty;
   $('#class-empty').hidden = last.labs.length > 0;
-  $('#class-rows').replaceChildren(...rankLabs(last.labs).map(lab => {
+  $('#class-rows').replaceChildren(...last.labs.map(lab => {
     const tr = document.createElement('tr');
     tr.dataset.lab = lab.name;
     tr.dataset.place = lab.place == null ? '' : String(lab.place);
@@ -131,10 +153,8 @@ function render() {
     const state = document.createElement('span');
     state.className = `state ${lab.circuit_status}`;
     state.textContent = t.states[lab.circuit_status] || lab.circuit_status;
-    const place = cell(lab.place == null ? '—' : String(lab.place), 'place');
-    if (lab.place == null) place.title = t.unranked(MIN_REQUESTS);
-    tr.append(place, cell(link), cell(state), cell(lab.carrier_mode),
-      cell(f.num(lab.requests)), cell(f.ratio(lab.calls_per_request)),
+    tr.append(placeCell(lab), cell(link), cell(state), cell(lab.carrier_mode),
+      cell(f.num(lab.requests)), cell(f.ratio(lab.requests > 0 ? lab.carrier_calls / lab.requests : null)),
       cell(f.time(lab.last_activity_utc)));
     return tr;
   }));

@@ -29,11 +29,15 @@ nlohmann::ordered_json carrier_modes(LabRegistry& labs) {
   return names;
 }
 
+nlohmann::ordered_json place(const std::optional<int>& p) {
+  return p ? nlohmann::ordered_json(*p) : nlohmann::ordered_json(nullptr);
+}
+
 nlohmann::ordered_json class_json(LabRegistry& labs) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  int rank = 0;
-  for (const ClassRow& r : labs.class_rows())
-    rows.push_back({{"rank", ++rank},
+  const std::vector<ClassRow> lab_rows = labs.class_rows();
+  for (const ClassRow& r : lab_rows)
+    rows.push_back({{"place", place(r.place)},
                     {"name", r.name},
                     {"circuit_status", std::string(to_string(r.breaker))},
                     {"carrier_mode", r.carrier_mode},
@@ -42,17 +46,30 @@ nlohmann::ordered_json class_json(LabRegistry& labs) {
                     {"carrier_calls_per_request", rounded(r.calls_per_request(), 100)},
                     {"p99_ms", rounded(r.totals.p99_ms, 10)},
                     {"last_activity_utc", format_iso8601(r.last_active)}});
-  return {{"labs", rows},
+  nlohmann::ordered_json students = nlohmann::ordered_json::array();
+  for (const StudentRow& s : labs.class_students(lab_rows))
+    students.push_back({{"place", place(s.place)},
+                        {"name", s.name},
+                        {"labs", s.labs},
+                        {"requests", s.totals.requests},
+                        {"carrier_calls", s.totals.carrier_calls},
+                        {"carrier_calls_per_request", rounded(s.calls_per_request(), 100)},
+                        {"last_activity_utc", format_iso8601(s.last_active)}});
+  return {{"students", students},
+          {"labs", rows},
           {"count", rows.size()},
+          {"min_requests", kMinRankedRequests},
           {"carrier_modes", carrier_modes(labs)},
           {"max_labs", labs.limits().max_labs},
           {"idle_expiry_minutes", labs.limits().idle_expiry.count()},
           {"order",
-           {{"en", "leaderboard: fewest carrier calls per request first (the carrier is shared: every call you "
-                   "spare is capacity for the class); labs without requests last"},
-            {"es", "clasificación: primero quien menos llamadas hace al proveedor por solicitud (el proveedor es "
-                   "compartido: cada llamada que ahorras es capacidad para la clase); al final, los laboratorios "
-                   "sin solicitudes"}}}};
+           {{"en", "leaderboard, per student (all their labs) and per lab: fewest carrier calls per request "
+                   "first, among those with at least min_requests requests (the carrier is shared: every call you "
+                   "spare is capacity for the class); the others last, without a place"},
+            {"es", "clasificación, por estudiante (todos sus laboratorios) y por laboratorio: primero quien menos "
+                   "llamadas hace al proveedor por solicitud, entre quienes tienen al menos min_requests "
+                   "solicitudes (el proveedor es compartido: cada llamada que ahorras es capacidad para la "
+                   "clase); los demás al final, sin puesto"}}}};
 }
 
 }  // namespace

@@ -83,6 +83,8 @@ class LabKeys {
   std::optional<std::string> owner_of(const std::string& lab_name);
   /// Judges `presented` ("" for none) against `owner`'s key. Compared in constant time.
   LabKeyVerdict check(const std::string& owner, const std::string& presented);
+  /// Whether this replica knows `owner` as a claimed name (no Redis round trip).
+  bool claimed_here(const std::string& owner) const { return key_here(owner).has_value(); }
   /// The key that opens lab `lab_name` as this replica knows it (its longest claimed owner's;
   /// owner_of() has read Redis for it): what the lab's own storm sends. nullopt: none.
   std::optional<std::string> key_for(const std::string& lab_name) const;

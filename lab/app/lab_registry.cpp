@@ -10,10 +10,7 @@
 
 namespace quote_lab {
 
-std::optional<double> ClassRow::calls_per_request() const {
-  if (totals.requests == 0) return std::nullopt;
-  return static_cast<double>(totals.carrier_calls) / static_cast<double>(totals.requests);
-}
+
 
 LabRegistry::LabRegistry(LabDeps teacher, const std::filesystem::path& state_file, LabLimits limits,
                          RandomSource* key_random)
@@ -286,13 +283,17 @@ std::vector<ClassRow> LabRegistry::class_rows() {
   for (const auto& [lab, last_active] : labs)
     rows.push_back(ClassRow{lab->app.name(), lab->app.dependency_view().breaker.state, lab->app.carrier_mode(),
                             lab->app.class_totals(), last_active});
-  std::sort(rows.begin(), rows.end(), [](const ClassRow& a, const ClassRow& b) {
-    const auto ca = a.calls_per_request(), cb = b.calls_per_request();
-    if (ca.has_value() != cb.has_value()) return ca.has_value();
-    if (ca && *ca != *cb) return *ca < *cb;
-    return std::tie(b.totals.requests, a.name) < std::tie(a.totals.requests, b.name);
-  });
+  rank_labs(rows);
   return rows;
+}
+
+std::vector<StudentRow> LabRegistry::class_students(const std::vector<ClassRow>& rows) const {
+  // The claimed name this replica knows (no Redis round trip per lab), else the first part.
+  return rank_students(rows, [this](const std::string& lab) {
+    for (const std::string& owner : possible_owners(lab))
+      if (keys_.claimed_here(owner)) return owner;
+    return lab.substr(0, lab.find('-', 1));
+  });
 }
 
 PersistedState LabRegistry::persisted_state() {

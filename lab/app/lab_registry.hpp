@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/app/class_ranking.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_state_file.hpp"
@@ -60,17 +61,6 @@ struct Lab {
 /// Puts a lab back to its seeds as /reset-lab does: stops its storm and forgets the storm's
 /// result, then resets telemetry, metrics, breaker, fallback cache and carrier mode.
 void reset_lab(LabApp& app, StormExperiment& storm);
-
-/// One row of GET /class.
-struct ClassRow {
-  std::string name;
-  BreakerState breaker = BreakerState::closed;
-  std::string carrier_mode;
-  ClassTotals totals;
-  WallTime last_active{};
-  /// carrier_calls / requests; null with no requests.
-  std::optional<double> calls_per_request() const;
-};
 
 /// Owns the teacher's lab and every student lab. Thread-safe: one mutex guards the map of
 /// student labs and their last use; each lab guards its own state.
@@ -131,9 +121,13 @@ class LabRegistry {
   /// A new key for `owner` (the teacher's), written to the state file before it is returned.
   std::string reissue_key(const std::string& owner);
 
-  /// Every student lab (not the teacher's), in leaderboard order: labs that made requests first, fewest carrier
-  /// calls per request first (then more requests, then name); labs without requests last.
+  /// Every student lab (not the teacher's), in leaderboard order: labs with at least
+  /// kMinRankedRequests requests first, each with its place, fewest carrier calls per request
+  /// first (then more requests, then name); the others after, most requests first.
   std::vector<ClassRow> class_rows();
+  /// The same rows added up per student (the name that owns them: lab_keys.hpp), ranked alike:
+  /// what a student did across the lesson's labs, for the class's closing.
+  std::vector<StudentRow> class_students(const std::vector<ClassRow>& rows) const;
   /// Forgets student labs idle past the expiry that nothing holds and that run no storm;
   /// returns how many. find() and class_rows() call it.
   std::size_t expire_idle();

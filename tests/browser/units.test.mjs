@@ -12,7 +12,6 @@ import { timeStepMs } from '../../public/charts.js';
 import { LatestAnswers, OWN_HOLD_MS, OTHERS_EVERY_MS } from '../../public/latest.js';
 import { stormGoodput, stormOutcomes } from '../../public/views.js';
 import { dropPercent, overloadMetricsPath, overloadPolicies, overloadRows, stillMoving, OVERLOAD_FAMILIES } from '../../public/overload.js';
-import { rankLabs, MIN_REQUESTS } from '../../public/ranking.js';
 import { curveOf, kneeOf, parseSweepField, stepSeconds, sweepKey, withSweep } from '../../public/sweep.js';
 import { foreignWords } from './spanish.mjs';
 
@@ -359,24 +358,6 @@ test('storm cards: the load offered and the share that was useful; a closed loop
   assert.equal(TEXT.es.stormOf(closed, es), 'ok · 10 clientes · 10,2 s');
   assert.equal(TEXT.es.stormKeys.goodput, 'respuestas útiles (a tiempo)');
   assert.equal(TEXT.es.loadOpen, 'llegadas por segundo (carga abierta)');
-});
-
-test('the class ranking: carrier calls per request among labs with enough requests; the rest last, without a place', () => {
-  const lab = (name, requests, carrier_calls, p99_ms = 100) => ({ name, requests, carrier_calls, p99_ms });
-  const ranked = rankLabs([
-    lab('lucky', 1, 0, 0),                // one request the breaker refused: no place
-    lab('legacy-storm', 400, 1600, 1440),
-    lab('ana', 12, 14),
-    lab('ben', 8, 8),
-    lab('idle', 0, 0, null),
-    lab('eva', MIN_REQUESTS, 5),
-  ]);
-  assert.deepEqual(ranked.map(l => [l.name, l.place]), [['ben', 1], ['eva', 2], ['ana', 3], ['legacy-storm', 4], ['lucky', null], ['idle', null]]);
-  assert.equal(ranked[2].calls_per_request, 14 / 12);
-  assert.equal(ranked[5].calls_per_request, null);
-  // a breaker that spared nearly every call ranks by its true ratio, not the rounded 0
-  const r = rankLabs([lab('zero', 10, 0), lab('shorts', 90000, 36)]);
-  assert.deepEqual(r.map(l => l.name), ['zero', 'shorts']);
 });
 
 test('lab keys: one per owner (the name up to the first "-"), sent on changes, a 403 for want of it recognised', () => {
