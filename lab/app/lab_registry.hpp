@@ -208,6 +208,7 @@ class LabRegistry {
   std::unique_ptr<RedisLabSnapshots> snapshots_;  // with a class log; else null
   SteadyTime next_snapshots_{};
   ClassLog::StreamInfo history_{};     // the stream as it stood before the replay
+  std::uint64_t rejoined_epoch_ = 0;   // the Redis connection the shared breakers last rejoined on
   std::set<std::string> replayed_;     // labs whose history check is done
 };
 

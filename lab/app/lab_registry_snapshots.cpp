@@ -68,6 +68,11 @@ void LabRegistry::check_history(const std::string& lab_name, Lab& lab, const Cla
 }
 
 void LabRegistry::rejoin_shared_breakers() {
+  // Only after Redis (re)connected: holding every lab here each round would read as labs in
+  // use to expire_idle(), and nothing is due while the connection stays the same.
+  const std::uint64_t epoch = deps_.shared_state->epoch();
+  if (epoch == rejoined_epoch_) return;
+  rejoined_epoch_ = epoch;
   teacher_->app.rejoin_shared_breaker();
   for (const auto& [_, lab] : student_labs()) lab->app.rejoin_shared_breaker();
 }

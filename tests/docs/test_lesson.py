@@ -101,11 +101,12 @@ def format_problems(lesson, lines):
             for p in [lc.format_problems(command, expectation)] if p]
 
 
-def class_plan(files_and_counts):
-    """[(lesson, who, lines, [participants])]: each file in order, each step for whom it is."""
+def class_plan(files_and_counts, roster=None):
+    """[(lesson, who, lines, [participants])]: each file in order, each step for whom it is.
+    `roster`: the students' names (STUDENTS by default)."""
     problems, plan = [], []
     for n, (f, students) in enumerate(files_and_counts):
-        names = [f"{s}{n}" if n else s for s in STUDENTS[:students]]
+        names = [f"{s}{n}" if n else s for s in (roster or STUDENTS)[:students]]
         teacher = f"{TEACHER}{n}" if n else TEACHER
         file_blocks = lc.blocks(open(f, encoding="utf-8").read())
         if not file_blocks:
@@ -158,15 +159,20 @@ def any_order_plan(files, seed):
     return problems, plan
 
 
-def run_plan(binary, plan, trace=False, record=None):
-    """Runs `plan` on a fresh lab; the failures ([(text, body)]) and the commands run."""
+def run_plan(binary, plan, trace=False, record=None, lab_args=(), students=None, started_lab=None, before_stop=None):
+    """Runs `plan` on a fresh lab (`serve` with `lab_args`); the failures ([(text, body)]) and
+    the commands run. `students`: the names a step may use (STUDENTS by default).
+    `started_lab(lab)`, when given, runs once the lab answers, before the first step;
+    `before_stop(lab)` after the last step, before the lab stops."""
     folder = tempfile.mkdtemp(prefix="quote-lab-lesson-")
-    lab = Lab(binary, folder)
+    lab = Lab(binary, folder, args=list(lab_args))
+    if started_lab:
+        started_lab(lab)
     policies = lab.request("/diagnostics/summary")[1]["policies"]
     people, failures, count = {}, [], 0
     started = time.monotonic()
     try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=len(STUDENTS) + 1) as pool:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(students or STUDENTS) + 1) as pool:
             for lesson, who, lines, names in plan:
                 for n in names:
                     people.setdefault(n, Person(n, lab.url))
@@ -183,6 +189,8 @@ def run_plan(binary, plan, trace=False, record=None):
                         failures.append((f, body))
                         if not record:
                             print(f"FAIL {f}\n    answer: {body[:600]!r}", flush=True)
+        if before_stop:
+            before_stop(lab)
     finally:
         lab.stop()
         if failures and not record:
