@@ -200,6 +200,9 @@ void LabRegistry::forget_unused_keys_locked(const std::vector<std::shared_ptr<La
 }
 
 std::optional<std::string> LabRegistry::claim_key(const std::string& owner) {
+  // Labs idle past the expiry are forgotten first, giving back the names they held: a new
+  // class's first request is its claim, before any request that would have forgotten them.
+  expire_idle();
   auto key = keys_.claim(owner);
   if (key) {
     spdlog::info("name {} claimed: its labs need its lab_key from now on", owner);

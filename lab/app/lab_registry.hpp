@@ -116,7 +116,8 @@ class LabRegistry {
   LabKeys& keys() { return keys_; }
   /// Claims the name `owner` (normalised) when nobody has: returns the new key, already
   /// written to the state file (a key handed out survives a crash), or nullopt when the name
-  /// has one.
+  /// has one. Labs idle past the expiry are forgotten first (expire_idle()), so a name whose
+  /// labs all were is free.
   std::optional<std::string> claim_key(const std::string& owner);
   /// A new key for `owner` (the teacher's), written to the state file before it is returned.
   std::string reissue_key(const std::string& owner);
@@ -129,7 +130,7 @@ class LabRegistry {
   /// what a student did across the lesson's labs, for the class's closing.
   std::vector<StudentRow> class_students(const std::vector<ClassRow>& rows) const;
   /// Forgets student labs idle past the expiry that nothing holds and that run no storm;
-  /// returns how many. find() and class_rows() call it.
+  /// returns how many. find(), claim_key() and class_rows() call it.
   std::size_t expire_idle();
   /// Class-wide teacher actions (POST /class/reset, /class/carrier-mode): each student lab
   /// held now, reset (reset_lab) or set to carrier mode `mode` (a name or alias the

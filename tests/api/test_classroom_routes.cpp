@@ -8,8 +8,10 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "support/in_process_lab.hpp"
+#include "support/poll.hpp"
 #include "support/raw_socket.hpp"
 
 namespace test_classroom_routes {
@@ -17,6 +19,7 @@ namespace test_classroom_routes {
 using quote_lab::testing::InProcessLab;
 using quote_lab::testing::InProcessOptions;
 using quote_lab::testing::RawConnection;
+using quote_lab::testing::Reply;
 
 namespace {
 
@@ -170,12 +173,13 @@ TEST_CASE("student labs: a student resets and breaks their own lab without the t
   InProcessLab lab(with_token("s3cret"));
   const httplib::Headers teacher{{"Authorization", "Bearer s3cret"}};
   REQUIRE(lab.get("/quote-resilient?scenario=ok").status == 200);  // the teacher's lab: one incident
-  // The student's own carrier mode, quote and reset need no token (her key, which her first
-  // answer carries: test_lab_keys.cpp) ...
-  const auto first = lab.request("PUT", "/carrier/mode?mode=provider_down&lab=ana");
-  CHECK(first.status == 200);
-  const httplib::Headers ana{{"X-Lab-Key", first.json.value("lab_key", "")}};
-  const auto down = lab.get("/quote-resilient?lab=ana");
+  // The student's claim, carrier mode, quote and reset need no token (her key, which her
+  // claim's answer carries: test_lab_keys.cpp) ...
+  const auto claimed = lab.request("POST", "/claim?name=ana");
+  REQUIRE(claimed.status == 201);
+  const httplib::Headers ana{{"X-Lab-Key", claimed.json.value("lab_key", "")}};
+  CHECK(lab.request("PUT", "/carrier/mode?mode=provider_down&lab=ana", ana).status == 200);
+  const auto down = lab.get("/quote-resilient?lab=ana", ana);
   CHECK(down.json["scenario"] == "provider_down");
   CHECK(down.json["dependency"]["circuit_status"] == "open");
   CHECK(lab.get("/dependency/state?lab=ana").json["circuit_status"] == "open");
@@ -198,8 +202,13 @@ TEST_CASE("student labs: a student resets and breaks their own lab without the t
   // The page learns it may show every control of a student's lab: no X-Admin-Token there.
   CHECK(admin_token_header(lab.port(), "/carrier") == "required");
   CHECK(admin_token_header(lab.port(), "/carrier?lab=ana") == "");
-  // Another site's page still cannot change a student's lab.
-  CHECK(lab.request("POST", "/reset-lab?lab=ana", {{"Origin", "http://evil.example"}}).status == 403);
+  // Another site's page still cannot change a student's lab, even with her key, nor claim a name.
+  const auto cross = lab.request("POST", "/reset-lab?lab=ana", {{"Origin", "http://evil.example"}, *ana.begin()});
+  CHECK(cross.status == 403);
+  CHECK(cross.json["error"] == "cross_site_request");
+  const auto cross_claim = lab.request("POST", "/claim?name=bruno", {{"Origin", "http://evil.example"}});
+  CHECK(cross_claim.status == 403);
+  CHECK(cross_claim.json["error"] == "cross_site_request");
   CHECK(lab.request("POST", "/reset-lab", teacher).status == 200);
 }
 
@@ -295,6 +304,119 @@ TEST_CASE("student labs: without a teacher token the class-wide actions answer a
   CHECK(reset.status == 200);
   CHECK(reset.json["count"] == 1);
   CHECK(lab.get("/dependency/state?lab=ana").json["circuit_status"] == "closed");
+}
+
+// The teacher's labs (`--teacher-name`, profe by default: ?lab=profe, ?lab=profe-paso1) are
+// the teacher's demos in front of the class: no student limit counts them, and the class-wide
+// actions leave them alone.
+TEST_CASE("the teacher's labs: profe-... labs count toward no --max-labs, and /class and its actions leave them alone") {
+  InProcessLab lab(with_max_labs(2));
+  CHECK(lab.get("/quote-legacy?scenario=ok&lab=ana").status == 200);
+  CHECK(lab.get("/quote-legacy?scenario=ok&lab=bruno").status == 200);
+  const auto full = lab.get("/quote-legacy?scenario=ok&lab=carla");
+  CHECK(full.status == 503);
+  CHECK(full.json["error"] == "too_many_labs");
+  // With two student labs held, the teacher's labs are still created.
+  for (const char* name : {"profe-paso1", "profe-x", "profe"}) {
+    CAPTURE(name);
+    CHECK(lab.get(std::string("/quote-legacy?scenario=ok&lab=") + name).status == 200);
+  }
+  // "profesor" is not profe's: a student's lab, one too many.
+  CHECK(lab.get("/quote-legacy?scenario=ok&lab=profesor").status == 503);
+  const auto view = lab.get("/class");
+  REQUIRE(view.json["labs"].size() == 2);
+  CHECK(view.json["labs"][0]["name"] == "ana");
+  CHECK(view.json["labs"][1]["name"] == "bruno");
+  CHECK(view.json["count"] == 2);
+  REQUIRE(view.json["students"].size() == 2);  // nor is profe a student of the leaderboard
+  CHECK(view.json["students"][0]["name"] == "ana");
+  CHECK(view.json["students"][1]["name"] == "bruno");
+
+  // The class-wide reset and carrier mode act on the students' labs alone.
+  REQUIRE(lab.request("PUT", "/carrier/mode?mode=slow&lab=profe-paso1").status == 200);
+  REQUIRE(lab.get("/quote-resilient?scenario=provider_down&lab=profe-paso1").json["dependency"]["circuit_status"] == "open");
+  REQUIRE(lab.request("PUT", "/carrier/mode?mode=slow&lab=ana").status == 200);
+  const auto reset = lab.request("POST", "/class/reset");
+  CHECK(reset.status == 200);
+  CHECK(reset.json["labs"] == nlohmann::ordered_json::array({"ana", "bruno"}));
+  CHECK(lab.get("/carrier?lab=ana").json["mode"] == "ok");
+  CHECK(lab.get("/carrier?lab=profe-paso1").json["mode"] == "slow_provider");
+  CHECK(lab.get("/dependency/state?lab=profe-paso1").json["circuit_status"] == "open");
+  CHECK(lab.get("/incidents?lab=profe-paso1").json["incidents"].size() == 2);  // its two quotes
+  const auto mode = lab.request("PUT", "/class/carrier-mode?mode=provider_down");
+  CHECK(mode.status == 200);
+  CHECK(mode.json["labs"] == nlohmann::ordered_json::array({"ana", "bruno"}));
+  CHECK(lab.get("/carrier?lab=bruno").json["mode"] == "provider_down");
+  CHECK(lab.get("/carrier?lab=profe-paso1").json["mode"] == "slow_provider");
+  CHECK(lab.get("/carrier?lab=profe").json["mode"] == "ok");
+}
+
+TEST_CASE("the teacher's labs: --teacher-name names their owner, and profe is then a student like any other") {
+  InProcessOptions o = with_max_labs(1);
+  o.classroom.teacher_name = "maestra";
+  InProcessLab lab(o);
+  CHECK(lab.get("/health?lab=profe-paso1").status == 200);  // a student's lab now: the one allowed
+  CHECK(lab.get("/health?lab=ana").status == 503);
+  CHECK(lab.get("/health?lab=maestra-paso1").status == 200);
+  const auto view = lab.get("/class");
+  REQUIRE(view.json["labs"].size() == 1);
+  CHECK(view.json["labs"][0]["name"] == "profe-paso1");
+}
+
+// Each lab serves at most --workers quotes at once on slots of its own (a bulkhead): a quote
+// that holds every slot of one lab, or a storm that does, queues that lab's next quote and
+// never another lab's. A held carrier call (support/held_carrier.hpp) keeps the slot taken;
+// queue_ms is measured on the lab's fake clock, which only the test moves.
+TEST_CASE("student labs: each has its own --workers slots, so a quote held in one lab queues its next quote, never another lab's") {
+  InProcessOptions o;
+  o.workers = 1;
+  InProcessLab lab(o);
+  REQUIRE(lab.get("/quote-resilient?scenario=ok&lab=ana").status == 200);
+  REQUIRE(lab.get("/quote-resilient?scenario=ok&lab=bruno").status == 200);
+  const std::string ana_name = "ana";
+  const auto ana = lab.labs().find(&ana_name).lab;
+  REQUIRE(ana);
+
+  lab.carrier_gate().hold("ana");
+  Reply first, second;
+  struct Senders {  // however the case ends, the gate opens and both quotes end first
+    InProcessLab& lab;
+    std::thread first, second;
+    ~Senders() {
+      lab.carrier_gate().release();
+      if (first.joinable()) first.join();
+      if (second.joinable()) second.join();
+    }
+  } senders{lab, {}, {}};
+  senders.first = std::thread([&] { first = lab.get("/quote-resilient?scenario=ok&lab=ana"); });
+  // Ana's first quote holds her one slot, at the carrier ...
+  REQUIRE(quote_lab::testing::eventually([&] { return lab.carrier_gate().waiting() == 1; }, std::chrono::seconds(10)));
+  senders.second = std::thread([&] { second = lab.get("/quote-resilient?scenario=ok&lab=ana"); });
+  // ... so her second waits for it.
+  REQUIRE(quote_lab::testing::eventually([&] { return ana->slots.waiting() == 1; }, std::chrono::seconds(10)));
+
+  // Bruno's quote, and the teacher's, are served meanwhile, having waited for nothing.
+  const Reply bruno = lab.get("/quote-resilient?scenario=ok&lab=bruno");
+  CHECK(bruno.status == 200);
+  CHECK(bruno.json["queue_ms"] == 0);
+  const Reply teacher = lab.get("/quote-resilient?scenario=ok");
+  CHECK(teacher.status == 200);
+  CHECK(teacher.json["queue_ms"] == 0);
+  CHECK(lab.get("/health?lab=bruno").status == 200);
+  CHECK(lab.carrier_gate().waiting() == 1);  // ana's first still holds her slot
+  CHECK(ana->slots.waiting() == 1);          // and her second still waits
+
+  // Ana's second waits until her first gives its slot back: at least the 250 ms the lab's
+  // clock moves meanwhile.
+  lab.clock().advance(std::chrono::milliseconds(250));
+  lab.carrier_gate().release();
+  senders.first.join();
+  senders.second.join();
+  CHECK(first.status == 200);
+  CHECK(first.json["queue_ms"] == 0);
+  CHECK(second.status == 200);
+  CAPTURE(second.json["queue_ms"]);
+  CHECK(second.json["queue_ms"].get<double>() >= 250);
 }
 
 }  // namespace test_classroom_routes

@@ -625,8 +625,11 @@ TEST_CASE("legacy answers say plainly that legacy has no breaker and no fallback
 
 TEST_CASE("errors outside the quote routes come in the reader's language too, codes and fields never change") {
   InProcessLab lab;
-  // The lab the rows change is its owner's: they send its key (test_lab_keys.cpp).
-  const std::string key = lab.get("/carrier?lab=i18n").json.value("lab_key", "");
+  // The lab the rows change is its owner's, claimed at step 0: they send its key
+  // (test_lab_keys.cpp).
+  const Reply claimed = lab.request("POST", "/claim?name=i18n");
+  REQUIRE(claimed.status == 201);
+  const std::string key = claimed.json.value("lab_key", "");
   REQUIRE_FALSE(key.empty());
   const httplib::Headers owner{{"X-Lab-Key", key}};
   const httplib::Headers owner_es{{"X-Lab-Key", key}, {"Accept-Language", "es"}};
@@ -710,6 +713,14 @@ TEST_CASE("errors outside the quote routes come in the reader's language too, co
                "indica el modo del proveedor: ?mode=NOMBRE, o un cuerpo JSON con el campo \"mode\""},
            Row{"PUT", "/carrier/mode?mode=slo&lab=i18n", 400, "unknown_scenario",
                "scenario 'slo' does not exist; did you mean 'slow'?", "el escenario 'slo' no existe; ¿quisiste decir 'slow'?"},
+           Row{"POST", "/claim?name=i18n", 409, "name_taken",
+               "the name 'i18n' is already claimed: its labs are its owner's. If it is yours and you lost the key, ask "
+               "the teacher for a new one; if not, choose another name (e.g. YO=i18n2)",
+               "el nombre 'i18n' ya tiene dueño: sus laboratorios son de quien lo reclamó. Si es el tuyo y perdiste la "
+               "clave, pide una nueva al profesor; si no, elige otro nombre (por ejemplo YO=i18n2)"},
+           Row{"POST", "/claim", 400, "invalid_parameter",
+               "say which name you claim: POST /claim?name=YOUR_NAME (letters a-z, digits and '-', e.g. ana)",
+               "di qué nombre reclamas: POST /claim?name=TU_NOMBRE (letras a-z, dígitos y '-', por ejemplo ana)"},
            Row{"POST", "/class/reset?lab=i18n", 400, "invalid_parameter",
                "/class/reset acts on every student lab at once: leave out ?lab= (for one lab, add ?lab=NAME to "
                "/reset-lab or /carrier/mode)",

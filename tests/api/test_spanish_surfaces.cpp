@@ -44,8 +44,9 @@ const std::set<std::string> kCodeKeys{"error",      "allowed",    "path",       
 const char* tag(Language language) { return language == Language::es ? "es" : "en"; }
 
 // Sends requests in one language, judges every sentence of every JSON answer, and keeps the
-// student's lab key once an answer gives one (the key is sent on every later request, so
-// the walk reaches what a key guards; the refusals are asked for on purpose).
+// student's lab key once an answer gives one (the student's claim, the walk's first request:
+// the key is sent on every later request, so the walk reaches what a key guards; the
+// refusals are asked for on purpose).
 struct Walk {
   Walk(InProcessLab& l, Language in) : lab(l), language(in) {}
 
@@ -103,6 +104,9 @@ std::string with_param(const std::string& path, const std::string& param) {
 
 // Every route the index lists, each method, the ways a student gets it right and wrong.
 void walk_routes(Walk& walk, const std::string& student) {
+  // Step 0: the student claims the lab's name (its key, kept by the walk, opens it).
+  REQUIRE(walk.send("POST", "/claim?name=" + student).status == 201);
+  REQUIRE_FALSE(walk.lab_key.empty());
   const Reply index = walk.send("GET", "/");
   REQUIRE(index.status == 200);
   REQUIRE(index.json["routes"].size() >= 20);
@@ -162,9 +166,14 @@ void walk_errors(Walk& walk, const std::string& student) {
   walk.send("POST", storm);
   walk.send("GET", "/experiments/storm?lab=" + student);
   walk.send("DELETE", "/experiments/storm?lab=" + student);
-  // A student's lab changed without its key, or with a wrong one (403 once keys exist).
-  walk.send("POST", "/reset-lab?lab=" + student, {}, false);
-  walk.send("POST", "/reset-lab?lab=" + student, {{"X-Lab-Key", "not-the-key"}}, false);
+  // A student's lab changed or quoted without its key, with a wrong one, or with a token that
+  // is not the teacher's; the name claimed again, and a claim without a name.
+  CHECK(walk.send("POST", "/reset-lab?lab=" + student, {}, false).status == 403);
+  CHECK(walk.send("POST", "/reset-lab?lab=" + student, {{"X-Lab-Key", "not-the-key"}}, false).status == 403);
+  CHECK(walk.send("GET", "/quote-resilient?scenario=ok&lab=" + student, {}, false).status == 403);
+  CHECK(walk.send("POST", "/reset-lab?lab=" + student, {{"Authorization", "Bearer not-the-token"}}, false).status == 403);
+  CHECK(walk.send("POST", "/claim?name=" + student).status == 409);
+  CHECK(walk.send("POST", "/claim").status == 400);
 }
 
 // Every scenario the lab ships under the course's policies and adr0005, each on a fresh

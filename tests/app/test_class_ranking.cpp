@@ -29,7 +29,7 @@ std::vector<std::pair<std::string, int>> places(const std::vector<Row>& rows) {
 }
 }  // namespace
 
-TEST_CASE("the class ranking: carrier calls per request among labs with enough requests; the rest last, without a place") {
+TEST_CASE("the class ranking: carrier calls per request among labs with enough requests, the rest last, without a place") {
   std::vector<ClassRow> rows{lab("lucky", 1, 0),  // one request the breaker refused: no place
                              lab("legacy-storm", 400, 1600), lab("ana", 12, 14), lab("ben", 8, 8), lab("idle", 0, 0),
                              lab("eva", kMinRankedRequests, 5)};

@@ -1,6 +1,7 @@
 // Lab keys shared by replicas (lab/app/lab_keys.hpp) on a real Debian redis-server: one key
 // per owner whichever replica claims first, a key claimed while Redis was away offered to it
-// afterwards, and the time to live that frees a name once nobody uses it.
+// afterwards, a key the teacher issues anew replacing the old on every replica, the longer
+// claimed name owning a lab on all, and the time to live that frees a name once nobody uses it.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -57,6 +58,27 @@ TEST_CASE("two replicas claiming one owner at once hand out one key, and both ac
   CHECK_FALSE(c.keys.claim("s0"));
   CHECK(c.keys.check("nobody", "") == LabKeyVerdict::unclaimed);
   CHECK(c.keys.claim("nobody"));
+}
+
+TEST_CASE("a key the teacher issues on one replica replaces the old one on every replica, and the longer claimed name owns a lab on all") {
+  RedisServer redis;
+  Replica a(redis, 1), b(redis, 2);
+  const auto old = a.keys.claim("ana");
+  REQUIRE(old);
+  REQUIRE(b.keys.check("ana", *old) == LabKeyVerdict::accepted);  // b has it now
+  const std::string fresh = a.keys.reissue("ana");
+  CHECK(fresh != *old);
+  CHECK(b.keys.check("ana", *old) == LabKeyVerdict::wrong);
+  CHECK(b.keys.check("ana", fresh) == LabKeyVerdict::accepted);
+  CHECK_FALSE(b.keys.claim("ana"));
+
+  CHECK(b.keys.owner_of("ana-maria-paso1") == "ana");
+  const auto maria = a.keys.claim("ana-maria");
+  REQUIRE(maria);
+  CHECK(b.keys.owner_of("ana-maria-paso1") == "ana-maria");
+  CHECK(b.keys.owner_of("ana-paso1") == "ana");
+  CHECK(b.keys.check("ana-maria", *maria) == LabKeyVerdict::accepted);
+  CHECK(b.keys.check("ana-maria", fresh) == LabKeyVerdict::wrong);
 }
 
 TEST_CASE("a key in Redis lives as long as the idle expiry, renewed while its owner is active") {

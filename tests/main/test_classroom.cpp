@@ -256,17 +256,17 @@ TEST_CASE("keep-alive as clients expect: one connection serves many requests, bo
 TEST_CASE("student labs: at most 4 student storms run at once, class-wide, the teacher's is never refused") {
   LabProcess lab;
   const std::string storm = "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=";
-  // Each student's first answer carries their lab key; their later changes send it.
+  // Each student claims their name at step 0; their storms and later changes send its key.
   std::map<std::string, httplib::Headers> key;
-  for (const char* name : {"s1", "s2", "s3", "s4"}) {
-    const auto started = lab.request("POST", storm + name);
-    CHECK(started.status == 202);
-    key[name] = {{"X-Lab-Key", started.json.value("lab_key", "")}};
+  for (const char* name : {"s1", "s2", "s3", "s4", "s5"}) {
+    const auto claimed = lab.request("POST", std::string("/claim?name=") + name);
+    REQUIRE(claimed.status == 201);
+    key[name] = {{"X-Lab-Key", claimed.json.value("lab_key", "")}};
   }
-  const auto fifth = lab.request("POST", storm + "s5");
+  for (const char* name : {"s1", "s2", "s3", "s4"}) CHECK(lab.request("POST", storm + name, key[name]).status == 202);
+  const auto fifth = lab.request("POST", storm + "s5", key["s5"]);
   CHECK(fifth.status == 429);
   CHECK(fifth.json["error"] == "class_storms_busy");
-  key["s5"] = {{"X-Lab-Key", fifth.json.value("lab_key", "")}};
   CHECK(lab.request("POST", storm + "s1", key["s1"]).status == 409);  // one's own second storm: busy, as before
   CHECK(lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30").status == 202);
   CHECK(lab.request("DELETE", "/experiments/storm?lab=s2", key["s2"]).status == 200);

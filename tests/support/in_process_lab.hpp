@@ -7,7 +7,8 @@
 // process is started. For what an answer says over HTTP (statuses, headers, JSON errors,
 // languages, the index); what only a process shows (signals, the state file across
 // restarts, real timeouts against the real carrier, the live stream's lifetime, worker
-// starvation) stays in the process tests (lab_process.hpp).
+// starvation) stays in the process tests (lab_process.hpp). carrier_gate() holds one lab's
+// carrier calls until the test releases them (held_carrier.hpp): a quote still running.
 
 #include <filesystem>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "lab/main/classroom.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fixed_random.hpp"
+#include "support/held_carrier.hpp"
 #include "support/lab_client.hpp"
 #include "support/paths.hpp"
 #include "support/simulated_carrier.hpp"
@@ -47,10 +49,11 @@ class InProcessLab {
   explicit InProcessLab(InProcessOptions o = {})
       : random_(o.draw),
         carrier_(scenarios(), random_, clock_),
+        gate_(carrier_),
         labs_(std::make_unique<LabRegistry>(
             LabDeps{.scenarios = scenarios(),
                     .policies = default_policies(),
-                    .carrier = carrier_,
+                    .carrier = gate_,
                     .embedded_carrier = &carrier_.simulator(),
                     .clock = clock_,
                     .random = random_,
@@ -71,6 +74,7 @@ class InProcessLab {
     if (get("/health").status != 200) throw std::runtime_error("the in-process lab did not answer /health");
   }
   ~InProcessLab() {
+    gate_.release();  // a held quote must not hold the stop
     server_.stop_accepting();
     labs_->begin_shutdown();
     server_.stop();
@@ -93,6 +97,8 @@ class InProcessLab {
   int port() const { return port_; }
   FakeClock& clock() { return clock_; }
   LabRegistry& labs() { return *labs_; }
+  /// Holds a lab's carrier calls until released: every call goes through it.
+  HeldCarrier& carrier_gate() { return gate_; }
 
   /// What / and /health show as the carrier's address: nothing listens there, the carrier
   /// is called in-process.
@@ -108,6 +114,7 @@ class InProcessLab {
   FakeClock clock_;
   FixedRandom random_;
   SimulatedCarrier carrier_;
+  HeldCarrier gate_;  // in front of carrier_: what the labs call
   std::unique_ptr<LabRegistry> labs_;
   HttpServer server_;  // after labs_: stopped (its handlers done) before the labs go
   int port_ = 0;
