@@ -20,6 +20,12 @@ number compared with < <= > >=) in at least 19 of 20 answers; the teacher's quot
 300 ms and /health's p99 under 50 ms; the 4 storms each start every time (202); and at the
 end GET /class ranks the 30 students (each with a place).
 
+Not yet in CI: on this 2-core machine, with the participants niced below the lab, /health's
+p99 held (14-27 ms) but flaky_provider's step 4 kept its 25 ms margin in 15-24 answers of 30,
+and the teacher's step-6 quote needed a second attempt once in three runs: the 4 storms'
+abandoned legacy calls hold the shared carrier's workers, and the class's calls wait for
+them. A per-lab share of the carrier is the next step; until it lands, run it by hand.
+
 Usage: test_class_of_30.py QUOTE_LAB_BINARY SOURCE_DIR"""
 import http.client
 import json
@@ -54,11 +60,19 @@ STORM = "/experiments/storm?mode=legacy&scenario=provider_down&clients=30&durati
 HEALTH_P99_MS = 50
 TEACHER_P50_MS = 300
 RANGE = ("<", ">")  # a check comparing a number: a range
+# Claims a 25 ms margin decides: flaky_provider's attempt 2 answers in 150-195 ms against
+# resilient's 220 ms timeout (the lesson says so). With 30 students asking at the same instant
+# on 2 cores, one in 30 was seen to time out (status degraded, a fallback quote, the breaker
+# counting a failure): they are judged as the ranges are, in 19 of 20 answers.
+TIMED = ("quote-resilient?scenario=flaky_provider",)
 # /health is probed from a process of its own: in this one, 35 threads share one interpreter
 # lock, and a probe's time would be theirs, not the lab's. It asks every `interval` s until its
 # stdin closes, then prints the times (ms; a failed probe is null) as one JSON line.
 HEALTH_PROBE = """
-import http.client, json, select, sys, time
+import http.client, json, os, select, sys, time
+# Back to the lab's priority (this process was started at the participants' 10): the time
+# measured is the lab's answer, not this probe's wait for a core.
+os.nice(-10)
 port, interval, times = int(sys.argv[1]), float(sys.argv[2]), []
 while not select.select([sys.stdin], [], [], interval)[0]:
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -174,6 +188,10 @@ def main():
     background = {}
 
     def started_lab(lab):
+        # In a class the 31 participants' curls run on 31 machines, not on the lab's two
+        # cores: here they run after the lab when both want a core (the lab, already started,
+        # keeps its priority; this process and every curl it starts from now on yield to it).
+        os.nice(10)
         background["b"] = Background(lab)
         background["b"].start()
 
@@ -200,10 +218,11 @@ def main():
     # A wait that never came true (within=… until:…) is a shape claim.
     waits = [f for f, _ in lesson_failures if "not within" in f]
     check(not waits, f"every wait of the lesson came true in time ({waits[:3]})")
-    shapes = {k: v for k, v in tally.items() if not any(op in k[1] for op in RANGE) and v[0] < v[1]}
+    timed = lambda k: any(op in k[1] for op in RANGE) or any(t in k[0] for t in TIMED)  # noqa: E731
+    shapes = {k: v for k, v in tally.items() if not timed(k) and v[0] < v[1]}
     check(not shapes, "every shape claim held for every student: " +
           "; ".join(f"{c} {chk}: {p}/{n}" for (c, chk), (p, n) in list(shapes.items())[:5]))
-    ranges = {k: v for k, v in tally.items() if any(op in k[1] for op in RANGE)}
+    ranges = {k: v for k, v in tally.items() if timed(k)}
     short = {k: v for k, v in ranges.items() if v[0] * 20 < v[1] * 19}
     check(not short, f"every range held in at least 19 of 20 answers ({len(ranges)} ranges): " +
           "; ".join(f"{c} {chk}: {p}/{n}" for (c, chk), (p, n) in list(short.items())[:5]))
