@@ -139,6 +139,17 @@ def state_after_cooldown(replica):
     return first, answered, replica.state()
 
 
+def stop_fleet(labs, redis):
+    """Stops the labs and Redis; after a failure, prints each lab's last log lines."""
+    for r in labs:
+        r.stop()
+    redis.kill()
+    if failures:
+        for r in labs:
+            print(f"--- {r.name} log (tail)")
+            print("".join(r.log().splitlines(keepends=True)[-15:]))
+
+
 def open_breaker_outlives_redis(folder):
     """A breaker opened by one replica just before Redis is killed (the others may not have
     followed it yet) is open on every replica within 10 s of Redis's return, empty: the
@@ -174,13 +185,7 @@ def open_breaker_outlives_redis(folder):
         check(agreed and states == ["open"] * 3,
               f"Redis back empty: the breaker is open on every replica within 10 s ({states} after {took:.1f} s)")
     finally:
-        for r in fleet:
-            r.stop()
-        redis.kill()
-        if failures:
-            for r in fleet:
-                print(f"--- {r.name} log (tail)")
-                print("".join(r.log().splitlines(keepends=True)[-15:]))
+        stop_fleet(fleet, redis)
 
 
 def main():
@@ -356,13 +361,7 @@ def main():
         status, q = get(two.port, "/quote-resilient?scenario=server_errors")
         check(three.state()["circuit_status"] == "open", "after the restart the breaker is shared again")
     finally:
-        for r in replicas:
-            r.stop()
-        redis.kill()
-        if failures:
-            for r in replicas:
-                print(f"--- {r.name} log (tail)")
-                print("".join(r.log().splitlines(keepends=True)[-15:]))
+        stop_fleet(replicas, redis)
     open_breaker_outlives_redis(folder)
     shutil.rmtree(folder, ignore_errors=True)
     print(f"{len(failures)} failure(s)")
