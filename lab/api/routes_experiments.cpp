@@ -193,7 +193,7 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   o.duration_s = duration;
   if (lookup(kStormRequests.name)) o.requests = requests;
   const int lease_s = sweep.empty() ? static_cast<int>(o.duration_s) : sweep_duration_s(static_cast<int>(sweep.size()), o.duration_s);
-  switch (ctx.labs.admit_storm(o.lab, ctx.storm, lease_s)) {
+  switch (ctx.labs.admit_storm(o.lab, ctx.storm, lease_s, ctx.teacher)) {
     case LabRegistry::StormVerdict::lab_busy:
       return send_api_error(req, res, api_error(409, "storm_running", MessageId::storm_running, {}));
     case LabRegistry::StormVerdict::class_full:

@@ -241,15 +241,12 @@ bool LabRegistry::teachers(const std::string& name) const {
   return name.empty() || owns(limits_.teacher_name, name);
 }
 
-std::string LabRegistry::lease_member(const std::string& lab) const {
-  return teachers(lab) ? "_" + lab : lab;
-}
 
 LabRegistry::StormVerdict LabRegistry::admit_storm(const std::string& lab, const StormExperiment& storm,
-                                                   int duration_s) {
-  const bool student = !teachers(lab);
+                                                   int duration_s, bool teacher_asked) {
+  const bool student = !teachers(lab) && !teacher_asked;
   if (storm_leases_) {
-    const auto lease = storm_leases_->take(lease_member(lab), duration_s * 1000LL, student ? kMaxStudentStorms : 0);
+    const auto lease = storm_leases_->take(student ? lab : "_" + lab, duration_s * 1000LL, student ? kMaxStudentStorms : 0);
     if (lease == RedisStormLeases::Lease::granted) return storm.running() ? StormVerdict::lab_busy : StormVerdict::go;
     if (lease == RedisStormLeases::Lease::lab_busy) return StormVerdict::lab_busy;
     if (lease == RedisStormLeases::Lease::class_full) return StormVerdict::class_full;
@@ -261,7 +258,7 @@ LabRegistry::StormVerdict LabRegistry::admit_storm(const std::string& lab, const
 }
 
 void LabRegistry::storm_ended(const std::string& lab) {
-  if (storm_leases_) storm_leases_->give_back(lease_member(lab));
+  if (storm_leases_) storm_leases_->give_back({lab, "_" + lab});
 }
 
 std::size_t LabRegistry::student_count() const {

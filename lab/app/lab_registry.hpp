@@ -145,7 +145,11 @@ class LabRegistry {
   /// taken: RedisStormLeases), else (or while Redis cannot answer) on this replica.
   enum class StormVerdict { go, lab_busy, class_full };
   /// `lab`: the lab's name ("" for the teacher's); `storm`: its storm on this replica.
-  StormVerdict admit_storm(const std::string& lab, const StormExperiment& storm, int duration_s);
+  /// `teacher_asked`: the request carries the teacher's token; like a storm in the teacher's
+  /// own labs, it is admitted whatever the student cap (its lease starts with '_', which the
+  /// lease script leaves out of the class's count).
+  StormVerdict admit_storm(const std::string& lab, const StormExperiment& storm, int duration_s,
+                           bool teacher_asked = false);
   /// The storm admitted for `lab` did not start, or stopped early (a reset): its lease goes back.
   void storm_ended(const std::string& lab);
   /// Student labs held now (the teacher's named labs not counted).
@@ -177,9 +181,6 @@ class LabRegistry {
   void forget_unused_keys_locked(const std::vector<std::shared_ptr<Lab>>& expired);
   std::vector<std::shared_ptr<Lab>> expire_idle_locked(WallTime now);
   std::size_t student_count_locked() const;
-  // The lab's member in the storm leases: the teacher's labs start with '_', which the lease
-  // script leaves out of the class's count of student storms.
-  std::string lease_member(const std::string& lab) const;
   std::vector<std::shared_ptr<Lab>> all_labs() const;
   // The lab called `name` if held ("" : the teacher's), without creating or touching it.
   std::shared_ptr<Lab> held(const std::string& name) const;

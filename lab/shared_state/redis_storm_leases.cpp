@@ -35,6 +35,10 @@ std::optional<RedisStormLeases::Lease> RedisStormLeases::take(const std::string&
   return Lease::granted;
 }
 
-void RedisStormLeases::give_back(const std::string& lab) { client_.command({"ZREM", kKey, member(lab)}); }
+void RedisStormLeases::give_back(const std::vector<std::string>& labs) {
+  std::vector<std::string> argv{"ZREM", kKey};
+  for (const auto& lab : labs) argv.push_back(member(lab));
+  client_.command(argv);
+}
 
 }  // namespace quote_lab

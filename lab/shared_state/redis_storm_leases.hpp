@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lab/shared_state/redis_client.hpp"
 
@@ -32,8 +33,8 @@ class RedisStormLeases {
   /// `student_cap`: student storms allowed at once in the class (0: no cap, the teacher's).
   /// nullopt when Redis cannot answer (the caller decides alone).
   std::optional<Lease> take(const std::string& lab, long long duration_ms, std::size_t student_cap);
-  /// Gives the lease of `lab` back (its storm stopped early: a reset).
-  void give_back(const std::string& lab);
+  /// Gives the leases of `labs` back (a storm stopped early: a reset); "" is the teacher's.
+  void give_back(const std::vector<std::string>& labs);
 
  private:
   RedisClient& client_;

@@ -254,7 +254,8 @@ TEST_CASE("keep-alive as clients expect: one connection serves many requests, bo
 }
 
 TEST_CASE("student labs: at most 4 student storms run at once, class-wide, the teacher's is never refused") {
-  LabProcess lab;
+  LabProcess lab({"--admin-token", "t0ken"});
+  const httplib::Headers teacher{{"Authorization", "Bearer t0ken"}};
   const std::string storm = "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30&lab=";
   // Each student claims their name at step 0; their storms and later changes send its key.
   std::map<std::string, httplib::Headers> key;
@@ -268,7 +269,14 @@ TEST_CASE("student labs: at most 4 student storms run at once, class-wide, the t
   CHECK(fifth.status == 429);
   CHECK(fifth.json["error"] == "class_storms_busy");
   CHECK(lab.request("POST", storm + "s1", key["s1"]).status == 409);  // one's own second storm: busy, as before
-  CHECK(lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30").status == 202);
+  CHECK(lab.request("POST", "/experiments/storm?mode=resilient&scenario=ok&clients=1&duration_s=30", teacher).status == 202);
+  // The teacher's named labs count toward no student cap (the kit's profe-paso5), and a storm
+  // the teacher starts with the token in a student's lab is admitted too.
+  CHECK(lab.request("POST", storm + "profe-paso5", teacher).status == 202);
+  CHECK(lab.request("POST", storm + "s5", teacher).status == 202);
+  CHECK(lab.request("DELETE", "/experiments/storm?lab=s5", teacher).status == 200);
+  REQUIRE(eventually([&] { return lab.get("/experiments/storm?lab=s5").json["running"] == false; }, 10s));
+  CHECK(lab.request("POST", storm + "s5", key["s5"]).status == 429);  // still full for the students
   CHECK(lab.request("DELETE", "/experiments/storm?lab=s2", key["s2"]).status == 200);
   // A cancelled storm frees its class-wide place once its clients have stopped: wait for that
   // (the status it reports), then the fifth student's storm is accepted at the first try.
@@ -276,7 +284,8 @@ TEST_CASE("student labs: at most 4 student storms run at once, class-wide, the t
   CHECK(lab.request("POST", storm + "s5", key["s5"]).status == 202);
   for (const char* name : {"s1", "s3", "s4", "s5"})
     lab.request("DELETE", std::string("/experiments/storm?lab=") + name, key[name]);
-  lab.request("DELETE", "/experiments/storm");
+  lab.request("DELETE", "/experiments/storm?lab=profe-paso5", teacher);
+  lab.request("DELETE", "/experiments/storm", teacher);
 }
 
 }  // namespace test_classroom
