@@ -93,23 +93,29 @@ bool for_student_lab(const httplib::Request& req) {
   return student_action(req.path) || (req.has_param(std::string(kLabParam)) && !class_wide(req.path));
 }
 
-std::optional<std::string> open_lab_warning(const std::string& listen_host, const std::string& admin_token) {
+std::optional<std::string> open_lab_warning(const std::string& listen_host, const std::string& admin_token,
+                                            Language language) {
   const bool loopback = listen_host == "localhost" || listen_host == "::1" || listen_host.rfind("127.", 0) == 0;
   if (loopback || !admin_token.empty()) return std::nullopt;
   std::string routes;
   for (const auto& r : teacher_only_routes()) routes += (routes.empty() ? "" : ", ") + r;
+  if (language == Language::es)
+    return "escuchando en " + listen_host + " sin token del docente: cualquiera que llegue al laboratorio puede usar " +
+           routes + " (restablecerlo, cambiar el modo del proveedor, lanzar o detener tormentas); define "
+           "--admin-token o LAB_ADMIN_TOKEN para que sean solo del docente";
   return "listening on " + listen_host + " without a teacher token: anyone who can reach it can use " + routes +
          " (reset the lab, change the carrier mode, start or stop storms); set --admin-token or "
          "LAB_ADMIN_TOKEN to keep those for the teacher";
 }
 
-void apply_classroom(HttpServer& server, const std::string& listen_host, const ClassroomOptions& o) {
+void apply_classroom(HttpServer& server, const std::string& listen_host, const ClassroomOptions& o,
+                     Language language) {
   server.set_limits(connection_limits(o));
   AccessPolicy access{o.admin_token, {}};
   for (const auto& name : o.allowed_hosts)
     if (!name.empty()) access.allowed_hosts.push_back(name);
   server.set_access(std::move(access), changes_lab, for_student_lab);
-  if (const auto warning = open_lab_warning(listen_host, o.admin_token)) spdlog::warn("{}", *warning);
+  if (const auto warning = open_lab_warning(listen_host, o.admin_token, language)) spdlog::warn("{}", *warning);
 }
 
 }  // namespace quote_lab

@@ -36,12 +36,15 @@ bool changes_lab(const httplib::Request& req);
 bool for_student_lab(const httplib::Request& req);
 
 /// The start-up warning for a lab listening on `listen_host` with `admin_token`: set when
-/// the address is not loopback and there is no token, naming the routes anyone can use.
-std::optional<std::string> open_lab_warning(const std::string& listen_host, const std::string& admin_token);
+/// the address is not loopback and there is no token, naming the routes anyone can use, in
+/// `language` (`serve --language`: a Spanish class's teacher reads it in Spanish).
+std::optional<std::string> open_lab_warning(const std::string& listen_host, const std::string& admin_token,
+                                            Language language = Language::en);
 
 /// Applies the flags to `server` before it starts (bounds, token, Origin and Host checks)
 /// and warns when the lab listens beyond loopback without a token, naming the routes
 /// anyone who reaches it can use.
-void apply_classroom(HttpServer& server, const std::string& listen_host, const ClassroomOptions& options);
+void apply_classroom(HttpServer& server, const std::string& listen_host, const ClassroomOptions& options,
+                     Language language = Language::en);
 
 }  // namespace quote_lab

@@ -267,7 +267,7 @@ int run_serve(const ServeOptions& o, const CommonOptions& common) {
       &key_random);
   labs->start_class_log();
   HttpServer server;
-  apply_classroom(server, o.host, o.classroom);
+  apply_classroom(server, o.host, o.classroom, o.language);
   server.set_default_language(o.language);  // the lab's answers only: the embedded carrier keeps English
   register_lab_routes(server, *labs, StaticRoots{paths.public_dir, o.chart_js}, carrier.url,
                       make_rate_limit_gate(o.rate_limit, rate_limiters_of(shared_state.get(), clock)),
