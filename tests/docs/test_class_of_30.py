@@ -22,9 +22,10 @@ end GET /class ranks the 30 students (each with a place).
 
 Not yet in CI: on this 2-core machine, with the participants niced below the lab, /health's
 p99 held (14-27 ms) but flaky_provider's step 4 kept its 25 ms margin in 15-24 answers of 30,
-and the teacher's step-6 quote needed a second attempt once in three runs: the 4 storms'
-abandoned legacy calls hold the shared carrier's workers, and the class's calls wait for
-them. A per-lab share of the carrier is the next step; until it lands, run it by hand.
+and the teacher's step-6 quote needed a second attempt once in three runs. Not yet shown
+which shared resource the 4 storms take from the class (the lab's two cores, where the
+storms' clients run, or the carrier's workers): a run without them is the next measurement.
+Until it holds in 19 of 20, run it by hand.
 
 Usage: test_class_of_30.py QUOTE_LAB_BINARY SOURCE_DIR"""
 import http.client
