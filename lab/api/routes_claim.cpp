@@ -10,7 +10,7 @@
 #include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_registry.hpp"
 #include "lab/base/lab_name.hpp"
-#include "lab/http/api_error.hpp"
+#include "lab/http/lab_name_error.hpp"
 #include "lab/http/http_server.hpp"
 
 namespace quote_lab::handlers {
@@ -23,12 +23,7 @@ void claim(RouteContext& ctx, const httplib::Request& req, const std::string&, h
   LabNameProblem problem = LabNameProblem::none;
   const auto name = normalize_lab_name(*raw, problem);
   if (!name)
-    return send_api_error(req, res,
-                          problem == LabNameProblem::length
-                              ? api_error(400, "invalid_lab_name", MessageId::lab_name_length,
-                                          {{"max", std::to_string(kMaxLabNameLength)},
-                                           {"got", std::to_string(raw->size())}})
-                              : api_error(400, "invalid_lab_name", MessageId::lab_name_characters, {}));
+    return send_api_error(req, res, lab_name_error(*raw, problem));
   std::optional<std::string> key;
   MessageId said = MessageId::name_claimed;
   if (ctx.teacher) {

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "lab/base/lab_name.hpp"
-#include "lab/http/api_error.hpp"
+#include "lab/http/lab_name_error.hpp"
 
 namespace quote_lab {
 
@@ -90,10 +90,7 @@ LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
   LabNameProblem problem = LabNameProblem::none;
   const auto name = normalize_lab_name(*raw_name, problem);
   if (!name)
-    return {nullptr, problem == LabNameProblem::length
-                         ? api_error(400, "invalid_lab_name", MessageId::lab_name_length,
-                                     {{"max", std::to_string(kMaxLabNameLength)}, {"got", std::to_string(raw_name->size())}})
-                         : api_error(400, "invalid_lab_name", MessageId::lab_name_characters, {})};
+    return {nullptr, lab_name_error(*raw_name, problem)};
   const WallTime now = deps_.clock.wall_now();
   std::vector<std::shared_ptr<Lab>> expired;  // destroyed after the lock is released
   std::shared_ptr<Lab> lab;
@@ -282,7 +279,7 @@ std::vector<ClassRow> LabRegistry::class_rows() {
   std::vector<ClassRow> rows;
   for (const auto& [lab, last_active] : labs)
     rows.push_back(ClassRow{lab->app.name(), lab->app.dependency_view().breaker.state, lab->app.carrier_mode(),
-                            lab->app.class_totals(), last_active});
+                            lab->app.class_totals(), last_active, std::nullopt});
   rank_labs(rows);
   return rows;
 }

@@ -26,4 +26,14 @@ enum class LabNameProblem {
 /// then says which rule it broke (none when the name is fine).
 std::optional<std::string> normalize_lab_name(std::string_view raw, LabNameProblem& problem);
 
+/// The first character of `raw` a name cannot hold, whole (a UTF-8 sequence such as "ñ");
+/// empty when there is none.
+std::string first_refused_character(std::string_view raw);
+
+/// A name the lab accepts, made from `raw` as a student would write it by hand: Spanish and
+/// other Latin accents folded ("Begoña" → "begona", "José Luis" → "jose-luis"), spaces,
+/// '_' and '.' as '-', anything else left out, cut to kMaxLabNameLength; empty when nothing
+/// is left.
+std::string suggested_lab_name(std::string_view raw);
+
 }  // namespace quote_lab

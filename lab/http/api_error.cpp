@@ -45,8 +45,10 @@ constexpr std::array kMessages{
     MessageText{MessageId::lab_name_length, "a lab name has 1 to {max} characters (got {got})",
                 "un nombre de laboratorio tiene de 1 a {max} caracteres (se recibieron {got})"},
     MessageText{MessageId::lab_name_characters,
-                "a lab name uses only letters a-z, digits and '-' (e.g. ?lab=ana or ?lab=team-3)",
-                "un nombre de laboratorio usa solo letras a-z, dígitos y '-' (por ejemplo ?lab=ana o ?lab=equipo-3)"},
+                "a lab name uses only letters a-z, digits and '-', and '{char}' is not one of them: write "
+                "'{suggestion}' instead",
+                "un nombre de laboratorio usa solo letras a-z, dígitos y '-', y «{char}» no es una de ellas: escribe "
+                "«{suggestion}» en su lugar"},
     MessageText{MessageId::too_many_labs,
                 "the lab already holds {max} student labs (--max-labs); use one of them, or wait until an idle one "
                 "expires (--lab-idle-minutes {minutes})",

@@ -46,7 +46,7 @@ enum class MessageId {
   rate_limited,                    ///< {limit} {window_s} {retry_after_s}
   lab_given_twice,                 ///< —
   lab_name_length,                 ///< {max} {got}
-  lab_name_characters,             ///< —
+  lab_name_characters,             ///< {char} {suggestion}
   too_many_labs,                   ///< {max} {minutes}
   route_not_found,                 ///< {method} {path}
   route_not_found_did_you_mean,    ///< {method} {path} {suggestion}

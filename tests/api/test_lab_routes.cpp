@@ -702,8 +702,13 @@ TEST_CASE("errors outside the quote routes come in the reader's language too, co
            Row{"POST", "/experiments/storm?clientes=5&lab=i18n", 400, "unknown_parameter",
                "unknown query parameter 'clientes'", "parámetro de consulta desconocido: 'clientes'"},
            Row{"GET", "/carrier?lab=a_b", 400, "invalid_lab_name",
-               "a lab name uses only letters a-z, digits and '-' (e.g. ?lab=ana or ?lab=team-3)",
-               "un nombre de laboratorio usa solo letras a-z, dígitos y '-' (por ejemplo ?lab=ana o ?lab=equipo-3)"},
+               "a lab name uses only letters a-z, digits and '-', and '_' is not one of them: write 'a-b' instead",
+               "un nombre de laboratorio usa solo letras a-z, dígitos y '-', y «_» no es una de ellas: escribe «a-b» en su "
+               "lugar"},
+           Row{"GET", "/carrier?lab=bego%C3%B1a-paso0", 400, "invalid_lab_name",
+               "a lab name uses only letters a-z, digits and '-', and 'ñ' is not one of them: write 'begona-paso0' instead",
+               "un nombre de laboratorio usa solo letras a-z, dígitos y '-', y «ñ» no es una de ellas: escribe "
+               "«begona-paso0» en su lugar"},
            Row{"GET", "/carrier?lab=", 400, "invalid_lab_name", "a lab name has 1 to 32 characters (got 0)",
                "un nombre de laboratorio tiene de 1 a 32 caracteres (se recibieron 0)"},
            Row{"GET", "/carrier?lab=ana&lab=bruno", 400, "invalid_parameter", "lab is given more than once; name one lab",

@@ -266,6 +266,10 @@ TEST_CASE("reads, quotes and pages of a name nobody claimed hand out no key and 
     CHECK(r.json["error"] == "invalid_lab_name");
     CHECK_FALSE(r.json.contains("lab_key"));
   }
+  const Reply begona = lab.request("POST", "/claim?name=Bego%C3%B1a", kSpanish);  // as a Spanish keyboard types it
+  CHECK(begona.status == 400);
+  CHECK(begona.json["message"] ==
+        "un nombre de laboratorio usa solo letras a-z, dígitos y '-', y «ñ» no es una de ellas: escribe «begona» en su lugar");
   const Reply unknown = lab.request("POST", "/claim?nombre=carla");
   CHECK(unknown.status == 400);
   CHECK(unknown.json["error"] == "unknown_parameter");

@@ -48,4 +48,22 @@ TEST_CASE("the refusal says which rule the name broke (the message table words i
   CHECK(problem == LabNameProblem::length);
 }
 
+TEST_CASE("a refused name: its first refused character whole, and a name the student can type instead") {
+  CHECK(first_refused_character("begoña-paso0") == "ñ");
+  CHECK(first_refused_character("ana b") == " ");
+  CHECK(first_refused_character("ana_b") == "_");
+  CHECK(first_refused_character("ana") == "");
+  CHECK(suggested_lab_name("begoña-paso0") == "begona-paso0");
+  CHECK(suggested_lab_name("José Luis") == "jose-luis");
+  CHECK(suggested_lab_name("MARÍA_JOSÉ.Núñez") == "maria-jose-nunez");
+  CHECK(suggested_lab_name("  ana  ") == "ana");
+  CHECK(suggested_lab_name("李") == "");
+  CHECK(suggested_lab_name(std::string(20, 'a') + " " + std::string(20, 'b')).size() == kMaxLabNameLength);
+  LabNameProblem problem = LabNameProblem::none;
+  for (const char* raw : {"begoña-paso0", "José Luis", "MARÍA_JOSÉ.Núñez"}) {
+    CAPTURE(raw);
+    CHECK(normalize_lab_name(suggested_lab_name(raw), problem).has_value());  // the suggestion is accepted
+  }
+}
+
 }  // namespace test_lab_name
