@@ -8,12 +8,25 @@
 
 namespace quote_lab {
 
-HttpCarrierClient::HttpCarrierClient(std::string base_url, const Clock& clock, Route route)
-    : base_url_(std::move(base_url)), clock_(clock), route_(std::move(route)) {}
+HttpCarrierClient::HttpCarrierClient(std::string base_url, const Clock& clock, Route route,
+                                     HostResolver::Lookup lookup)
+    : base_url_(std::move(base_url)), clock_(clock), route_(std::move(route)) {
+  if (std::string host = url_host(base_url_); !host.empty())
+    resolver_ = std::make_unique<HostResolver>(std::move(host), std::move(lookup));
+}
 
 CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
   const auto routed = route_ ? route_(request) : std::nullopt;
   httplib::Client client(routed ? *routed : base_url_);
+  if (!routed && resolver_) {
+    const auto address = resolver_->address();
+    if (!address) {  // the name was never found
+      CallOutcome refused;
+      refused.error = CallError::connect_error;
+      return refused;
+    }
+    client.set_hostname_addr_map({{resolver_->host(), *address}});
+  }
   client.set_tcp_nodelay(true);
   client.set_keep_alive(false);
   client.set_connection_timeout(request.timeout);

@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -224,6 +227,64 @@ TEST_CASE("nothing listening is a connect_error, at once, not a timeout") {
   CHECK(out.http_status == 0);
   CHECK(out.elapsed_ms < 100);
   CHECK(out.carrier_failure());
+}
+
+}  // namespace test_carrier_client
+
+namespace test_carrier_client {
+namespace {
+// A resolver that answers once, then blocks every later lookup until released: a DNS that
+// stopped answering after the lab started.
+struct StalledDns {
+  struct State {
+    std::mutex mutex;
+    std::condition_variable released_cv;
+    bool released = false;
+    int lookups = 0;
+  };
+  std::shared_ptr<State> state = std::make_shared<State>();
+  ~StalledDns() {
+    {
+      std::lock_guard lock(state->mutex);
+      state->released = true;
+    }
+    state->released_cv.notify_all();
+  }
+  HostResolver::Lookup lookup(std::optional<std::string> first) {
+    return [s = state, first](const std::string&) -> std::optional<std::string> {
+      std::unique_lock lock(s->mutex);
+      if (s->lookups++ == 0) return first;
+      s->released_cv.wait(lock, [&] { return s->released; });
+      return std::nullopt;
+    };
+  }
+};
+}  // namespace
+
+TEST_CASE("a carrier named by a host: its address is looked up off the quote path, so a DNS that stalls after start holds no attempt") {
+  FakeCarrier carrier;
+  StalledDns dns;
+  SystemClock clock;
+  HttpCarrierClient client("http://carrier.invalid:" + std::to_string(carrier.port), clock, {},
+                           dns.lookup("127.0.0.1"));
+  for (int i = 0; i < 3; ++i) {  // the resolver's next lookups (every 1-5 s) stall meanwhile
+    const auto started = std::chrono::steady_clock::now();
+    const CallOutcome out = client.call(request(300ms));
+    CHECK(out.ok());
+    CHECK(std::chrono::steady_clock::now() - started < 300ms);
+  }
+  std::lock_guard lock(carrier.mutex);
+  CHECK(carrier.seen.get_header_value("Host").rfind("carrier.invalid", 0) == 0);  // the name, not the address
+}
+
+TEST_CASE("a carrier whose name was never found: each attempt fails at once as connect_error, no lookup on the quote path") {
+  StalledDns dns;
+  SystemClock clock;
+  HttpCarrierClient client("http://carrier.invalid:8081", clock, {}, dns.lookup(std::nullopt));
+  const auto started = std::chrono::steady_clock::now();
+  const CallOutcome out = client.call(request(300ms));
+  CHECK(out.error == CallError::connect_error);
+  CHECK(std::chrono::steady_clock::now() - started < 100ms);
 }
 
 }  // namespace test_carrier_client
