@@ -16,13 +16,26 @@ namespace quote_lab {
 inline constexpr int kDefaultPort = 8080;
 inline constexpr int kDefaultCarrierPort = 8081;
 inline constexpr int kDefaultWorkers = 16;
-/// 144: room for five full queues of the course's deepest shedding scenarios at once
-/// (capacity_drop*: 4 calls served and 24 queued, 28 carrier threads a lab) — the teacher's
-/// storm and the kMaxStudentStorms (4) the class may run from the lab — plus the 4 threads
-/// the stations always leave for other calls (kSpareCarrierWorkers). At 32, one student's
-/// storm on an overloaded_* scenario left a second one's calls shed as workers_busy. The
-/// threads sleep while idle; a queued call holds one while it waits its turn.
-inline constexpr int kDefaultCarrierWorkers = 144;
+/// Carrier threads one quote can hold at once: its live attempt and up to two abandoned ones
+/// the carrier still serves (legacy retries at once every 360 ms, while slow_provider holds a
+/// call 640-730 ms and provider_down until the caller's deadline + 250 ms). So a lab holds at
+/// most this × its --workers: its storms are bounded by its own bulkhead, at the carrier too.
+inline constexpr int kCarrierCallsPerQuote = 3;
+/// Labs that storm at once in a class: the kMaxStudentStorms (4) the class may run and the
+/// teacher's two demos (lesson steps 5 and 6).
+inline constexpr int kStormingLabs = 6;
+/// The rest of the class: 30 students and the teacher, each with one curl at a time, which
+/// holds two carrier calls at most (flaky_provider's first attempt is still served while the
+/// second runs).
+inline constexpr int kClassCarrierCalls = 31 * 2;
+/// 354: every storming lab at its bound, the class beside them and the 4 threads the shedding
+/// stations always leave for other calls (kSpareCarrierWorkers), so no lab's calls wait for
+/// another's. At 144, four student storms on provider_down held all 144 (about 34 each) and 30
+/// students' flaky_provider quotes, waiting for a carrier thread, completed in 4-14 of 30
+/// (30 of 30 at 384, peak 188 in flight). An idle thread only sleeps: 210 more cost 1.9 MB.
+/// It also bounds the shedding scenarios' queues, every lab's together (shedding_stations.hpp).
+inline constexpr int kDefaultCarrierWorkers =
+    kStormingLabs * kDefaultWorkers * kCarrierCallsPerQuote + kClassCarrierCalls + 4;
 
 /// Connections the lab holds at once by default: five storms started from the lab at their
 /// largest (the teacher's and kMaxStudentStorms students', 100 clients each: 500), 30

@@ -29,6 +29,11 @@
 namespace quote_lab {
 namespace {
 
+// The carrier's default capacity counts the class's storms and spare threads (options.hpp).
+static_assert(kStormingLabs == static_cast<int>(kMaxStudentStorms) + 2);
+static_assert(kDefaultCarrierWorkers == kStormingLabs * kDefaultWorkers * kCarrierCallsPerQuote + kClassCarrierCalls +
+                                            kSpareCarrierWorkers);
+
 namespace fs = std::filesystem;
 
 // The project folder holding scenarios/ and public/: the current directory, then the
