@@ -5,7 +5,7 @@
 // requests.
 // Live updates come from Server-Sent Events (/events); without them the page polls. Every
 // request goes through net.js (timeouts, reachability, the lab's address).
-import { TEXT, localeFor, makeFormat, pickLanguage } from './i18n.js';
+import { TEXT, localeFor, makeFormat, pickLanguage, scenarioTitle } from './i18n.js';
 import { api, isReachable, keepLabKey, labKeyHeaders, onReachability, openStream, PAGE_LAB, QUOTE_TIMEOUT_MS, refusedForKey } from './net.js';
 import { LatestAnswers } from './latest.js';
 import { MODES, Story } from './story.js';
@@ -111,7 +111,8 @@ const renderStormCards = () =>
 // ---------- panels ----------
 function scenarioOptions(select, withCarrierMode) {
   if (withCarrierMode) select.append(el('option', { value: '', class: 'carrier-mode-option' }));
-  for (const s of state.index.scenarios) select.append(el('option', { value: s.name, text: s.name }));
+  for (const s of state.index.scenarios)
+    select.append(el('option', { value: s.name, class: 'scenario-option', text: scenarioTitle(s, state.lang) }));
 }
 
 function buildPanels() {
@@ -615,6 +616,8 @@ function applyLanguage() {
     $('canvas.traffic', section)?.setAttribute('aria-label', `${t()[mode]}: ${t().chartTraffic}`);
     $('canvas.latency', section)?.setAttribute('aria-label', `${t()[mode]}: ${t().chartLatency}`);
   }
+  for (const o of document.querySelectorAll('.scenario-option'))
+    o.textContent = scenarioTitle(state.index.scenarios.find(s => s.name === o.value) || { name: o.value }, state.lang);
   setCarrierMode(state.carrierMode, carrierModeAt);  // new words, same mode
   renderAnswers();
   renderOverload();

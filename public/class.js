@@ -4,7 +4,7 @@
 // the back of the room. The teacher's class-wide actions (restore every student lab, set
 // every student lab's carrier mode) show only to the teacher.
 import { BASE, holdsAnyLabKey, mayAct, withLab } from './net.js';
-import { makeFormat, pickLanguage } from './i18n.js';
+import { makeFormat, pickLanguage, scenarioTitle } from './i18n.js';
 
 const TEXT = {
   es: {
@@ -48,6 +48,7 @@ const TEXT = {
   },
 };
 const params = new URLSearchParams(location.search);
+let scenarios = [];  // the scenarios of GET / (name, description {es, en}), for the carrier-mode choice
 let lang = pickLanguage(location.search, localStorage.getItem('quote-lab-lang'), navigator.language);
 let f = makeFormat(lang, lang === 'es' ? 'es-AR' : 'en-US');
 let last = null;
@@ -141,6 +142,7 @@ function render() {
   const select = $('#class-mode');
   if (select.options.length === 0)
     for (const m of last.carrier_modes || []) select.append(new Option(m, m));
+  for (const o of select.options) o.textContent = scenarioTitle(scenarios.find(s => s.name === o.value) || { name: o.value }, lang);
   $('#class-empty').textContent = t.empty;
   $('#class-empty').hidden = last.labs.length > 0;
   $('#class-rows').replaceChildren(...last.labs.map(lab => {
@@ -193,5 +195,10 @@ $('#class-mode-apply').addEventListener('click', () => {
 });
 setProjector(params.get('projector') === '1');
 render();
+// The scenarios' titles for the carrier-mode choice, in both languages (the lab's index).
+fetch(`${BASE}/`, { headers: { Accept: 'application/json' } })
+  .then(res => res.json())
+  .then(index => { scenarios = index.scenarios || []; if (last) render(); })
+  .catch(() => {});
 refresh();
 setInterval(refresh, 2000);

@@ -303,3 +303,11 @@ export function pickLanguage(search = '', stored = null, browser = '') {
   const asked = new URLSearchParams(search).get('lang');
   return (asked || stored || browser || 'es').toLowerCase().startsWith('en') ? 'en' : 'es';
 }
+
+/// A scenario as a choice in a list: its name (what a lesson's curl sends) and, in the page's
+/// language, its title (the description up to its ':' or '(': "provider_down — Proveedor caído").
+export function scenarioTitle(scenario, lang) {
+  const text = scenario.description?.[lang] || '';
+  const title = text.split(':')[0].split(' (')[0].trim();
+  return title ? `${scenario.name} — ${title}` : scenario.name;
+}

@@ -129,6 +129,10 @@ test('a class: three students in their own labs, the teacher projecting storms, 
     assert.deepEqual(rows.map(r => r[1]).sort(), STUDENTS);
     assert.ok(rows.every(r => r[3] === 'provider_down'), JSON.stringify(rows));
     assert.equal(await classPage.locator('#class-rows a').first().getAttribute('href'), `/?lab=${rows[0][1]}`);
+    // The carrier-mode choice says what each scenario is, in the page's Spanish.
+    await classPage.waitForFunction(() => document.querySelector('#class-mode option[value=provider_down]')?.textContent.includes('—'),
+      null, { timeout: 10000 });
+    assert.equal(await classPage.locator('#class-mode option[value=provider_down]').textContent(), 'provider_down — Proveedor caído');
     await shot(classPage, 'classroom-class-1920x1080.png');
     await classPage.close();
 

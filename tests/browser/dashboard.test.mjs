@@ -31,6 +31,9 @@ test('the class sequence on the dashboard: breaker opens, a legacy waterfall, ch
     assert.deepEqual((await page.locator('#resilient-scenario option').evaluateAll((os) => os.map((o) => o.value))).slice(1, 6),
                      ['ok', 'slow_provider', 'flaky_provider', 'provider_down', 'burst_then_recover']);
     assert.equal(await page.locator('#resilient-scenario option:checked').textContent(), '— modo del proveedor (ok) —');
+    // Each choice names the scenario as the lessons' curls do, and says what it is in Spanish.
+    assert.equal(await page.locator('#resilient-scenario option[value=provider_down]').textContent(), 'provider_down — Proveedor caído');
+    assert.equal(await page.locator('#carrier-mode option[value=slow_provider]').textContent(), 'slow_provider — Proveedor lento');
     await page.selectOption('#resilient-scenario', 'provider_down');
     assert.match(await page.locator('#mode-resilient .scenario-description').textContent(), /Proveedor caído/);
 

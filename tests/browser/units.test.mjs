@@ -4,7 +4,7 @@
 // class ranking, lab keys, the live stream's backoff and the Spanish-page check. Fast and exact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeFormat, localeFor, pickLanguage, TEXT } from '../../public/i18n.js';
+import { makeFormat, localeFor, pickLanguage, scenarioTitle, TEXT } from '../../public/i18n.js';
 import { Story, MAX_SAMPLES, WINDOW_MS } from '../../public/story.js';
 import { waterfallRows, waterfallEndMs, axisTicks } from '../../public/waterfall.js';
 import { streamRetryDelayMs, withLab, labOwner, labKey, keepLabKey, labKeyHeaders, holdsAnyLabKey, refusedForKey, mayAct } from '../../public/net.js';
@@ -459,4 +459,13 @@ test('a goodput sweep\'s curve: its knee and collapse read as bench/goodput_curv
   assert.equal(stepSeconds(12, 10), 5);
   assert.equal(stepSeconds(7, 10), 8);
   assert.equal(stepSeconds(6, 3), 3);
+});
+
+test('a scenario in a list: the name a lesson\'s curl sends, then its title in the page\'s language', () => {
+  const down = { name: 'provider_down', description: { es: 'Proveedor caído: acepta la conexión…', en: 'Carrier down: accepts…' } };
+  assert.equal(scenarioTitle(down, 'es'), 'provider_down — Proveedor caído');
+  assert.equal(scenarioTitle(down, 'en'), 'provider_down — Carrier down');
+  const fifo = { name: 'overloaded_fifo', description: { es: 'Proveedor sobrecargado, cola FIFO (descarte de carga): 4 a la vez…' } };
+  assert.equal(scenarioTitle(fifo, 'es'), 'overloaded_fifo — Proveedor sobrecargado, cola FIFO');
+  assert.equal(scenarioTitle({ name: 'mine' }, 'es'), 'mine');  // a scenario without a description
 });
