@@ -461,6 +461,8 @@ void LabApp::reset_here(bool shared, bool keep_mode, const std::deque<FlowRecord
     if (r.breaker) r.breaker->reset();
   }
   cache_.reset(shared);
+  // A student lab's carrier counters are its own (the class's carrier restarts below).
+  if (embedded_carrier_ && !mode_carrier_) embedded_carrier_->reset_counts(name_);
   if (keep_mode) {
     if (embedded_carrier_) embedded_carrier_->restart_episode(name_);
   } else {
@@ -509,7 +511,9 @@ void LabApp::change_carrier_mode(const Scenario& scenario) {
 
 std::optional<CarrierStats> LabApp::carrier_stats() const {
   if (!embedded_carrier_) return std::nullopt;
-  return embedded_carrier_->stats();
+  // The teacher's lab speaks for the class's carrier (it sets its mode); a student's lab
+  // counts its own calls only.
+  return mode_carrier_ ? embedded_carrier_->stats() : embedded_carrier_->stats_for(name_);
 }
 
 std::optional<MetastableView> LabApp::metastable_episode() const {

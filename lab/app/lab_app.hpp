@@ -195,7 +195,8 @@ class LabApp {
   /// Changes it; false if `name` is unknown. The embedded carrier follows; with an
   /// external carrier the lab keeps the choice and sends it with every call.
   bool set_carrier_mode(const std::string& name);
-  /// The embedded carrier's stats, if the carrier is embedded.
+  /// The embedded carrier's stats, if the carrier is embedded: every lab's calls for the
+  /// teacher's lab (the class's carrier), this lab's own calls for a student's.
   std::optional<CarrierStats> carrier_stats() const;
   /// This lab's metastable episode at the embedded carrier (metastable_episode.hpp); nullopt
   /// when it has none or the carrier is external.

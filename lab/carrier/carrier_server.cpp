@@ -144,7 +144,7 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   if (request_deadline_ms && wall_ms() >= *request_deadline_ms) {
     if (!simulator_.catalog().find(req.get_param_value("scenario")) && !req.get_param_value("scenario").empty())
       return send_error(req, res, unknown_scenario_error(simulator_.catalog(), req.get_param_value("scenario")));
-    simulator_.count_deadline_drop();
+    simulator_.count_deadline_drop(ids.lab);
     return send_error(req, res, carrier_error(504, "deadline_exceeded", MessageId::carrier_deadline_on_arrival));
   }
   Priority priority = Priority::critical;  // a caller that names none
@@ -185,7 +185,7 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   res.set_header("X-Attempt-Seen", std::to_string(call->attempt));
   if (!completed) return send_error(req, res, carrier_error(503, "carrier_stopping", MessageId::carrier_stopping));
   if (dropped) {
-    simulator_.count_deadline_drop();
+    simulator_.count_deadline_drop(ids.lab);
     return send_error(req, res, carrier_error(504, "deadline_exceeded", MessageId::carrier_deadline_during_work));
   }
   if (call->behaviour.kind == Kind::timeout) return send_error(req, res, carrier_error(504, "hung", MessageId::carrier_hung));

@@ -86,7 +86,7 @@ std::optional<CarrierCall> CarrierSimulator::plan(std::string_view scenario, Cal
     bool overloaded = false;
     call.behaviour = episodes_.plan(ids.lab, *s, call.behaviour, now, overloaded);
     call.episode = std::string(ids.lab);
-    if (overloaded) ++overloaded_calls_;
+    if (overloaded) count_locked(ids.lab, [](Counts& c) { ++c.overloaded_calls; });
   }
   if (s->shedding) call.station_lab = std::string(ids.lab);
   // A second draw only when a fault may play, so the course scenarios consume the seeded
@@ -108,8 +108,11 @@ std::optional<CarrierCall> CarrierSimulator::plan(std::string_view scenario, Cal
       }
     }
   }
-  ++calls_by_scenario_[s->name];
-  ++calls_total_;
+  call.lab = std::string(ids.lab);
+  count_locked(ids.lab, [s](Counts& c) {
+    ++c.calls_by_scenario[s->name];
+    ++c.calls_total;
+  });
   return call;
 }
 
@@ -119,9 +122,11 @@ bool CarrierSimulator::take_refusal(std::string_view scenario, CallerIds ids) {
   if (s == nullptr || s->metastable || s->behaviour_for(peek_attempt_locked(ids)).kind != AttemptBehaviour::Kind::refused)
     return false;
   count_attempt_locked(ids);
-  ++calls_by_scenario_[s->name];
-  ++calls_total_;
-  ++refused_calls_;
+  count_locked(ids.lab, [s](Counts& c) {
+    ++c.calls_by_scenario[s->name];
+    ++c.calls_total;
+    ++c.refused_calls;
+  });
   return true;
 }
 
@@ -141,20 +146,32 @@ CarrierSimulator::Booking CarrierSimulator::book(int customer_id, int items, Cal
                                                  SteadyTime steady_now) {
   {
     std::lock_guard lock(mutex_);
-    if (auto kept = ledger_.replay(ids.idempotency_key, steady_now)) return {std::move(*kept), true};
+    if (auto kept = ledger_.replay(ids.idempotency_key, steady_now)) {
+      count_locked(ids.lab, [](Counts& c) { ++c.idempotent_replays; });
+      return {std::move(*kept), true};
+    }
   }
   // Priced outside the lock (price() takes it for its counter), then recorded; a call with
   // the same key that finished in between has booked first, and this one replays it.
   Quote quote = price(customer_id, items, now);
   std::lock_guard lock(mutex_);
-  if (auto kept = ledger_.replay(ids.idempotency_key, steady_now)) return {std::move(*kept), true};
+  if (auto kept = ledger_.replay(ids.idempotency_key, steady_now)) {
+    count_locked(ids.lab, [](Counts& c) { ++c.idempotent_replays; });
+    return {std::move(*kept), true};
+  }
+  const std::uint64_t duplicates_before = ledger_.duplicates();
   ledger_.book(quote, ids.trace_id, ids.idempotency_key, steady_now);
+  const bool duplicate = ledger_.duplicates() > duplicates_before;
+  count_locked(ids.lab, [duplicate](Counts& c) {
+    ++c.bookings;
+    if (duplicate) ++c.duplicate_bookings;
+  });
   return {std::move(quote), false};
 }
 
-void CarrierSimulator::count_deadline_drop() {
+void CarrierSimulator::count_deadline_drop(std::string_view lab) {
   std::lock_guard lock(mutex_);
-  ++deadline_dropped_;
+  count_locked(lab, [](Counts& c) { ++c.deadline_dropped; });
 }
 
 std::string CarrierSimulator::mode() const {
@@ -183,8 +200,9 @@ std::optional<MetastableView> CarrierSimulator::episode(std::string_view lab, St
   return episodes_.view(lab, now);
 }
 
-void CarrierSimulator::count_shed_locked(const StationTurn& turn) {
-  if (turn.kind == StationTurn::Kind::shed) ++shed_calls_[std::string(to_string(turn.reason))];
+void CarrierSimulator::count_shed_locked(std::string_view lab, const StationTurn& turn) {
+  if (turn.kind == StationTurn::Kind::shed)
+    count_locked(lab, [&turn](Counts& c) { ++c.shed_calls[std::string(to_string(turn.reason))]; });
 }
 
 StationTurn CarrierSimulator::enter_station(CarrierCall& call, Priority priority, SteadyTime now) {
@@ -192,7 +210,7 @@ StationTurn CarrierSimulator::enter_station(CarrierCall& call, Priority priority
   if (!call.station_lab || call.scenario == nullptr || !call.scenario->shedding) return StationTurn{};
   const StationTurn turn = stations_.arrive(*call.station_lab, *call.scenario, priority, now, call.station);
   call.ticket = turn.ticket;
-  count_shed_locked(turn);
+  count_shed_locked(call.lab, turn);
   return turn;
 }
 
@@ -200,7 +218,7 @@ StationTurn CarrierSimulator::station_turn(const CarrierCall& call, SteadyTime n
   std::lock_guard lock(mutex_);
   if (call.station.empty()) return StationTurn{.ticket = call.ticket};
   const StationTurn turn = stations_.poll(call.station, call.ticket, now);
-  count_shed_locked(turn);
+  count_shed_locked(call.lab, turn);
   return turn;
 }
 
@@ -223,7 +241,7 @@ void CarrierSimulator::begin_call() { begin_call(CarrierCall{}); }
 
 void CarrierSimulator::begin_call(const CarrierCall& call) {
   std::lock_guard lock(mutex_);
-  peak_in_flight_ = std::max(peak_in_flight_, ++in_flight_);
+  count_locked(call.lab, [](Counts& c) { c.peak_in_flight = std::max(c.peak_in_flight, ++c.in_flight); });
   if (call.episode) episodes_.begin_call(*call.episode);
 }
 
@@ -232,24 +250,66 @@ void CarrierSimulator::end_call(const CarrierCall& call, bool wasted, Millis spe
     std::lock_guard lock(mutex_);
     if (call.episode) episodes_.end_call(*call.episode);
     if (!call.station.empty()) stations_.finish(call.station, call.ticket, wasted, now);
+    count_locked(call.lab, [wasted, spent](Counts& c) {
+      --c.in_flight;
+      if (wasted) {
+        ++c.wasted_calls;
+        c.wasted_seconds += std::chrono::duration<double>(spent).count();
+      }
+    });
   }
-  end_call(wasted, spent);
 }
 
-void CarrierSimulator::end_call(bool wasted, Millis spent) {
-  std::lock_guard lock(mutex_);
-  --in_flight_;
-  if (wasted) {
-    ++wasted_calls_;
-    wasted_seconds_ += std::chrono::duration<double>(spent).count();
+void CarrierSimulator::end_call(bool wasted, Millis spent) { end_call(CarrierCall{}, wasted, spent); }
+
+CarrierSimulator::Counts CarrierSimulator::zero_counts_locked() const {
+  Counts c;
+  for (const auto& sc : catalog_.all()) c.calls_by_scenario[sc.name] = 0;
+  for (const ShedReason r : kShedReasons) c.shed_calls[std::string(to_string(r))] = 0;
+  return c;
+}
+
+template <typename Change>
+void CarrierSimulator::count_locked(std::string_view lab, Change change) {
+  change(all_);
+  auto it = by_lab_.find(lab);
+  if (it == by_lab_.end()) {
+    // X-Quote-Lab is whatever a caller of the carrier's port sends: the names kept are bounded.
+    if (by_lab_.size() >= kMaxCountedLabs) return;
+    it = by_lab_.emplace(std::string(lab), zero_counts_locked()).first;
   }
+  change(it->second);
+}
+
+CarrierStats CarrierSimulator::to_stats_locked(const Counts& c, int queued) const {
+  return CarrierStats{mode_,        c.calls_by_scenario, c.calls_total,        c.in_flight,
+                      c.peak_in_flight, c.wasted_calls,  c.wasted_seconds,     c.refused_calls,
+                      c.overloaded_calls, c.bookings,    c.duplicate_bookings, c.idempotent_replays,
+                      c.deadline_dropped, c.shed_calls,  queued};
 }
 
 CarrierStats CarrierSimulator::stats() const {
   std::lock_guard lock(mutex_);
-  return CarrierStats{mode_, calls_by_scenario_, calls_total_, in_flight_, peak_in_flight_, wasted_calls_,
-                      wasted_seconds_, refused_calls_, overloaded_calls_, ledger_.bookings(), ledger_.duplicates(),
-                      ledger_.replays(), deadline_dropped_, shed_calls_, stations_.queued()};
+  return to_stats_locked(all_, stations_.queued());
+}
+
+CarrierStats CarrierSimulator::stats_for(std::string_view lab) const {
+  std::lock_guard lock(mutex_);
+  const auto it = by_lab_.find(lab);
+  const Counts counts = it == by_lab_.end() ? zero_counts_locked() : it->second;
+  int queued = 0;
+  if (const auto view = stations_.view(lab, SteadyTime{})) queued = view->queued;
+  return to_stats_locked(counts, queued);
+}
+
+void CarrierSimulator::reset_counts(std::string_view lab) {
+  std::lock_guard lock(mutex_);
+  const auto it = by_lab_.find(lab);
+  if (it == by_lab_.end()) return;
+  const int in_flight = it->second.in_flight;  // still running: counted until they end
+  it->second = zero_counts_locked();
+  it->second.in_flight = in_flight;
+  it->second.peak_in_flight = in_flight;
 }
 
 void CarrierSimulator::reset() {
@@ -258,21 +318,17 @@ void CarrierSimulator::reset() {
                                           : (catalog_.all().empty() ? "" : catalog_.all().front().name);
   attempts_.clear();
   attempt_order_.clear();
-  calls_by_scenario_.clear();
-  for (const auto& s : catalog_.all()) calls_by_scenario_[s.name] = 0;
-  calls_total_ = 0;
-  wasted_calls_ = 0;
-  wasted_seconds_ = 0;
-  refused_calls_ = 0;
-  overloaded_calls_ = 0;
   episodes_.clear();
   stations_.restart_all();  // calls waiting or in service keep their places
-  shed_calls_.clear();
-  for (const ShedReason r : kShedReasons) shed_calls_[std::string(to_string(r))] = 0;
   ledger_.clear();
-  deadline_dropped_ = 0;
-  // in-flight calls are still running: the gauge keeps counting them, the peak restarts
-  peak_in_flight_ = in_flight_;
+  // in-flight calls are still running: the gauges keep counting them, the peaks restart
+  auto restart = [this](Counts& c) {
+    const int in_flight = c.in_flight;
+    c = zero_counts_locked();
+    c.in_flight = c.peak_in_flight = in_flight;
+  };
+  restart(all_);
+  for (auto& [lab, counts] : by_lab_) restart(counts);
 }
 
 nlohmann::ordered_json to_json(const CarrierStats& s) {

@@ -35,6 +35,7 @@ struct CarrierCall {
   /// A call to a shedding scenario: the lab whose station it goes through (enter_station);
   /// nullopt for any other scenario.
   std::optional<std::string> station_lab;
+  std::string lab;         ///< the calling lab (CallerIds::lab): whose counters the call moves
   std::string station;     ///< set by enter_station: the station's key (empty: none)
   std::uint64_t ticket = 0;  ///< set by enter_station: the call's ticket at the station
 };
@@ -49,7 +50,8 @@ struct CallerIds {
   std::string_view lab = {};
 };
 
-/// Counters of calls the carrier received.
+/// Counters of calls the carrier received: from every lab (CarrierSimulator::stats), or from
+/// one lab's calls only (stats_for).
 struct CarrierStats {
   std::string mode;                                       ///< canonical scenario name
   std::map<std::string, std::uint64_t> calls_by_scenario; ///< every known scenario, 0 included
@@ -79,6 +81,9 @@ class CarrierSimulator {
  public:
   /// Remembers attempt counts for this many request ids (oldest forgotten first).
   static constexpr std::size_t kMaxTrackedRequests = 20000;
+  /// Labs counted one by one (stats_for): past it, a new name's calls count only in stats().
+  /// The lab holds at most 1,000 student labs (--max-labs), each counted while it lives.
+  static constexpr std::size_t kMaxCountedLabs = 4096;
 
   CarrierSimulator(const ScenarioCatalog& catalog, RandomSource& random);
 
@@ -113,9 +118,9 @@ class CarrierSimulator {
   };
   Booking book(int customer_id, int items, CallerIds ids, WallTime now, SteadyTime steady_now);
 
-  /// A call dropped because the caller's total deadline (X-Request-Deadline-Unix-Ms) had
-  /// passed on arrival or passed during its work: nothing was booked.
-  void count_deadline_drop();
+  /// A call from `lab` dropped because the caller's total deadline (X-Request-Deadline-Unix-Ms)
+  /// had passed on arrival or passed during its work: nothing was booked.
+  void count_deadline_drop(std::string_view lab = {});
 
   /// The scenario used for requests that name none (canonical name).
   std::string mode() const;
@@ -153,7 +158,13 @@ class CarrierSimulator {
   void begin_call(const CarrierCall& call);
   void end_call(const CarrierCall& call, bool wasted = false, Millis spent = Millis::zero(), SteadyTime now = {});
 
+  /// The counters of every lab's calls together (the carrier's own view: its /stats).
   CarrierStats stats() const;
+  /// The counters of `lab`'s calls only (X-Quote-Lab; "" for the teacher's), with the mode
+  /// and the queue of `lab`'s shedding stations: one student's calls never show in another's.
+  CarrierStats stats_for(std::string_view lab) const;
+  /// `lab`'s counters start again from zero (its reset); its calls in flight stay counted.
+  void reset_counts(std::string_view lab);
   /// Forgets attempt counts and stats and returns to the `ok` mode; every shedding station
   /// starts again (calls waiting or in service keep their places).
   void reset();
@@ -180,21 +191,35 @@ class CarrierSimulator {
   Seen* seen_locked(CallerIds ids);
   std::unordered_map<std::string, Seen> attempts_;
   std::deque<std::string> attempt_order_;  // FIFO eviction of attempts_
-  std::map<std::string, std::uint64_t> calls_by_scenario_;
-  std::uint64_t calls_total_ = 0;
   std::uint64_t quotes_priced_ = 0;
-  int in_flight_ = 0;
-  int peak_in_flight_ = 0;
-  std::uint64_t wasted_calls_ = 0;
-  double wasted_seconds_ = 0;
-  std::uint64_t refused_calls_ = 0;
-  std::uint64_t overloaded_calls_ = 0;
+  // The counters of CarrierStats, kept for every lab together and for each lab alone; the
+  // bookings, kept by the ledger for all, are counted here per lab.
+  struct Counts {
+    std::map<std::string, std::uint64_t> calls_by_scenario;
+    std::uint64_t calls_total = 0;
+    int in_flight = 0;
+    int peak_in_flight = 0;
+    std::uint64_t wasted_calls = 0;
+    double wasted_seconds = 0;
+    std::uint64_t refused_calls = 0;
+    std::uint64_t overloaded_calls = 0;
+    std::uint64_t bookings = 0;
+    std::uint64_t duplicate_bookings = 0;
+    std::uint64_t idempotent_replays = 0;
+    std::uint64_t deadline_dropped = 0;
+    std::map<std::string, std::uint64_t> shed_calls;
+  };
+  Counts zero_counts_locked() const;  // every scenario and shed reason at 0
+  // Applies `change` to the counts of every lab together and to `lab`'s own.
+  template <typename Change>
+  void count_locked(std::string_view lab, Change change);
+  CarrierStats to_stats_locked(const Counts& c, int queued) const;
+  Counts all_;
+  std::map<std::string, Counts, std::less<>> by_lab_;
   MetastableEpisodes episodes_;
   SheddingStations stations_;
-  std::map<std::string, std::uint64_t> shed_calls_;
-  void count_shed_locked(const StationTurn& turn);
+  void count_shed_locked(std::string_view lab, const StationTurn& turn);
   BookingLedger ledger_;
-  std::uint64_t deadline_dropped_ = 0;
 };
 
 }  // namespace quote_lab

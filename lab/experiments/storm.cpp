@@ -389,10 +389,17 @@ void count_carrier_waste(StormResult& result, const StormRun& run, const std::st
     after = carrier_stats(carrier_target);
   }
   if (!after) return;
-  result.carrier_received = (*after)["calls_total"].get<std::uint64_t>() - (*before)["calls_total"].get<std::uint64_t>();
+  // A reset of the lab (or of the class's carrier) during the storm starts its counters again:
+  // then what they hold is what came after it, never a negative difference.
+  const bool restarted = (*after)["calls_total"].get<std::uint64_t>() < (*before)["calls_total"].get<std::uint64_t>();
+  auto since = [&](const char* field) {
+    return (*after)[field].get<std::uint64_t>() - (restarted ? 0 : (*before)[field].get<std::uint64_t>());
+  };
+  result.carrier_received = since("calls_total");
   result.carrier_in_flight_after = (*after)["in_flight"].get<int>();
-  result.wasted_carrier_calls = (*after)["wasted_calls"].get<std::uint64_t>() - (*before)["wasted_calls"].get<std::uint64_t>();
-  result.wasted_carrier_seconds = (*after)["wasted_seconds"].get<double>() - (*before)["wasted_seconds"].get<double>();
+  result.wasted_carrier_calls = since("wasted_calls");
+  result.wasted_carrier_seconds =
+      (*after)["wasted_seconds"].get<double>() - (restarted ? 0.0 : (*before)["wasted_seconds"].get<double>());
   result.carrier_peak_in_flight = (*after)["peak_in_flight"].get<int>();
 }
 

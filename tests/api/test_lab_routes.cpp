@@ -244,6 +244,28 @@ TEST_CASE("GET /carrier shows the lab's shedding station and the carrier's shed 
   CHECK(text.find("quote_lab_carrier_queued_calls 0") != std::string::npos);
 }
 
+TEST_CASE("GET /carrier?lab=NAME counts that lab's calls only, and the teacher's lab the class's carrier") {
+  InProcessLab lab;
+  lab.get("/quote-legacy?scenario=ok&lab=ana");
+  lab.get("/quote-legacy?scenario=bad_request&lab=ben");
+  lab.get("/quote-resilient?scenario=ok&lab=ben");
+  const auto ana = lab.get("/carrier?lab=ana").json["stats"];
+  CHECK(ana["calls_total"] == 1);
+  CHECK(ana["calls_by_scenario"]["ok"] == 1);
+  CHECK(ana["calls_by_scenario"]["bad_request"] == 0);
+  CHECK(ana["bookings"] == 1);
+  const auto ben = lab.get("/carrier?lab=ben").json["stats"];
+  CHECK(ben["calls_total"] == 2);
+  CHECK(ben["calls_by_scenario"]["bad_request"] == 1);
+  CHECK(lab.get("/carrier?lab=carla").json["stats"]["calls_total"] == 0);  // a lab that called nothing
+  CHECK(lab.get("/carrier").json["stats"]["calls_total"] == 3);            // the class's carrier: every call
+  // ben's reset starts his counts again; ana's and the class's stay.
+  CHECK(lab.request("POST", "/reset-lab?lab=ben").status == 200);
+  CHECK(lab.get("/carrier?lab=ben").json["stats"]["calls_total"] == 0);
+  CHECK(lab.get("/carrier?lab=ana").json["stats"]["calls_total"] == 1);
+  CHECK(lab.get("/carrier").json["stats"]["calls_total"] == 3);
+}
+
 TEST_CASE("curl -X POST and -X PUT without a body answer at once, as curl sends them") {
   InProcessLab lab;
   // A server waiting for a body that never comes answers only after its 5 s read timeout:

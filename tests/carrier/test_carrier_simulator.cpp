@@ -71,6 +71,65 @@ TEST_CASE("stats: calls by scenario, in flight and its peak") {
   CHECK(s.peak_in_flight == 2);
 }
 
+TEST_CASE("stats_for: each lab's calls, bookings and drops count apart, and stats() adds them up") {
+  RandomSource random(3);
+  CarrierSimulator carrier(shipped(), random);
+  const WallTime t0 = WallTime(std::chrono::seconds(1'800'000'000));
+  auto ana = carrier.plan("ok", CallerIds{"t-ana", "k-ana", "ana"});
+  carrier.plan("down", CallerIds{"t-beto", "k-beto", "beto"});
+  carrier.plan("down", CallerIds{"t-beto", "k-beto", "beto"});
+  REQUIRE(ana);
+  carrier.begin_call(*ana);
+  carrier.book(42, 3, CallerIds{"t-ana", "k-ana", "ana"}, t0, SteadyTime{});
+  carrier.book(42, 3, CallerIds{"t-ana", "k-ana", "ana"}, t0, SteadyTime{});  // the same key: a replay
+  carrier.end_call(*ana, true, Millis(200));
+  carrier.count_deadline_drop("beto");
+
+  const auto a = carrier.stats_for("ana");
+  CHECK(a.calls_total == 1);
+  CHECK(a.calls_by_scenario.at("ok") == 1);
+  CHECK(a.calls_by_scenario.at("provider_down") == 0);
+  CHECK(a.bookings == 1);
+  CHECK(a.idempotent_replays == 1);
+  CHECK(a.wasted_calls == 1);
+  CHECK(a.peak_in_flight == 1);
+  CHECK(a.in_flight == 0);
+  CHECK(a.deadline_dropped == 0);
+  const auto b = carrier.stats_for("beto");
+  CHECK(b.calls_total == 2);
+  CHECK(b.calls_by_scenario.at("provider_down") == 2);
+  CHECK(b.bookings == 0);
+  CHECK(b.deadline_dropped == 1);
+  CHECK(b.shed_calls.size() == a.shed_calls.size());  // every reason listed, at 0
+  const auto nobody = carrier.stats_for("carla");
+  CHECK(nobody.calls_total == 0);
+  CHECK(nobody.calls_by_scenario.at("ok") == 0);
+  const auto all = carrier.stats();
+  CHECK(all.calls_total == 3);
+  CHECK(all.bookings == 1);
+  CHECK(all.idempotent_replays == 1);
+  CHECK(all.deadline_dropped == 1);
+
+  carrier.reset_counts("beto");  // beto's reset: ana's counts and the carrier's stay
+  CHECK(carrier.stats_for("beto").calls_total == 0);
+  CHECK(carrier.stats_for("ana").calls_total == 1);
+  CHECK(carrier.stats().calls_total == 3);
+  carrier.reset();  // the class's carrier: everyone's
+  CHECK(carrier.stats_for("ana").calls_total == 0);
+  CHECK(carrier.stats().calls_total == 0);
+}
+
+TEST_CASE("the labs counted one by one are bounded, and the carrier still counts every call") {
+  RandomSource random(3);
+  CarrierSimulator carrier(shipped(), random);
+  for (std::size_t i = 0; i < CarrierSimulator::kMaxCountedLabs; ++i)
+    carrier.plan("ok", CallerIds{{}, {}, "lab" + std::to_string(i)});
+  carrier.plan("ok", CallerIds{{}, {}, "one-too-many"});
+  CHECK(carrier.stats_for("one-too-many").calls_total == 0);
+  CHECK(carrier.stats_for("lab0").calls_total == 1);
+  CHECK(carrier.stats().calls_total == CarrierSimulator::kMaxCountedLabs + 1);
+}
+
 TEST_CASE("attempt memory is bounded") {
   RandomSource random(3);
   CarrierSimulator carrier(shipped(), random);
