@@ -32,7 +32,8 @@ inline constexpr int kClassCarrierCalls = 31 * 2;
 /// stations always leave for other calls (kSpareCarrierWorkers), so no lab's calls wait for
 /// another's. At 144, four student storms on provider_down held all 144 (about 34 each) and 30
 /// students' flaky_provider quotes, waiting for a carrier thread, completed in 4-14 of 30
-/// (30 of 30 at 384, peak 188 in flight). An idle thread only sleeps: 210 more cost 1.9 MB.
+/// (30 of 30 at 384, peak 188 in flight). A thread starts only when a call needs one
+/// (growing_thread_pool.hpp): the bound costs nothing until a class reaches it.
 /// It also bounds the shedding scenarios' queues, every lab's together (shedding_stations.hpp).
 inline constexpr int kDefaultCarrierWorkers =
     kStormingLabs * kDefaultWorkers * kCarrierCallsPerQuote + kClassCarrierCalls + 4;
@@ -40,8 +41,9 @@ inline constexpr int kDefaultCarrierWorkers =
 /// Connections the lab holds at once by default: five storms started from the lab at their
 /// largest (the teacher's and kMaxStudentStorms students', 100 clients each: 500), 30
 /// dashboards (a live stream and two keep-alive connections each: 90) and the class's curls,
-/// with room to spare. Each one is a thread that sleeps while its connection idles (768 of
-/// them: 18 MB of the lab's memory, measured); each lab's quotes are bounded by --workers.
+/// with room to spare. Each one holds a thread while it is open, started when a connection
+/// first needs it (growing_thread_pool.hpp; 768 of them: 18 MB of the lab's memory,
+/// measured); each lab's quotes are bounded by --workers.
 inline constexpr int kDefaultMaxConnections = 768;
 
 /// Student labs held at once by default: 40 students through the whole lesson, each with its

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "lab/http/accept.hpp"
+#include "lab/http/growing_thread_pool.hpp"
 #include "lab/http/httplib_statics.hpp"
 #include "lab/http/request_guard.hpp"
 
@@ -140,7 +141,7 @@ void HttpServer::set_limits(const ConnectionLimits& limits) {
 int HttpServer::start(const std::string& host, int port, int workers) {
   const int threads = server_.limits.max_connections > 0 ? server_.limits.max_connections + kRefusingThreads : workers;
   const std::size_t pool = static_cast<std::size_t>(std::max(1, threads));
-  server_.new_task_queue = [pool] { return new httplib::ThreadPool(pool); };
+  server_.new_task_queue = [pool] { return new GrowingThreadPool(pool); };
   int bound = port;
   if (port == 0) {
     bound = server_.bind_to_any_port(host);
