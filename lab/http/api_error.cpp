@@ -93,6 +93,11 @@ constexpr std::array kMessages{
     MessageText{MessageId::missing_carrier_mode,
                 "name the carrier mode: ?mode=NAME, or a JSON body with a \"mode\" field",
                 "indica el modo del proveedor: ?mode=NOMBRE, o un cuerpo JSON con el campo \"mode\""},
+    MessageText{MessageId::admin_token_wrong,
+                "the teacher's token sent (Authorization: Bearer ...) is not this lab's: check LAB_ADMIN_TOKEN, the "
+                "--admin-token the lab was started with",
+                "el token de docente enviado (Authorization: Bearer ...) no es el de este laboratorio: revisa "
+                "LAB_ADMIN_TOKEN, el --admin-token con que arrancó el laboratorio"},
     MessageText{MessageId::admin_token_required,
                 "this route changes the lab for everyone: send the teacher token as 'Authorization: Bearer TOKEN' "
                 "(set with --admin-token or LAB_ADMIN_TOKEN)",

@@ -60,6 +60,7 @@ enum class MessageId {
   sweep_too_long,                  ///< {steps} {duration} {max}
   missing_carrier_mode,            ///< —
   admin_token_required,            ///< —
+  admin_token_wrong,               ///< —
   cross_site_request,              ///< —
   lab_key_required,                ///< {lab} {owner}
   wrong_lab_key,                   ///< {lab} {owner}

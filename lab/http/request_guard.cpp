@@ -114,8 +114,12 @@ std::optional<GuardError> check_access(const AccessFacts& request, const AccessP
       (!origin.empty() && origin != "http://" + host && origin != "https://" + host))
     return refusal(403, "cross_site_request", MessageId::cross_site_request);
   if (!policy.admin_token.empty() && !request.student_lab &&
-      !constant_time_equal(request.authorization, "Bearer " + policy.admin_token))
+      !constant_time_equal(request.authorization, "Bearer " + policy.admin_token)) {
+    // A token that was sent but is not this lab's is a typo to fix, not a token to add.
+    if (!trimmed(request.authorization).empty())
+      return refusal(401, "wrong_teacher_token", MessageId::admin_token_wrong);
     return refusal(401, "admin_token_required", MessageId::admin_token_required);
+  }
   return std::nullopt;
 }
 

@@ -125,7 +125,10 @@ TEST_CASE("problem 6: with a teacher token every route that changes the lab need
     CHECK(none.status == 401);
     CHECK(none.json.value("error", "") == "admin_token_required");
     CHECK(none.json.value("message", "").find("Authorization: Bearer") != std::string::npos);
-    CHECK(lab.request(call.method, call.path, {{"Authorization", "Bearer s3cre"}}).status == 401);
+    const auto wrong = lab.request(call.method, call.path, {{"Authorization", "Bearer s3cre"}});
+    CHECK(wrong.status == 401);
+    CHECK(wrong.json.value("error", "") == "wrong_teacher_token");
+    CHECK(wrong.json.value("message", "").find("LAB_ADMIN_TOKEN") != std::string::npos);
     const auto ok = lab.request(call.method, call.path, {{"Authorization", "Bearer s3cret"}});
     CHECK(ok.status >= 200);
     CHECK(ok.status < 300);

@@ -124,6 +124,9 @@ TEST_CASE("access: token, Origin and Sec-Fetch-Site on routes that change the la
     CAPTURE(row.what);
     const auto refusal = quote_lab::check_access(row.request, row.policy);
     CHECK((refusal ? refusal->status : 0) == row.status);
+    // A token sent but wrong says so; none at all asks for one.
+    if (row.status == 401)
+      CHECK(refusal->error == (row.request.authorization.empty() ? "admin_token_required" : "wrong_teacher_token"));
   }
   auto bad_host = facts(false, "", "", "");
   bad_host.host = "rebound.evil.example";
