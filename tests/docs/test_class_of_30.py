@@ -32,6 +32,7 @@ Usage: test_class_of_30.py QUOTE_LAB_BINARY SOURCE_DIR"""
 import http.client
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -88,6 +89,17 @@ while not select.select([sys.stdin], [], [], interval)[0]:
     c.close()
 print(json.dumps(times))
 """
+
+
+def answer_key_ranges(path):
+    """The ranges docs/clase/respuestas.md promises, from its `<!-- range: COMMAND FIELD MIN MAX
+    [when FIELD=VALUE] -->` lines: (command, field, low, high, condition or None), where
+    COMMAND is the part of the lesson's curl line after `$LAB/`."""
+    found = []
+    for m in re.finditer(r"<!-- range: (\S+) (\S+) (\S+) (\S+)(?: when (\S+)=(\S+))? -->", open(path, encoding="utf-8").read()):
+        command, field, low, high, when_field, when_value = m.groups()
+        found.append((command, field, float(low), float(high), (when_field, when_value) if when_field else None))
+    return found
 
 
 def call(lab, path, method="GET", headers=None, timeout=30):
@@ -178,6 +190,9 @@ def main():
     problems, plan = test_lesson.class_plan([(lesson, STUDENTS)], roster=ROSTER)
     for p in problems:
         check(False, p)
+    promised = answer_key_ranges(os.path.join(ROOT, "docs", "clase", "respuestas.md"))
+    check(len(promised) >= 20, f"respuestas.md marks its ranges ({len(promised)})")
+    seen = {r: [] for r in promised}  # each range of the answer key -> the numbers the class saw
     tally = {}  # (command, check) -> [passed, answers]
     missed = {}  # (command, check) -> the first answer that missed it: (status, start of body)
     statuses = []
@@ -185,6 +200,11 @@ def main():
     def record(_lesson, command, expectation, status, body):
         statuses.append((command, status, body[:300]))
         doc = lc.answer_doc(body)
+        for r in promised:
+            where, field, _, _, when = r
+            if f"$LAB/{where}\"" not in command or (when and lc.as_text((lc.lookup(doc, when[0]) or [None])[0]) != when[1]):
+                continue
+            seen[r] += [v for v in lc.lookup(doc, field) if isinstance(v, (int, float))][:1] or [None]
         for c in lc.checks(expectation):
             t = tally.setdefault((command, c[0]), [0, 0])
             held = lc.judge(c, status, doc)[0]
@@ -236,6 +256,16 @@ def main():
     check(not short, f"every range held in at least 19 of 20 answers ({len(ranges)} ranges): " +
           "; ".join(f"{c} {chk}: {p}/{n} (first miss: HTTP {missed[(c, chk)][0]} {missed[(c, chk)][1]!r})"
                     for (c, chk), (p, n) in list(short.items())[:5]))
+
+    # The answer key's ranges: what the teacher reads out, for at least 19 of 20 answers (the
+    # teacher's demos: their one answer).
+    for (where, field, low, high, when), got in seen.items():
+        held = sum(1 for v in got if v is not None and low <= v <= high)
+        numbers = sorted(v for v in got if v is not None)
+        spread = f"{numbers[0]}-{numbers[-1]}" if numbers else "none"
+        check(got and held * 20 >= len(got) * 19,
+              f"respuestas.md: {where} {field} in {low:g}-{high:g}{f' ({when[0]}={when[1]})' if when else ''}: "
+              f"{held} of {len(got)} (seen {spread})")
 
     starts = [s for s in b.storm_starts if s[1] != 202]
     check(len(b.storm_starts) >= 4 and not starts,
