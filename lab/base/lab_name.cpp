@@ -57,7 +57,6 @@ std::string suggested_lab_name(std::string_view raw) {
     if (c == 0 || !allowed(c) || (c == '-' && (name.empty() || name.back() == '-'))) continue;
     name += c;
   }
-  while (!name.empty() && name.back() == '-') name.pop_back();
   if (name.size() > kMaxLabNameLength) name.resize(kMaxLabNameLength);
   while (!name.empty() && name.back() == '-') name.pop_back();
   return name;

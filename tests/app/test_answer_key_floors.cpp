@@ -18,7 +18,7 @@
 #include "support/fixed_random.hpp"
 #include "support/paths.hpp"
 #include "support/quote_answers.hpp"
-#include "support/simulated_carrier.hpp"
+#include "support/simulated_lab.hpp"
 
 namespace test_answer_key_floors {
 
@@ -34,21 +34,6 @@ std::string read_doc(const char* relative) {
   text << in.rdbuf();
   return text.str();
 }
-
-const ScenarioCatalog& shipped_scenarios() {
-  static const ScenarioCatalog catalog = ScenarioCatalog::load_dir(std::filesystem::path(source_dir()) / "scenarios");
-  return catalog;
-}
-
-// One lesson lab on the fake clock, every draw at `u`.
-struct DrawnLab {
-  explicit DrawnLab(double u) : random(u) {}
-  FakeClock clock;
-  FixedRandom random;
-  SimulatedCarrier carrier{shipped_scenarios(), random, clock};
-  LabApp app{LabDeps{.scenarios = shipped_scenarios(), .policies = default_policies(), .carrier = carrier,
-                     .embedded_carrier = &carrier.simulator(), .clock = clock, .random = random}};
-};
 
 struct Range {
   std::string command;  // the curl line's part after $LAB/
@@ -84,18 +69,18 @@ std::optional<double> number_at(const json& doc, const std::string& path) {
   return v->is_number() ? std::optional(v->get<double>()) : std::nullopt;
 }
 
-// docs/lesson.md's quote and reset lines in order, each lab on its own DrawnLab at `u`: the
+// docs/lesson.md's quote and reset lines in order, each lab on its own SimulatedLab at `u`: the
 // answers by command (the part after $LAB/).
 std::map<std::string, std::vector<json>> lesson_answers(double u) {
   static const std::regex line(R"re(\$LAB/((reset-lab|quote-(legacy|resilient))\?[^"]*lab=(\$YO-\w+))")re");
-  std::map<std::string, std::unique_ptr<DrawnLab>> labs;
+  std::map<std::string, std::unique_ptr<SimulatedLab>> labs;
   std::map<std::string, std::vector<json>> answers;
   std::stringstream text(read_doc("docs/lesson.md"));
   for (std::string l; std::getline(text, l);) {
     std::smatch m;
     if (!std::regex_search(l, m, line)) continue;
     auto& lab = labs[m[4]];
-    if (!lab) lab = std::make_unique<DrawnLab>(u);
+    if (!lab) lab = std::make_unique<SimulatedLab>(u);
     if (m[2] == "reset-lab") {
       lab->app.reset();
       continue;
@@ -105,7 +90,7 @@ std::map<std::string, std::vector<json>> lesson_answers(double u) {
     std::smatch s;
     // Step 7 plays the lab's carrier mode and step 8's scenario is a typo on purpose: neither
     // is a range of the key.
-    if (!std::regex_search(command, s, scenario) || !shipped_scenarios().find(s[1].str())) continue;
+    if (!std::regex_search(command, s, scenario) || !shipped_scenario_catalog().find(s[1].str())) continue;
     const Mode mode = m[3] == "legacy" ? Mode::legacy : Mode::resilient;
     answers[command].push_back(quote_answer(lab->app, lab->app.quote(mode, s[1], 42, 3)));
   }

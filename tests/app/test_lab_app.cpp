@@ -11,6 +11,7 @@
 #include "support/fixed_random.hpp"
 #include "support/scripted_carrier.hpp"
 #include "support/simulated_carrier.hpp"
+#include "support/simulated_lab.hpp"
 #include "support/paths.hpp"
 #include "support/quote_answers.hpp"
 
@@ -58,19 +59,6 @@ struct Lab {
 };
 
 json events(const char* text) { return json::parse(text); }
-
-// The lab against the shipped scenario files, played by the real CarrierSimulator on the
-// fake clock (simulated_carrier.hpp). One draw `u` for everything: every carrier latency
-// and every backoff jitter is at the same point of its range.
-struct SimulatedLab {
-  explicit SimulatedLab(double u) : random(u) {}
-  FakeClock clock;
-  FixedRandom random;
-  SimulatedCarrier carrier{shipped_scenarios(), random, clock};
-  LabApp app{LabDeps{.scenarios = shipped_scenarios(), .policies = default_policies(), .carrier = carrier,
-                     .embedded_carrier = &carrier.simulator(), .clock = clock, .random = random,
-                     .mode_carrier = &carrier.simulator()}};
-};
 
 std::vector<std::string> event_names(const json& answer) {
   std::vector<std::string> out;
