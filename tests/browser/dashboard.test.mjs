@@ -495,6 +495,39 @@ test('the teacher token: a page without it hides what changes the lab, and quote
   }
 });
 
+test('the teacher token: dismissed at first, the teacher enters it later from the page, without a reload', async () => {
+  const lab = await startLab(['--admin-token', TOKEN]);
+  await openBreaker(lab);
+  const { browser, page, problems, dialogs } = await openPage(lab, { locale: 'en-US', answers: [null, TOKEN] });
+  try {
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
+    await page.locator('#admin-note').waitFor({ state: 'visible', timeout: UI_MS });
+    assert.equal(dialogs.length, 1);
+    assert.deepEqual(await hiddenControls(page), [true, true, true]);
+
+    const enter = page.locator('#admin-token-enter');
+    assert.equal(await enter.textContent(), "Enter the teacher's token");
+    await enter.click();
+    await page.locator('#reset').waitFor({ state: 'visible', timeout: UI_MS });
+    assert.equal(dialogs.length, 2);
+    assert.deepEqual(await hiddenControls(page), [false, false, false]);
+    assert.equal(await page.locator('#admin-note').isHidden(), true);
+    assert.equal(await enter.isHidden(), true);
+
+    // The token entered so is the page's: Reset, which needs it, clears the breaker.
+    await page.locator('#breaker-state[data-state=open]').waitFor({ timeout: UI_MS });
+    await page.locator('#reset').click();
+    await page.locator('#breaker-state[data-state=closed]').waitFor({ timeout: UI_MS });
+    const state = (await lab.get('/dependency/state')).body;
+    assert.equal(state.circuit_status, 'closed');
+    assert.equal(state.open_events, 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
 test('the teacher token: entered once, Reset and the carrier mode work, and the tab does not ask again', async () => {
   const lab = await startLab(['--admin-token', TOKEN]);
   await openBreaker(lab);
@@ -559,6 +592,42 @@ test('the teacher token: a wrong one is said so on the page, changes nothing, an
     assert.equal(dialogs.length, 2);
     await page.locator('#reset').waitFor({ state: 'visible', timeout: 5000 });
     assert.equal(await page.locator('#admin-note').isHidden(), true);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await lab.stop();
+  }
+});
+
+// The plan's step 6 as the class sees it: the teacher's lab (its name in the header) of a
+// Spanish lab projected at 1920x1080 (docs/clase/plan.md), a full legacy storm card above, and
+// both waterfalls, the legacy one with its queue, still in the first screen.
+test('projected for a class at 1920x1080: the teacher\'s step-6 lab in Spanish keeps both waterfalls in the first screen', async () => {
+  const lab = await startLab(['--language', 'es', '--admin-token', TOKEN]);
+  const auth = { Authorization: `Bearer ${TOKEN}` };
+  const { browser, page, problems } = await openPage(lab, { locale: 'es-AR', answers: [TOKEN],
+    viewport: { width: 1920, height: 1080 }, query: '?lab=profe-paso6&projector=1' });
+  try {
+    await page.locator('#live[data-state=live]').waitFor({ timeout: LIVE_MS });
+    assert.equal(await page.locator('#lab-name').textContent(), 'Laboratorio: profe-paso6');
+    const storm = await lab.post('/experiments/storm?mode=legacy&scenario=provider_down&clients=30&duration_s=3&lab=profe-paso6', auth);
+    assert.equal(storm.status, 202);
+    // The legacy waterfall is the storm's last answer; the resilient one the teacher's quote.
+    const resilient = await lab.get('/quote-resilient?scenario=ok&lab=profe-paso6', auth);
+    await page.locator('#storm-legacy[data-requests]:not([data-requests=""])').waitFor({ timeout: 30000 });
+    assert.equal(await page.locator('#storm-legacy [data-key=goodput]').count(), 1);
+    await page.locator(`#mode-resilient .answer-origin[data-request-id="${resilient.body.request_id}"]`).waitFor({ timeout: UI_MS });
+    // Its tallest: queue, 4 attempts and the total (the storm's last answers were queued).
+    await page.locator('#mode-legacy .waterfall .wf-row').nth(5).waitFor({ timeout: UI_MS });
+    const header = await page.locator('header').boundingBox();
+    for (const mode of ['legacy', 'resilient']) {
+      const box = await page.locator(`#mode-${mode} .waterfall`).boundingBox();
+      assert.ok(box && box.height > 0 && box.y >= 0 && box.y + box.height <= 1080,
+        `${mode} waterfall at ${JSON.stringify(box)} (header ${Math.round(header.height)} px high)`);
+    }
+    assert.ok((await minFontPx(page, '.key-number')) >= 48);
+    assert.ok((await minFontPx(page, TEXT_NODES)) >= 16);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'classroom-teacher-step6-1920x1080.png') });
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
