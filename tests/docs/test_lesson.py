@@ -2,7 +2,7 @@
 
 Reads every ```sh block of the lesson files and runs its lines with the real `curl` (through
 bash, with LAB, YO and CLAVE set as step 0 sets them) against a lab started at its default
-settings, and checks the `<!-- expect: ... -->` comments that follow the block
+settings (or `--language es`, below), and checks the `<!-- expect: ... -->` comments that follow the block
 (lesson_checks.py: the format of a line and of a check). CLAVE is what the student's first
 answer gave in `lab_key`.
 
@@ -22,7 +22,11 @@ Two ways to run:
       A step whose lines and checks are the same as a step of its twin (NAME.md and
       NAME.en.md) runs once: the same commands judged by the same checks.
 
-Usage: test_lesson.py QUOTE_LAB_BINARY (--students N LESSON.md ... | --any-order SEED FOLDER|LESSON.md ...)
+`--language es` (first, after the binary) starts the lab as the teacher's kit does: curl,
+which sends no Accept-Language, then gets Spanish, and a lesson that counts on English
+without asking for it fails.
+
+Usage: test_lesson.py QUOTE_LAB_BINARY [--language es|en] (--students N LESSON.md ... | --any-order SEED FOLDER|LESSON.md ...)
 (LESSON_TRACE=1 prints each command as it runs)"""
 import concurrent.futures
 import glob
@@ -159,13 +163,16 @@ def any_order_plan(files, seed):
     return problems, plan
 
 
-def run_plan(binary, plan, trace=False, record=None, lab_args=(), students=None, started_lab=None, before_stop=None):
+def run_plan(binary, plan, trace=False, record=None, lab_args=(), students=None, started_lab=None, before_stop=None,
+             new_lab=None):
     """Runs `plan` on a fresh lab (`serve` with `lab_args`); the failures ([(text, body)]) and
     the commands run. `students`: the names a step may use (STUDENTS by default).
-    `started_lab(lab)`, when given, runs once the lab answers, before the first step;
-    `before_stop(lab)` after the last step, before the lab stops."""
+    `new_lab(folder)`, when given, starts the lab instead (anything that answers as a
+    lab_http.Lab: port, url, request, stop, log). `started_lab(lab)`, when given, runs once
+    the lab answers, before the first step; `before_stop(lab)` after the last step, before
+    the lab stops."""
     folder = tempfile.mkdtemp(prefix="quote-lab-lesson-")
-    lab = Lab(binary, folder, args=list(lab_args))
+    lab = new_lab(folder) if new_lab else Lab(binary, folder, args=list(lab_args))
     if started_lab:
         started_lab(lab)
     policies = lab.request("/diagnostics/summary")[1]["policies"]
@@ -223,15 +230,17 @@ def plan_of(args, seed_offset=0):
 
 
 def main():
-    binary = sys.argv[1]
+    binary, args, lab_args = sys.argv[1], sys.argv[2:], []
+    if args[:1] == ["--language"]:
+        lab_args, args = args[:2], args[2:]
     lc.self_check()
-    problems, plan = plan_of(sys.argv[2:])
+    problems, plan = plan_of(args)
     if not plan:
         raise SystemExit("no lesson files given\n" + __doc__)
     for p in problems:
         print(f"FAIL {p}")
     started = time.monotonic()
-    failures, count, people = run_plan(binary, plan, trace=bool(os.environ.get("LESSON_TRACE")))
+    failures, count, people = run_plan(binary, plan, trace=bool(os.environ.get("LESSON_TRACE")), lab_args=lab_args)
     print(f"{count - len(failures)} of {count} lesson commands gave what the lesson says, {people} participants "
           f"({time.monotonic() - started:.1f} s)")
     sys.exit(1 if failures or problems else 0)

@@ -8,8 +8,10 @@ binds it, so no other process can take it in between. Redis cannot do that (see
 checks.picked_port)."""
 import contextlib
 import json
+import os
 import pathlib
 import re
+import signal
 import socket
 import subprocess
 import tempfile
@@ -111,6 +113,63 @@ class Lab:
 
     def request(self, path, method="GET", timeout=30):
         """(status, parsed JSON body or None) of one request to this lab."""
+        return request(self.port, path, method, timeout)
+
+    def log(self):
+        return self.log_path.read_text(errors="replace")
+
+
+class Classroom:
+    """deploy/classroom as its docs start it: `quote-lab serve ARGS` on loopback and Debian's
+    HAProxy in front (deploy/haproxy.cfg), the script's children stopped with it. It answers
+    as a `Lab` does: `port` and `url` are the proxy's (where students connect), `log()` both
+    processes' output, FOLDER/classroom.log. The lab's state file is FOLDER/lab.json and its
+    carrier an embedded one on port 0; `env` adds to the script's environment (LAB_ADMIN_TOKEN,
+    as the kit sets it). Raises LabDidNotStart if /health does not answer
+    through the proxy in START_S."""
+
+    def __init__(self, binary, folder, source_dir, args=(), env=None):
+        folder = pathlib.Path(folder)
+        self.log_path = folder / "classroom.log"
+        # Picked: HAProxy binds what its config names (checks.picked_port).
+        self.port, lab_port = picked_port(), picked_port()
+        env = dict(os.environ, PUBLIC_BIND=f"127.0.0.1:{self.port}", LAB_ADDR=f"127.0.0.1:{lab_port}",
+                   QUOTE_LAB_BINARY=binary, **(env or {}))
+        with open(self.log_path, "w") as log:
+            self.proc = subprocess.Popen([str(pathlib.Path(source_dir) / "deploy" / "classroom"), "--carrier-port", "0",
+                                          "--state-file", str(folder / "lab.json"), *args],
+                                         env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+        def up():
+            if self.proc.poll() is not None:
+                raise LabDidNotStart(f"deploy/classroom exited ({self.proc.returncode}) at start:\n{self.log()[-3000:]}")
+            try:
+                return request(self.port, "/health", timeout=2)[0] == 200
+            except OSError:
+                return False
+
+        if not eventually(up, START_S, every=0.05):
+            self.stop()
+            fail_if_unbound("deploy/classroom (HAProxy or the lab)", self.log(), self.port, lab_port)
+            raise LabDidNotStart(f"deploy/classroom did not answer /health in {START_S} s:\n{self.log()[-3000:]}")
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self, timeout=20):
+        """SIGTERM to the script (it stops HAProxy and the lab), SIGKILL to all after `timeout` s."""
+        if self.proc.poll() is not None:
+            return self.proc.returncode
+        self.proc.terminate()
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            return self.proc.wait()
+
+    def request(self, path, method="GET", timeout=30):
+        """(status, parsed JSON body or None) of one request through the proxy."""
         return request(self.port, path, method, timeout)
 
     def log(self):
