@@ -73,11 +73,15 @@ STORM = "/experiments/storm?mode=legacy&scenario=provider_down&clients=30&durati
 HEALTH_P99_MS = 50
 TEACHER_P50_MS = 300
 RANGE = ("<", ">")  # a check comparing a number: a range
-# Claims a 25 ms margin decides: flaky_provider's attempt 2 answers in 150-195 ms against
-# resilient's 220 ms timeout (the lesson says so). With 30 students asking at the same instant
-# on 2 cores, one in 30 was seen to time out (status degraded, a fallback quote, the breaker
-# counting a failure): they are judged as the ranges are, in 19 of 20 answers.
-TIMED = ("quote-resilient?scenario=flaky_provider",)
+# Claims a timeout's margin decides, judged as the ranges are, in 19 of 20 answers: (part of
+# the command, start of the check; None: every check of it).
+# - flaky_provider's attempt 2 answers in 150-195 ms against resilient's 220 ms timeout (25 ms;
+#   the lesson says so): with 30 students asking at the same instant on 2 cores, one in 30
+#   was seen to time out (status degraded, a fallback quote, the breaker counting a failure).
+# - an `ok` call answers in 115-150 ms against the same 220 ms (70 ms): the attempt count of a
+#   resilient `ok` quote. In 2 of 13 classes one student's step-1 quote took a second
+#   attempt (493 ms in all; that step's slowest legacy quote, 271 ms, shows the same stall).
+TIMED = (("quote-resilient?scenario=flaky_provider", None), ("quote-resilient?scenario=ok", "attempts="))
 # /health is probed from a process of its own: in this one, 35 threads share one interpreter
 # lock, and a probe's time would be theirs, not the lab's. It asks every `interval` s until its
 # stdin closes, then prints the times (ms; a failed probe is null) as one JSON line.
@@ -263,7 +267,8 @@ def main():
     # A wait that never came true (within=… until:…) is a shape claim.
     waits = [f for f, _ in lesson_failures if "not within" in f]
     check(not waits, f"every wait of the lesson came true in time ({waits[:3]})")
-    timed = lambda k: any(op in k[1] for op in RANGE) or any(t in k[0] for t in TIMED)  # noqa: E731
+    timed = lambda k: any(op in k[1] for op in RANGE) or any(  # noqa: E731
+        command in k[0] and (check is None or k[1].startswith(check)) for command, check in TIMED)
     shapes = {k: v for k, v in tally.items() if not timed(k) and v[0] < v[1]}
     check(not shapes, "every shape claim held for every student: " +
           "; ".join(f"{c} {chk}: {p}/{n} (first miss: HTTP {missed[(c, chk)][0]} {missed[(c, chk)][1]!r})"
