@@ -27,6 +27,7 @@ import urllib.request
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
 from checks import check, failures, picked_port  # noqa: E402
+from podman_stack import stops_on_ctrl_c  # noqa: E402
 
 ROOT = pathlib.Path(sys.argv[1])
 SKIP = 77
@@ -127,12 +128,7 @@ def main():
               f"the container's port is bound to 127.0.0.1 ({inspect.stdout.strip()})")
 
         # Ctrl-C in the terminal that runs `podman run` reaches the lab, which saves and exits.
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-            stopped = True
-        except subprocess.TimeoutExpired:
-            stopped = False
+        stopped = stops_on_ctrl_c(proc)
         check(stopped, "Ctrl-C on `podman run` stops the lab within 20 s")
     finally:
         if proc.poll() is None:

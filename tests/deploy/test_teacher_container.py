@@ -17,14 +17,13 @@ import json
 import os
 import pathlib
 import shlex
-import signal
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
 from checks import check, failures, picked_port  # noqa: E402
-from podman_stack import UNAVAILABLE, Stack, get, require_podman, skip  # noqa: E402
+from podman_stack import UNAVAILABLE, Stack, get, require_podman, skip, stops_on_ctrl_c  # noqa: E402
 from poll import eventually  # noqa: E402
 
 BINARY, ROOT = sys.argv[1], pathlib.Path(sys.argv[2])
@@ -90,12 +89,7 @@ def main():
         check(claimed == 201 and answer.get("lab_key") and "guarda" in answer.get("message", ""),
               f"a student's step 0 claims her name, answered in Spanish (HTTP {claimed}: {answer.get('message')!r})")
 
-        proc.send_signal(signal.SIGINT)  # Ctrl-C in the teacher's terminal
-        try:
-            proc.wait(timeout=20)
-            stopped = True
-        except subprocess.TimeoutExpired:
-            stopped = False
+        stopped = stops_on_ctrl_c(proc)  # Ctrl-C in the teacher's terminal
         check(stopped, "Ctrl-C on `podman run` stops the lab within 20 s")
         out = proc.stdout.read()
         check("sin token del docente" not in out and "without a teacher token" not in out,

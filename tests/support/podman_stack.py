@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -39,6 +40,16 @@ def require_podman(what):
                    "then run this test again)")
     if os.geteuid() != 0:
         skip(what, "deploy/podman/up runs podman as root (it may install and configure it): run ctest as root")
+
+
+def stops_on_ctrl_c(proc, seconds=20):
+    """Sends SIGINT to `proc` (`podman run` in a terminal) and whether it exits within `seconds`."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=seconds)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
 
 
 def get(url, accept="application/json", timeout=10, method="GET", headers=None):
