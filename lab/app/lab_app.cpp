@@ -238,9 +238,9 @@ std::optional<LabSnapshot> LabApp::snapshot(const std::string& through, const nl
 void LabApp::install(const LabSnapshot& s) {
   std::lock_guard order(order_mutex_);
   telemetry_.restore(s.telemetry);
-  // This replica's own flows not read back yet come after the snapshot in the class's order
-  // (they were queued here, or appended after the replica that wrote it read that far:
-  // installs run as the replica starts, before another could read and snapshot them).
+  // This replica's own flows not read back yet come after the snapshot in the class's order:
+  // the class log appends none of them before the install (ClassLog::Hooks::before_replay),
+  // so no other replica could have read them into a snapshot.
   for (const FlowRecord& f : unsettled_) telemetry_.record(f);
   if (const Scenario* mode = scenarios_.find(s.carrier_mode); mode && mode->name != carrier_mode())
     change_carrier_mode(*mode);

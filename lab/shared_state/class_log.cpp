@@ -13,6 +13,7 @@ void ClassLog::start(Handler handler) { start(std::move(handler), Hooks{}); }
 void ClassLog::start(Handler handler, Hooks hooks) {
   handler_ = std::move(handler);
   hooks_ = std::move(hooks);
+  if (!hooks_.before_replay) allow_publishing();
   reader_ = std::jthread([this](std::stop_token stop) { read_loop(stop); });
   publisher_ = std::jthread([this](std::stop_token stop) { publish_loop(stop); });
 }
@@ -71,6 +72,14 @@ void ClassLog::push(Pending p) {
   wake_publisher_.notify_one();
 }
 
+void ClassLog::allow_publishing() {
+  {
+    std::lock_guard lock(mutex_);
+    publishing_ = true;
+  }
+  wake_publisher_.notify_one();
+}
+
 std::size_t ClassLog::pending() const {
   std::lock_guard lock(mutex_);
   return pending_.size();
@@ -79,8 +88,8 @@ std::size_t ClassLog::pending() const {
 void ClassLog::publish_loop(std::stop_token stop) {
   std::unique_lock lock(mutex_);
   while (!stop.stop_requested()) {
-    if (pending_.empty()) {
-      wake_publisher_.wait(lock, stop, [&] { return !pending_.empty(); });
+    if (pending_.empty() || !publishing_) {
+      wake_publisher_.wait(lock, stop, [&] { return publishing_ && !pending_.empty(); });
       continue;
     }
     const Pending p = pending_.front();
@@ -185,7 +194,10 @@ void ClassLog::read_loop(std::stop_token stop) {
   bool prepared = !hooks_.before_replay;
   bool started = false;
   while (!stop.stop_requested()) {
-    if (!prepared) prepared = hooks_.before_replay();
+    if (!prepared) {
+      prepared = hooks_.before_replay();
+      if (prepared) allow_publishing();
+    }
     if (prepared && !started) {
       // Where the stream stood when this replica started: entries up to there are the
       // replay, whenever the reader gets to them (a loaded machine may read its first batch

@@ -63,7 +63,9 @@ class ClassLog {
   /// applied meanwhile).
   struct Hooks {
     /// Before the first read (the replay): false when Redis did not answer, and it is
-    /// asked again before anything is read.
+    /// asked again before anything is read. Nothing this replica queued is appended until
+    /// it returned true: what it installs (the labs' snapshots another replica wrote) can
+    /// then never already hold this replica's own entries, which it counted when it made them.
     std::function<bool()> before_replay{};
     /// After each read once caught up, with the reader's position: the stream id of the last
     /// entry read ("0": none). Runs every kPollEvery or so; it paces itself.
@@ -126,6 +128,7 @@ class ClassLog {
  private:
   void read_loop(std::stop_token stop);
   void publish_loop(std::stop_token stop);
+  void allow_publishing();
   // Reads one batch after last_id_; returns how many entries it read, -1 if Redis did not answer.
   long read_batch();
 
@@ -149,9 +152,10 @@ class ClassLog {
   };
   void push(Pending p);
 
-  mutable std::mutex mutex_;  // guards pending_
+  mutable std::mutex mutex_;  // guards pending_ and publishing_
   std::condition_variable_any wake_publisher_;
   std::deque<Pending> pending_;
+  bool publishing_ = false;  // before_replay has returned true (or there is none)
 
   std::jthread reader_, publisher_;
 };
