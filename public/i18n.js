@@ -56,7 +56,7 @@ export const TEXT = {
       seed_quote: 'cotización inicial', cached_quote: 'última cotización buena',
       throttled: 'la limitación adaptativa la descartó', concurrency_limit: 'límite adaptativo de concurrencia lleno',
       bulkhead_full: 'mamparo lleno', client_rate_limited: 'el reintento adaptativo no tenía ficha',
-      hedge_budget: 'sin presupuesto de coberturas',
+      hedge_budget: 'sin presupuesto de coberturas', half_open_probe: 'es la llamada de prueba del disyuntor semiabierto: va sola',
     },
     ev: {
       queue: () => 'en cola (esperando un hilo de trabajo)',
@@ -68,6 +68,7 @@ export const TEXT = {
       rejected: (n, r) => `intento ${n}: rechazado sin llamar al proveedor (${r})`,
       hedge: (n, r, row, f) => `intento ${n}: llamada de cobertura, enviada a los ${f.ms(row.after)}`,
       hedge_won: n => `intento ${n}: la llamada de cobertura respondió primero`,
+      cancelled: n => `intento ${n}: el cliente se fue; la cotización se canceló`,
       hedge_skipped: (n, r) => `intento ${n}: llamada de cobertura omitida (${r})`,
       token_wait: n => `intento ${n}: espera de su ficha (reintento adaptativo)`,
       total: () => 'total en el laboratorio (cola incluida)', client: () => 'visto por el navegador',
@@ -173,7 +174,7 @@ export const TEXT = {
       seed_quote: 'starter quote', cached_quote: 'last good quote',
       throttled: 'dropped by adaptive throttling', concurrency_limit: 'adaptive concurrency limit full',
       bulkhead_full: 'bulkhead full', client_rate_limited: 'adaptive retry had no token',
-      hedge_budget: 'hedge budget spent',
+      hedge_budget: 'hedge budget spent', half_open_probe: 'the half-open probe goes alone',
     },
     ev: {
       queue: () => 'queued (waiting for a worker)',
@@ -185,6 +186,7 @@ export const TEXT = {
       rejected: (n, r) => `attempt ${n}: refused without calling the carrier (${r})`,
       hedge: (n, r, row, f) => `attempt ${n}: hedged call, sent at ${f.ms(row.after)}`,
       hedge_won: n => `attempt ${n}: the hedged call answered first`,
+      cancelled: n => `attempt ${n}: the client left; the quote was cancelled`,
       hedge_skipped: (n, r) => `attempt ${n}: hedged call skipped (${r})`,
       token_wait: n => `attempt ${n}: wait for its token (adaptive retry)`,
       total: () => 'total in the lab (queue included)', client: () => 'seen by the browser',

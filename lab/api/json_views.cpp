@@ -298,6 +298,7 @@ nlohmann::ordered_json incident_json(const Incident& i) {
           {"timeout_count", i.timeout_count},
           {"fallback_used", i.fallback_used},
           {"short_circuited", i.short_circuited},
+          {"cancelled", i.cancelled},
           {"elapsed_ms", round2(i.elapsed_ms)},
           {"queue_ms", round2(i.queue_ms)},
           {"timestamp_utc", format_iso8601(i.timestamp)}};

@@ -89,6 +89,11 @@ Explanation outcome(const QuoteTrace& t) {
   const bool short_circuited = t.short_circuited();
   const bool probed = t.probed();
   const Explanation fallback = served(t);
+  if (t.cancelled())
+    return {"El cliente se fue antes de la respuesta: la cotización se canceló donde estaba (en la cola, en una espera "
+            "o en su llamada), sin más llamadas al proveedor y sin respaldo.",
+            "The client left before the answer: the quote was cancelled where it was (queued, waiting or in its call), "
+            "with no further call to the carrier and no fallback."};
   if (t.status == QuoteStatus::completed && probed)
     return {"El disyuntor estaba semiabierto: esta solicitud hizo la llamada de prueba, el proveedor respondió y el "
             "disyuntor se cerró.",

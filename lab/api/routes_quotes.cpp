@@ -47,7 +47,10 @@ void quote(const std::string& policy_name, RouteContext& ctx, const httplib::Req
   std::vector<std::string> overrides;
   if (auto e = apply_policy_overrides([&req](const char* name) { return query_param(req, name); }, policy, overrides))
     return send_api_error(req, res, *e);
-  const auto result = app.quote(policy_name, scenario, customer_id, items, &policy, ctx.queue_ms, priority);
+  // A client that hangs up stops its quote: no place in a bulkhead, no wait, no call for nobody.
+  const ClientWatch::Registration client = watch_client();
+  const auto result = app.quote(policy_name, scenario, customer_id, items, &policy, ctx.queue_ms, priority,
+                                client.token());
   std::string body = answer_quote(app, result, ctx.policy_views,
                                   {policy_name, policy, overrides, ctx.queue_ms, request_language(req)});
   send_rendered_json(res, quote_http_status(result.trace), std::move(body));

@@ -33,7 +33,7 @@ json flow_to_json(const FlowRecord& f) {
           {"short_circuited", i.short_circuited},
           {"elapsed_ms", i.elapsed_ms},   {"queue_ms", i.queue_ms},
           {"at_us", at_us},               {"short_circuits", f.short_circuits},
-          {"circuit_opened", f.circuit_opened}};
+          {"circuit_opened", f.circuit_opened}, {"cancelled", i.cancelled}};
 }
 
 FlowRecord flow_from_json(const json& j) {
@@ -52,6 +52,7 @@ FlowRecord flow_from_json(const json& j) {
   i.short_circuited = j.at("short_circuited").get<bool>();
   i.elapsed_ms = j.at("elapsed_ms").get<double>();
   i.queue_ms = j.at("queue_ms").get<double>();
+  i.cancelled = j.value("cancelled", false);  // absent from a replica older than the field
   i.timestamp = WallTime(std::chrono::duration_cast<WallTime::duration>(
       std::chrono::microseconds(j.at("at_us").get<long long>())));
   f.short_circuits = j.at("short_circuits").get<int>();

@@ -156,10 +156,10 @@ LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int cu
 
 LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::string& scenario, int customer_id,
                                   int items, const RetryPolicy* override_policy, double queue_ms,
-                                  Priority priority) {
+                                  Priority priority, std::stop_token cancel) {
   const PolicyRuntime& runtime = runtimes_.at(policy_name);  // the route checked the name
   QuoteRequest request{policy_name, scenario.empty() ? carrier_mode() : scenario, customer_id, items,
-                       new_id(16), new_id(32), name_, priority};
+                       new_id(16), new_id(32), name_, priority, std::move(cancel)};
   const RetryPolicy& chosen = override_policy ? *override_policy : *policies_.find(policy_name);
   QuoteExecutor& executor = runtime.executor ? *runtime.executor : executor_;
   QuoteTrace trace = executor.run(request, chosen, runtime.guards());
@@ -414,7 +414,11 @@ std::vector<StrategyGauges> LabApp::strategy_gauges() const {
       const auto s = r.rate->stats();
       if (s.enabled) g.send_rate_per_s = s.send_rate_per_s;
     }
-    if (r.bulkhead) g.bulkhead_active = r.bulkhead->stats().active;
+    if (r.bulkhead) {
+      const BulkheadStats b = r.bulkhead->stats();
+      g.bulkhead_active = b.active;
+      g.bulkhead_queued = b.queued;
+    }
     if (r.throttle || r.concurrency || r.hedging_delay || r.rate || r.bulkhead) out.push_back(std::move(g));
   }
   return out;

@@ -103,9 +103,11 @@ class LabApp {
   /// GET /quote/{policy}); it must be one of policies().names(). A named policy with its
   /// own breaker runs against that breaker (the answer's `dependency` is it); any other
   /// shares the course breaker. Every policy has its own retry budget in this lab.
-  /// `priority` goes to the carrier on every attempt (X-Priority).
+  /// `priority` goes to the carrier on every attempt (X-Priority). `cancel` stops when the
+  /// client has gone: the flow stops where it is (QuoteRequest::cancel).
   QuoteResult quote(const std::string& policy_name, const std::string& scenario, int customer_id, int items,
-                    const RetryPolicy* policy = nullptr, double queue_ms = 0, Priority priority = Priority::critical);
+                    const RetryPolicy* policy = nullptr, double queue_ms = 0, Priority priority = Priority::critical,
+                    std::stop_token cancel = {});
 
   /// Tells the lab's open pages about a finished flow, here and, with a class log, on every
   /// other replica. `render_line` writes the page's one-line answer; it is called only when

@@ -56,6 +56,9 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
   // The per-recv read timeout is not a deadline; the watchdog is (see deadline_watchdog.hpp).
   auto guard = watchdog_.arm(started + request.timeout,
                              [&client] { client.stop(); });
+  // A client that left cuts the call at once (the executor drops its outcome).
+  const auto stop_now = [&client] { client.stop(); };
+  const std::stop_callback on_cancel(request.cancel, stop_now);
   // A carrier (or a proxy in its place) could send an endless body: read at most 64 KiB.
   std::string body;
   bool too_big = false;

@@ -44,6 +44,11 @@ RequestFacts facts_of(const httplib::Request& req) {
 
 bool client_gone() { return current.stream != nullptr && current.stream->peer_closed(); }
 
+ClientWatch::Registration watch_client() {
+  if (current.stream == nullptr || current.server == nullptr) return ClientWatch::unwatched();
+  return current.server->client_watch.watch(current.stream->socket());
+}
+
 HttpServer::Server::Server() {
   httplib::Headers defaults;
   for (const auto& [name, value] : security_headers()) defaults.emplace(name, value);

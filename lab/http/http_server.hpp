@@ -17,6 +17,7 @@
 
 #include "lab/http/accept.hpp"
 #include "lab/http/api_error.hpp"
+#include "lab/http/client_watch.hpp"
 #include "lab/http/connection_limits.hpp"
 #include "lab/http/request_guard.hpp"
 
@@ -52,6 +53,9 @@ class HttpServer {
     /// set: `serve --language es` sets it on the lab's server for a Spanish class; the
     /// embedded carrier keeps English.
     Language default_language = Language::en;
+    /// Watches the clients of requests that asked (watch_client()): one thread, started by
+    /// the first.
+    mutable ClientWatch client_watch;
 
    private:
     bool process_and_close_socket(socket_t sock) override;
@@ -103,6 +107,11 @@ class HttpServer {
 /// (for answers that stream for long: a live-events stream ends at once, not at its next
 /// write). False outside a request.
 bool client_gone();
+
+/// Watches the client of the request this thread is serving (client_watch.hpp): the
+/// registration's token stops once that client has gone, while the handler still works.
+/// An empty registration (never stopped) outside a request.
+ClientWatch::Registration watch_client();
 
 /// A handler for a route that may carry a small body (at most kMaxBodyBytes).
 using BodyHandler = std::function<void(const httplib::Request&, const std::string& body, httplib::Response&)>;

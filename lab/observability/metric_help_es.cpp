@@ -6,7 +6,7 @@
 namespace quote_lab {
 
 std::optional<std::string_view> metric_help_es(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 27> kHelp{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kHelp{{
       {"quote_lab_quote_requests_total",
        "Solicitudes de cotización que respondió el laboratorio, por modo, escenario y estado final (`completed` = "
        "cotización en vivo, `degraded` = cotización de respaldo, `failed` = 503)."},
@@ -18,6 +18,9 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
        "que nunca salió del laboratorio."},
       {"quote_lab_retries_total", "Llamadas al proveedor que fueron reintentos de un intento fallido anterior."},
       {"quote_lab_fallbacks_total", "Solicitudes de cotización respondidas con la cotización de respaldo guardada."},
+      {"quote_lab_quotes_cancelled_total",
+       "Cotizaciones detenidas porque su cliente se fue (en una cola, una espera o un intento): ninguna llamada más "
+       "al proveedor y sin respaldo."},
       {"quote_lab_breaker_transitions_total", "Cambios de estado del disyuntor, de un estado a otro."},
       {"quote_lab_breaker_state",
        "Estado del disyuntor de cada dependencia: 1 para el estado actual, 0 para los demás."},
@@ -41,6 +44,7 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
       {"quote_lab_adaptive_retry_send_rate",
        "Llamadas por segundo que permite ahora el reintento adaptativo (CUBIC, como los SDK de AWS), por modo."},
       {"quote_lab_bulkhead_active", "Cotizaciones dentro del mamparo (bulkhead) de la política ahora, por modo."},
+      {"quote_lab_bulkhead_queued", "Cotizaciones en la cola del mamparo (bulkhead) de la política, esperando un lugar, por modo."},
       {"quote_lab_retries_skipped_total",
        "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, deadline, "
        "not_retryable, circuit_open, ...)."},

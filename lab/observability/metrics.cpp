@@ -111,6 +111,7 @@ struct Metrics::Series {
   std::map<std::pair<std::string, AttemptOutcome>, prometheus::Counter*> attempts;
   std::map<std::string, prometheus::Counter*> retries;
   std::map<std::string, prometheus::Counter*> fallbacks;
+  std::map<std::string, prometheus::Counter*> cancelled;
   std::map<std::pair<BreakerState, BreakerState>, prometheus::Counter*> transitions;
   // Added on first use (LazyCounters); http_mutex guards their series.
   ReasonCounters skipped;
@@ -136,6 +137,9 @@ struct Metrics::Series {
                                "Carrier calls that were retries of an earlier failed attempt.");
     auto& fb = counter_family(registry, "quote_lab_fallbacks_total",
                               "Quote requests answered with the cached fallback quote.");
+    auto& cancel = counter_family(registry, "quote_lab_quotes_cancelled_total",
+                                  "Quote flows stopped because their client left (in a queue, a wait or an "
+                                  "attempt): no further call to the carrier, no fallback.");
     auto& tr = counter_family(registry, "quote_lab_breaker_transitions_total",
                               "Circuit breaker state changes, from one state to another.");
     http.family = &counter_family(registry, "quote_lab_http_requests_total",
@@ -165,6 +169,7 @@ struct Metrics::Series {
         attempts[{m, o}] = &att.Add({{"mode", mode}, {"outcome", std::string(to_string(o))}});
       retries[m] = &ret.Add({{"mode", mode}});
       fallbacks[m] = &fb.Add({{"mode", mode}});
+      cancelled[m] = &cancel.Add({{"mode", mode}});
     }
     for (auto from : kStates)
       for (auto to : kStates)
@@ -197,6 +202,8 @@ void Metrics::record(const QuoteTrace& t) {
   if (auto it = s.retries.find(mode); it != s.retries.end()) it->second->Increment(t.retries());
   if (t.fallback_used())
     if (auto it = s.fallbacks.find(mode); it != s.fallbacks.end()) it->second->Increment();
+  if (t.cancelled())
+    if (auto it = s.cancelled.find(mode); it != s.cancelled.end()) it->second->Increment();
   if (!s.retries.count(mode)) return;  // a mode outside the bounded set is not counted
   for (const auto& e : t.events) {
     if (e.step == Step::retry_skipped && e.reason) count_reason(s.skipped, s.http_mutex, mode, *e.reason);

@@ -24,6 +24,8 @@ void add_strategy_gauges(std::vector<prometheus::MetricFamily>& families, const 
        &StrategyGauges::send_rate_per_s},
       {"quote_lab_bulkhead_active", "Quotes inside the policy's bulkhead now, by mode.",
        &StrategyGauges::bulkhead_active},
+      {"quote_lab_bulkhead_queued", "Quotes waiting in the policy's bulkhead queue for a place now, by mode.",
+       &StrategyGauges::bulkhead_queued},
   };
   for (const Quantity& q : kQuantities) {
     prometheus::MetricFamily family{q.name, q.help, prometheus::MetricType::Gauge, {}};

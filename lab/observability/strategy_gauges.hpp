@@ -21,11 +21,12 @@ struct StrategyGauges {
   std::optional<double> hedge_delay_s{};         ///< seconds
   std::optional<double> send_rate_per_s{};       ///< calls per second; empty until a 429 turned it on
   std::optional<double> bulkhead_active{};       ///< quotes inside
+  std::optional<double> bulkhead_queued{};       ///< quotes waiting for a place
 };
 
 /// Appends a gauge family for each quantity some policy has (quote_lab_throttle_drop_ratio,
 /// quote_lab_concurrency_limit, quote_lab_concurrency_in_flight, quote_lab_hedge_delay_seconds,
-/// quote_lab_adaptive_retry_send_rate, quote_lab_bulkhead_active), one series per policy.
+/// quote_lab_adaptive_retry_send_rate, quote_lab_bulkhead_active, quote_lab_bulkhead_queued), one series per policy.
 void add_strategy_gauges(std::vector<prometheus::MetricFamily>& families, const std::vector<StrategyGauges>& policies);
 
 }  // namespace quote_lab

@@ -71,7 +71,7 @@ LatencySummary summarize_latency(std::vector<double> samples) {
 
 FlowRecord flow_record(const QuoteTrace& t, double queue_ms) {
   return {Incident{t.request.request_id, t.request.mode, t.request.scenario, t.status, t.attempts(), t.retries(),
-                   t.timeouts(), t.fallback_used(), t.short_circuited(), t.elapsed_ms, t.timestamp, queue_ms},
+                   t.timeouts(), t.fallback_used(), t.short_circuited(), t.elapsed_ms, t.timestamp, queue_ms, t.cancelled()},
           t.short_circuits(), t.circuit_opened()};
 }
 

@@ -31,6 +31,7 @@ struct Incident {
   double elapsed_ms;
   WallTime timestamp;
   double queue_ms = 0;   ///< waited for a worker before the flow ran
+  bool cancelled = false;  ///< its client left before it ended (a `cancelled` step)
 };
 
 /// What the telemetry keeps of one finished flow: its incident and the two counts the

@@ -5,6 +5,7 @@
 // No HTTP and no threads here.
 
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -47,6 +48,8 @@ struct CarrierRequest {
   /// The quote's priority, sent as X-Priority on every attempt: a carrier that sheds load
   /// sheds sheddable calls first.
   Priority priority = Priority::critical;
+  /// Stopped when the quote's client has gone: the call is cut at once, its outcome unused.
+  std::stop_token cancel{};
 };
 
 /// How one attempt went.

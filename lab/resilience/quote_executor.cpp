@@ -26,9 +26,37 @@ std::string idempotency_key(const RetryPolicy& policy, const QuoteRequest& reque
   return request.request_id;
 }
 
+// Whether an attempt that ended at `now` ended at the flow's deadline. Once the deadline has
+// passed the attempt failed by it, whatever the carrier answered as it did (gRPC A6: the
+// call fails as DEADLINE_EXCEEDED): the carrier drops work at the same instant and answers
+// 504 deadline_exceeded, racing our own cut. Its clock is the wall clock in whole ms, ours
+// the steady one: an answer up to kDeadlineSkew early is the same cut.
+bool ended_at_deadline(SteadyTime deadline, SteadyTime now) {
+  constexpr Millis kDeadlineSkew{2};
+  return now >= deadline - kDeadlineSkew;
+}
+
+// The flow's stop: the lab's shutdown or its client leaving, whichever comes first. The
+// waits (the bulkhead's queue, a backoff, adaptive retry's token) end at either.
+class FlowStop {
+ public:
+  FlowStop(const std::stop_token& shutdown, const std::stop_token& cancel)
+      : on_shutdown_(shutdown, Request{source_}), on_cancel_(cancel, Request{source_}) {}
+  std::stop_token token() const { return source_.get_token(); }
+
+ private:
+  struct Request {
+    std::stop_source& source;
+    void operator()() const noexcept { source.request_stop(); }
+  };
+  std::stop_source source_;
+  std::stop_callback<Request> on_shutdown_;
+  std::stop_callback<Request> on_cancel_;
+};
+
 }  // namespace
 
-std::optional<Millis> QuoteExecutor::Deadline::left(const Clock& clock) const {
+std::optional<Millis> QuoteExecutor::Flow::Deadline::left(const Clock& clock) const {
   if (!steady) return std::nullopt;
   return std::chrono::duration_cast<Millis>(*steady - clock.now());
 }
@@ -39,7 +67,7 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
   trace.request = request;
   // The total deadline across attempts and waits (deadline_ms; 0 = none): steady for the
   // lab's own decisions, wall for the carrier, which drops work past it.
-  Deadline deadline;
+  Flow::Deadline deadline;
   if (policy.deadline_ms > 0) {
     deadline.steady = started + Millis(policy.deadline_ms);
     deadline.wall = clock_.wall_now() + Millis(policy.deadline_ms);
@@ -47,18 +75,23 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
   if (guards.retry_budget) guards.retry_budget->deposit();
   if (guards.hedge_budget && policy.overload.hedging) guards.hedge_budget->on_request();
   std::optional<BreakerSnapshot> recorded;  // the breaker as the last attempt's record left it
+  const FlowStop stop(shutdown_, request.cancel);
   {
     // The bulkhead, around the attempts (not the fallback): no place, no attempt.
     std::optional<BulkheadPermit> place;
     if (guards.bulkhead && policy.overload.bulkhead)
-      place = guards.bulkhead->enter(Millis(policy.overload.bulkhead->queue_timeout_ms), shutdown_).permit;
-    if (guards.bulkhead && policy.overload.bulkhead && !place)
-      trace.events.push_back({.step = Step::rejected, .attempt = 1, .reason = Reason::bulkhead_full});
-    else
-      run_attempts(trace, request, policy, guards, deadline,
+      place = guards.bulkhead->enter(Millis(policy.overload.bulkhead->queue_timeout_ms), stop.token()).permit;
+    const Flow flow{deadline, stop.token(), request.cancel};
+    if (guards.bulkhead && policy.overload.bulkhead && !place) {
+      if (flow.cancelled()) trace.events.push_back({.step = Step::cancelled, .attempt = 1});
+      else trace.events.push_back({.step = Step::rejected, .attempt = 1, .reason = Reason::bulkhead_full});
+    } else {
+      run_attempts(trace, request, policy, guards, flow,
                    started + std::max(Millis(kMaxQuoteMs), worst_case_duration(policy)), recorded);
+    }
   }
-  if (trace.status != QuoteStatus::completed && policy.fallback) fall_back(trace, request);
+  // Nobody waits for the answer of a cancelled flow: no fallback either.
+  if (trace.status != QuoteStatus::completed && policy.fallback && !trace.cancelled()) fall_back(trace, request);
   trace.elapsed_ms = elapsed_ms(started, clock_.now());
   trace.timestamp = clock_.wall_now();
   // A shared breaker's record answered with its state: no further round trip for it.
@@ -67,22 +100,31 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
 }
 
 void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
-                                 const FlowGuards& guards, const Deadline& deadline, SteadyTime envelope_end,
+                                 const FlowGuards& guards, const Flow& flow, SteadyTime envelope_end,
                                  std::optional<BreakerSnapshot>& recorded) {
   auto& steps = trace.events;
   RetryBudget* const budget = guards.retry_budget;
   Millis previous_wait{0};
   for (int attempt = 1;; ++attempt) {
+    if (flow.cancelled()) {  // in the queue, during the wait: no attempt for a client that left
+      steps.push_back({.step = Step::cancelled, .attempt = attempt});
+      return;
+    }
     if (attempt > 1) {
-      if (const auto stop = before_attempt(attempt, deadline.left(clock_), shutdown_.stop_requested())) {
+      if (const auto stop = before_attempt(attempt, flow.deadline.left(clock_), shutdown_.stop_requested())) {
         steps.push_back({.step = *stop->skipped, .attempt = attempt, .reason = stop->reason});
         return;
       }
     }
-    AttemptFacts facts = call_once(trace, request, policy, attempt, deadline, recorded, guards);
-    if (!steps.empty() && steps.back().step == Step::rejected) return;  // overloaded: the carrier is not asked again
+    AttemptFacts facts = call_once(trace, request, policy, attempt, flow, recorded, guards);
+    // Overloaded (the carrier is not asked again), or the client left.
+    if (!steps.empty() && (steps.back().step == Step::rejected || steps.back().step == Step::cancelled)) return;
+    if (trace.status != QuoteStatus::completed && flow.cancelled()) {  // after a probe it let finish
+      steps.push_back({.step = Step::cancelled, .attempt = attempt + 1});
+      return;
+    }
     facts.shutting_down = shutdown_.stop_requested();
-    facts.time_left = deadline.left(clock_);
+    facts.time_left = flow.deadline.left(clock_);
     facts.retry_after_room = std::chrono::duration_cast<Millis>(envelope_end - clock_.now()) -
                              worst_case_from(policy, attempt + 1);
     const RetryDecision next = next_step(policy, facts, random_.uniform(), previous_wait);
@@ -102,15 +144,17 @@ void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request,
     previous_wait = retry.delay;
     if (retry.delay > Millis::zero()) {
       steps.push_back({.step = retry.wait_step, .attempt = attempt, .wait_ms = retry.delay.count()});
-      // A stop during the wait ends it at once; before_attempt then skips the retry.
-      clock_.sleep_unless_stopped(retry.delay, shutdown_);
+      // A stop during the wait ends it at once; before_attempt then skips the retry (or, the
+      // client gone, the loop's top ends the flow).
+      clock_.sleep_unless_stopped(retry.delay, flow.stop);
       recorded.reset();  // the breaker may have moved during the wait
     }
   }
 }
 
 std::optional<Reason> QuoteExecutor::pass_gates(QuoteTrace& trace, int attempt, const RetryPolicy& policy,
-                                                const FlowGuards& guards, std::optional<ConcurrencyPermit>& permit) {
+                                                const FlowGuards& guards, const Flow& flow,
+                                                std::optional<ConcurrencyPermit>& permit) {
   if (!policy.overload.adaptive_throttle && !policy.overload.adaptive_retry && !policy.overload.concurrency_limit)
     return std::nullopt;
   for (const Strategy s : pipeline_of(policy)) {
@@ -118,7 +162,7 @@ std::optional<Reason> QuoteExecutor::pass_gates(QuoteTrace& trace, int attempt, 
         !guards.throttle->admit())
       return Reason::throttled;
     if (s == Strategy::adaptive_retry && guards.rate && policy.overload.adaptive_retry) {
-      const std::optional<Millis> waited = guards.rate->acquire(policy.overload.adaptive_retry->max_wait_ms, shutdown_);
+      const std::optional<Millis> waited = guards.rate->acquire(policy.overload.adaptive_retry->max_wait_ms, flow.stop);
       if (!waited) return Reason::client_rate_limited;
       if (*waited > Millis::zero())
         trace.events.push_back({.step = Step::token_wait, .attempt = attempt, .wait_ms = waited->count()});
@@ -132,31 +176,36 @@ std::optional<Reason> QuoteExecutor::pass_gates(QuoteTrace& trace, int attempt, 
 }
 
 CallOutcome QuoteExecutor::send(QuoteTrace& trace, const CarrierRequest& call, const RetryPolicy& policy,
-                                const FlowGuards& guards) {
+                                const FlowGuards& guards, bool probe) {
   if (!policy.overload.hedging || !guards.hedger) return carrier_.call(call);
   HedgingDelay* const learnt = guards.hedging_delay;
   const Millis delay(static_cast<long long>(learnt ? learnt->delay_ms() : policy.overload.hedging->delay.fixed_delay_ms));
   HedgeBudget* const budget = guards.hedge_budget;
+  // A half-open breaker admits one call, not one call and its copy (resilience4j counts
+  // permitted calls in half-open; Polly v8 puts the breaker inside each hedged attempt): the
+  // probe's hedge is refused, and the budget is not asked.
   const HedgedCaller::Result r = guards.hedger->call(
-      call, delay, [budget] { return !budget || budget->try_hedge(); },
+      call, delay, [budget, probe] { return !probe && (!budget || budget->try_hedge()); },
       learnt ? std::function<void(double)>([learnt](double ms) { learnt->record_latency_ms(ms); }) : nullptr);
   if (r.hedged)
     trace.events.push_back({.step = Step::hedge, .attempt = call.attempt, .wait_ms = std::llround(r.delay_ms)});
   if (r.hedge_refused)
-    trace.events.push_back({.step = Step::hedge_skipped, .attempt = call.attempt, .reason = Reason::hedge_budget});
+    trace.events.push_back({.step = Step::hedge_skipped, .attempt = call.attempt,
+                            .reason = probe ? Reason::half_open_probe : Reason::hedge_budget});
   if (r.hedge_won) trace.events.push_back({.step = Step::hedge_won, .attempt = call.attempt});
   return r.outcome;
 }
 
 AttemptFacts QuoteExecutor::call_once(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
-                                      int attempt, const Deadline& deadline,
+                                      int attempt, const Flow& flow,
                                       std::optional<BreakerSnapshot>& recorded, const FlowGuards& guards) {
   auto& steps = trace.events;
   AttemptFacts facts{.attempt = attempt};
   recorded.reset();
   std::optional<ConcurrencyPermit> in_flight;
-  if (const auto refused = pass_gates(trace, attempt, policy, guards, in_flight)) {
-    steps.push_back({.step = Step::rejected, .attempt = attempt, .reason = *refused});
+  if (const auto refused = pass_gates(trace, attempt, policy, guards, flow, in_flight)) {
+    if (flow.cancelled()) steps.push_back({.step = Step::cancelled, .attempt = attempt});  // during the token's wait
+    else steps.push_back({.step = Step::rejected, .attempt = attempt, .reason = *refused});
     return facts;
   }
   const Admission admission = policy.circuit_breaker ? breaker_.try_acquire() : Admission::unguarded();
@@ -165,15 +214,28 @@ AttemptFacts QuoteExecutor::call_once(QuoteTrace& trace, const QuoteRequest& req
     if (in_flight) in_flight->cancel();  // no call: no round trip to learn from
     return facts;
   }
-  if (admission.permit && admission.permit->probe) steps.push_back({.step = Step::half_open_probe, .attempt = attempt});
+  const bool probe = admission.permit && admission.permit->probe;
+  if (probe) steps.push_back({.step = Step::half_open_probe, .attempt = attempt});
   // No attempt outlives the deadline: its timeout is what is left of it when shorter.
-  const std::optional<Millis> left = deadline.left(clock_);
-  const Millis timeout = left ? std::min(Millis(policy.timeout_ms), *left) : Millis(policy.timeout_ms);
-  const CallOutcome outcome = send(trace,
-                                   {request.request_id, request.trace_id, request.scenario, request.customer_id,
-                                    request.items, attempt, timeout, idempotency_key(policy, request, attempt),
-                                    deadline.wall, request.lab, request.priority},
-                                   policy, guards);
+  const std::optional<Millis> left = flow.deadline.left(clock_);
+  const bool cut_by_deadline = left && *left < Millis(policy.timeout_ms);
+  const Millis timeout = cut_by_deadline ? *left : Millis(policy.timeout_ms);
+  CallOutcome outcome = send(trace,
+                             {request.request_id, request.trace_id, request.scenario, request.customer_id,
+                              request.items, attempt, timeout, idempotency_key(policy, request, attempt),
+                              flow.deadline.wall, request.lab, request.priority,
+                              // The half-open probe runs to its end: the breaker waits for its outcome.
+                              probe ? std::stop_token{} : flow.cancel},
+                             policy, guards, probe);
+  if (!outcome.ok() && !probe && flow.cancelled()) {
+    // Cut because the client left: it says nothing of the carrier, so neither the breaker
+    // nor a gate learns from it (a closed breaker's permit holds nothing: it lapses).
+    if (in_flight) in_flight->cancel();
+    steps.push_back({.step = Step::cancelled, .attempt = attempt, .elapsed_ms = outcome.elapsed_ms});
+    return facts;
+  }
+  if (cut_by_deadline && !outcome.ok() && ended_at_deadline(*flow.deadline.steady, clock_.now()))
+    outcome.error = CallError::timeout;
   // What the gates learn from the call: an accept unless the carrier failed, a 429 as the
   // carrier's "slow down", and the call's round trip (none for a refused connection, which
   // says nothing of the carrier's queue).

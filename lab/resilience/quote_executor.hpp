@@ -64,7 +64,8 @@ class QuoteExecutor {
   ///                 (wait_ms) instead of `backoff`. Legacy (cap 0) ignores it.
   ///   deadline_ms   a wait that would reach the deadline is not started: retry_skipped,
   ///                 reason `deadline`; every attempt's timeout is min(timeout_ms, time
-  ///                 left); CarrierRequest::deadline carries it to the carrier
+  ///                 left); CarrierRequest::deadline carries it to the carrier; an attempt
+  ///                 the deadline cut fails as `timeout`, whatever the carrier answered at it
   ///   budget        with a retry_budget_ratio, a retry the budget refuses is retry_skipped,
   ///                 reason `retry_budget` (the budget is not asked without a ratio)
   /// `budget`: the retry budget of this policy in this lab (one per lab and policy), or
@@ -83,38 +84,52 @@ class QuoteExecutor {
   ///                 (no retry: the strategy said the carrier is overloaded), then the fallback
   ///   hedging       the attempt is a hedged call (hedged_call.hpp): `hedge` when the second
   ///                 call goes, `hedge_won` when it answered first, `hedge_skipped` with reason
-  ///                 hedge_budget when the budget kept it back
+  ///                 hedge_budget when the budget kept it back, or half_open_probe when the
+  ///                 attempt is the half-open breaker's one probe (one call, never two)
+  /// A client that leaves (QuoteRequest::cancel) stops the flow where it is: a queued quote
+  /// leaves the bulkhead's queue, a backoff or token wait ends, no further attempt starts, and
+  /// an attempt in flight is cut, unless it is the half-open probe (the breaker needs its
+  /// outcome: it runs to its end and is recorded). The flow ends with a `cancelled` step and
+  /// no fallback (status failed); a cut attempt teaches neither the breaker nor a gate.
   /// Each gate hears how its call went: the throttle an accept unless the carrier failed,
   /// adaptive retry whether the carrier said 429, the concurrency limit the call's RTT.
   QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy, const FlowGuards& guards);
 
  private:
-  /// The flow's deadline (deadline_ms), steady for the lab and wall for the carrier; both
-  /// empty without one.
-  struct Deadline {
-    std::optional<SteadyTime> steady;
-    std::optional<WallTime> wall;
-    std::optional<Millis> left(const Clock& clock) const;  ///< empty without a deadline
+  /// What every step of one flow reads besides its trace.
+  struct Flow {
+    /// The flow's deadline (deadline_ms), steady for the lab and wall for the carrier; both
+    /// empty without one.
+    struct Deadline {
+      std::optional<SteadyTime> steady;
+      std::optional<WallTime> wall;
+      std::optional<Millis> left(const Clock& clock) const;  ///< empty without a deadline
+    } deadline;
+    std::stop_token stop;    ///< the lab's shutdown or the client leaving: ends every wait
+    std::stop_token cancel;  ///< the client leaving (QuoteRequest::cancel)
+    bool cancelled() const { return cancel.stop_requested(); }
   };
   /// Attempt slot `attempt`: the breaker's admission, the call and its record; appends its
   /// steps (and the answer, on success) to `trace` and returns what next_step needs of it.
   /// `recorded` becomes the breaker as the record left it, or empty when nothing was
   /// recorded (the answer then reads the breaker once more at the end).
   AttemptFacts call_once(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
-                         int attempt, const Deadline& deadline, std::optional<BreakerSnapshot>& recorded,
+                         int attempt, const Flow& flow, std::optional<BreakerSnapshot>& recorded,
                          const FlowGuards& guards);
   /// The attempts and waits of one flow, until one answers, the decision stops or a strategy
   /// rejects; `recorded` as call_once.
   void run_attempts(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
-                    const FlowGuards& guards, const Deadline& deadline, SteadyTime envelope_end,
+                    const FlowGuards& guards, const Flow& flow, SteadyTime envelope_end,
                     std::optional<BreakerSnapshot>& recorded);
   /// The gates before the breaker (pipeline.hpp), in the pipeline's order, for attempt
   /// `attempt`: why one refused, or nullopt with `permit` holding the concurrency limit's
   /// place when there is one. A wait for adaptive retry's token goes to `trace` (token_wait).
   std::optional<Reason> pass_gates(QuoteTrace& trace, int attempt, const RetryPolicy& policy, const FlowGuards& guards,
-                                   std::optional<ConcurrencyPermit>& permit);
-  /// The call itself: plain, or hedged when the policy hedges (its steps go to `trace`).
-  CallOutcome send(QuoteTrace& trace, const CarrierRequest& call, const RetryPolicy& policy, const FlowGuards& guards);
+                                   const Flow& flow, std::optional<ConcurrencyPermit>& permit);
+  /// The call itself: plain, or hedged when the policy hedges (its steps go to `trace`);
+  /// a half-open `probe` is never hedged.
+  CallOutcome send(QuoteTrace& trace, const CarrierRequest& call, const RetryPolicy& policy, const FlowGuards& guards,
+                   bool probe);
   /// Answers from the cache (a seed quote when it holds nothing for this customer).
   void fall_back(QuoteTrace& trace, const QuoteRequest& request);
 

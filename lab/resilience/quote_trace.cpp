@@ -80,6 +80,7 @@ bool QuoteTrace::short_circuited() const {
 
 bool QuoteTrace::circuit_opened() const { return has_step(*this, Step::circuit_opened); }
 bool QuoteTrace::fallback_used() const { return has_step(*this, Step::fallback_used); }
+bool QuoteTrace::cancelled() const { return has_step(*this, Step::cancelled); }
 bool QuoteTrace::probed() const { return has_step(*this, Step::half_open_probe); }
 
 }  // namespace quote_lab

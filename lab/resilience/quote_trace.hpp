@@ -6,6 +6,7 @@
 // second tally that could disagree. Standard library, clock and vocabulary only.
 
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,9 @@ struct QuoteRequest {
   std::string trace_id;
   std::string lab;  ///< the student lab asking (`?lab=NAME`); empty for the teacher's
   Priority priority = Priority::critical;  ///< X-Priority or `?priority=`, sent on every carrier attempt
+  /// Stopped when the client has gone (http/client_watch.hpp): the flow stops where it is,
+  /// ends with a `cancelled` step and falls back to nothing. Never stopped by default.
+  std::stop_token cancel{};
 };
 
 /// The quote given to the client.
@@ -95,6 +99,8 @@ struct QuoteTrace {
   bool circuit_opened() const;
   /// The answer is the fallback quote.
   bool fallback_used() const;
+  /// The client left before the flow ended (a `cancelled` step): nobody read its answer.
+  bool cancelled() const;
   /// This flow's call was the half-open breaker's probe.
   bool probed() const;
   /// Hedged calls sent (hedge steps): carrier calls besides the attempts.

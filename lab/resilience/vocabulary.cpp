@@ -10,7 +10,7 @@ constexpr NameTable<Mode, 2> kModeNames{{{
     {Mode::resilient, "resilient"},
 }}};
 
-constexpr NameTable<Step, 14> kStepNames{{{
+constexpr NameTable<Step, 15> kStepNames{{{
     {Step::attempt_success, "attempt_success"},
     {Step::attempt_failed, "attempt_failed"},
     {Step::backoff, "backoff"},
@@ -25,9 +25,10 @@ constexpr NameTable<Step, 14> kStepNames{{{
     {Step::hedge_won, "hedge_won"},
     {Step::hedge_skipped, "hedge_skipped"},
     {Step::token_wait, "token_wait"},
+    {Step::cancelled, "cancelled"},
 }}};
 
-constexpr NameTable<Reason, 18> kReasonNames{{{
+constexpr NameTable<Reason, 19> kReasonNames{{{
     {Reason::timeout, "timeout"},
     {Reason::connect_error, "connect_error"},
     {Reason::http_5xx, "http_5xx"},
@@ -44,6 +45,7 @@ constexpr NameTable<Reason, 18> kReasonNames{{{
     {Reason::bulkhead_full, "bulkhead_full"},
     {Reason::client_rate_limited, "client_rate_limited"},
     {Reason::hedge_budget, "hedge_budget"},
+    {Reason::half_open_probe, "half_open_probe"},
     {Reason::seed_quote, "seed_quote"},
     {Reason::cached_quote, "cached_quote"},
 }}};

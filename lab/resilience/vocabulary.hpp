@@ -41,6 +41,7 @@ enum class Step {
   hedge_won,        ///< the hedge answered first; the first call was abandoned
   hedge_skipped,    ///< a hedge was due but not sent (with the reason)
   token_wait,       ///< the attempt waited for adaptive retry's token before it went (wait_ms)
+  cancelled,        ///< the client left: the flow stopped here (an attempt it cut: elapsed_ms)
 };
 
 std::string_view to_string(Step s);
@@ -70,6 +71,7 @@ enum class Reason {
   bulkhead_full,        ///< the policy's bulkhead had no place and no queue place left
   client_rate_limited,  ///< adaptive retry's token would come later than its max wait (AWS SDKs)
   hedge_budget,         ///< hedges would exceed their budget (a share of requests)
+  half_open_probe,      ///< the attempt is the half-open breaker's one probe: no copy of it
   // Which fallback quote was served (fallback_used).
   seed_quote,       ///< no live quote was ever cached for this key: the seed quote
   cached_quote,     ///< the last live quote for this key

@@ -457,3 +457,26 @@ TEST_CASE("queue_ms is the wait the route measured before the flow ran, to 0.01 
 }
 
 }  // namespace test_lab_app
+
+namespace test_lab_app {
+
+TEST_CASE("a quote whose client left says so: a cancelled step, no fallback, and the incident marked cancelled") {
+  Lab lab;
+  std::stop_source client;
+  client.request_stop();  // gone before its turn
+  const auto result = lab.app.quote("resilient", "ok", 42, 3, nullptr, 0, Priority::critical, client.get_token());
+  const json answer = quote_answer(lab.app, result);
+  CHECK(event_names(answer) == std::vector<std::string>{"cancelled"});
+  CHECK(answer["status"] == "failed");
+  CHECK(answer["quote"].is_null());
+  CHECK(answer["explanation"]["en"] ==
+        "The client left before the answer: the quote was cancelled where it was (queued, waiting or in its call), "
+        "with no further call to the carrier and no fallback.");
+  CHECK(answer["explanation"]["es"] ==
+        "El cliente se fue antes de la respuesta: la cotización se canceló donde estaba (en la cola, en una espera o "
+        "en su llamada), sin más llamadas al proveedor y sin respaldo.");
+  CHECK(lab.carrier_calls() == 0);
+  CHECK(result.flow.incident.cancelled);
+}
+
+}  // namespace test_lab_app

@@ -11,6 +11,7 @@
 #include "lab/carrier/threaded_hedged_caller.hpp"
 #include "lab/resilience/quote_budget.hpp"
 #include "support/executor_rig.hpp"
+#include "support/poll.hpp"
 
 namespace test_overload_pipeline {
 
@@ -218,6 +219,83 @@ TEST_CASE("hedged in a partial outage where every call is slow: hedges stay with
 }
 
 namespace {
+// The carrier still down: every attempt's first call fails after the attempt's whole timeout
+// (the fake clock advances by it), and so does its hedge when may_hedge() lets one go. Counts
+// the carrier calls made.
+class DownHedger final : public HedgedCaller {
+ public:
+  explicit DownHedger(FakeClock& clock, CallError error = CallError::timeout) : clock_(clock), error_(error) {}
+  Result call(const CarrierRequest& request, Millis delay, const std::function<bool()>& may_hedge,
+              std::function<void(double)>) override {
+    ++calls;
+    Result r;
+    r.delay_ms = static_cast<double>(delay.count());
+    if (may_hedge()) {
+      ++calls;
+      r.hedged = true;
+    } else {
+      r.hedge_refused = true;
+    }
+    clock_.advance(request.timeout);
+    r.outcome = CallOutcome{.error = error_, .http_status = error_ == CallError::http_5xx ? 504 : 0,
+                            .elapsed_ms = static_cast<double>(request.timeout.count())};
+    return r;
+  }
+  int calls = 0;
+
+ private:
+  FakeClock& clock_;
+  CallError error_;
+};
+
+// hedged, with the course's breaker before the hedging: a user's policy.
+RetryPolicy hedged_behind_breaker() {
+  RetryPolicy p = hedged_policy().retry;
+  p.circuit_breaker = true;
+  p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::circuit_breaker, Strategy::hedging, Strategy::timeout};
+  return p;
+}
+}  // namespace
+
+TEST_CASE("a half-open breaker before hedging lets one carrier call through: the probe's hedge is hedge_skipped, reason half_open_probe") {
+  ExecutorRig rig;
+  const RetryPolicy policy = hedged_behind_breaker();
+  REQUIRE(pipeline_problem(policy.pipeline).empty());
+  HedgeBudget budget(rig.clock, policy.overload.hedging->budget);
+  DownHedger hedger(rig.clock);
+  const FlowGuards guards{.hedge_budget = &budget, .hedger = &hedger};
+  for (int i = 0; i < 2; ++i) rig.executor.run(request("hedged"), policy, guards);  // 2 failures open it
+  REQUIRE(rig.breaker.snapshot().state == BreakerState::open);
+  rig.clock.advance(Millis(30'000));  // the cooldown: the next call is the probe
+  hedger.calls = 0;
+  const QuoteTrace t = rig.executor.run(request("hedged"), policy, guards);
+  CHECK(hedger.calls == 1);
+  CHECK(event_names(t) ==
+        std::vector<std::string>{"half_open_probe", "hedge_skipped", "attempt_failed", "circuit_opened", "fallback_used"});
+  CHECK(t.events[1].reason == Reason::half_open_probe);
+  // Closed again, a slow call is hedged as before: the refusal was the probe's only.
+  rig.breaker.reset();
+  hedger.calls = 0;
+  rig.executor.run(request("hedged"), policy, guards);
+  CHECK(hedger.calls == 2);
+}
+
+TEST_CASE("an attempt the deadline cuts fails as timeout, whatever the hedged call answered at the deadline") {
+  ExecutorRig rig;
+  RetryPolicy policy = hedged_policy().retry;  // 1500 ms attempts: a 400 ms deadline cuts the first
+  policy.deadline_ms = 400;
+  HedgeBudget budget(rig.clock, policy.overload.hedging->budget);
+  DownHedger hedger(rig.clock, CallError::http_5xx);  // the carrier's 504 deadline_exceeded, at the deadline
+  for (int i = 0; i < 100; ++i) {
+    const QuoteTrace t = rig.executor.run(request("hedged"), policy, FlowGuards{.hedge_budget = &budget, .hedger = &hedger});
+    const auto failed = std::find_if(t.events.begin(), t.events.end(),
+                                     [](const TraceEvent& e) { return e.step == Step::attempt_failed; });
+    REQUIRE(failed != t.events.end());
+    CHECK(failed->reason == Reason::timeout);
+  }
+}
+
+namespace {
 // Answers each call after a real delay from a script (the first call's, then the hedge's).
 class TimedCarrier final : public CarrierCaller {
  public:
@@ -279,6 +357,109 @@ TEST_CASE("the worst case of a flow counts the overload strategies' waits: adapt
   queued.overload.bulkhead->queue_timeout_ms = 500;
   CHECK(worst_case_duration(queued) - unqueued == Millis(500));
   CHECK(worst_case_from(queued, 2) == worst_case_from(bulkhead_policy().retry, 2));  // only before the first
+}
+
+}  // namespace test_overload_pipeline
+
+namespace test_overload_pipeline {
+
+namespace {
+
+QuoteRequest cancellable(const std::string& mode, std::stop_token cancel) {
+  QuoteRequest r = request(mode);
+  r.cancel = std::move(cancel);
+  return r;
+}
+
+// A carrier on the rig's clock whose calls last `ms` and fail with `error`; `during_call`
+// runs inside each call (a client hanging up while its attempt is out).
+class FailingCarrier final : public CarrierCaller {
+ public:
+  explicit FailingCarrier(FakeClock& clock) : clock_(clock) {}
+  CallOutcome call(const CarrierRequest& request) override {
+    ++calls;
+    if (during_call) during_call();
+    // A cut call returns at once; an uncut one takes its whole time.
+    if (!request.cancel.stop_requested()) clock_.advance(Millis(static_cast<long long>(ms)));
+    CallOutcome out{.error = error, .elapsed_ms = request.cancel.stop_requested() ? 40.0 : ms};
+    if (error == CallError::none) out.quote = Quote{"Q-f", 10, "USD", {}};
+    return out;
+  }
+  int calls = 0;
+  double ms = 220;
+  CallError error = CallError::timeout;
+  std::function<void()> during_call;
+
+ private:
+  FakeClock& clock_;
+};
+
+}  // namespace
+
+TEST_CASE("a quote queued in the bulkhead whose client leaves never calls the carrier and frees its queue place") {
+  ExecutorRigWith<HoldingCarrier> rig;
+  RetryPolicy policy = bulkhead_policy().retry;
+  policy.overload.bulkhead = BulkheadPolicy{.max_concurrent = 1, .max_queued = 1, .queue_timeout_ms = 5000};
+  Bulkhead bulkhead(BulkheadSettings{1, 1});
+  const FlowGuards guards{.bulkhead = &bulkhead};
+  std::thread inside([&] { rig.executor.run(request("bulkhead"), policy, guards); });
+  rig.carrier.wait_for_held(1);
+  std::stop_source client;
+  QuoteTrace abandoned;
+  std::thread queued([&] { abandoned = rig.executor.run(cancellable("bulkhead", client.get_token()), policy, guards); });
+  REQUIRE(eventually([&] { return bulkhead.stats().queued == 1; }, std::chrono::seconds(10)));
+  client.request_stop();  // the client hangs up while queued
+  queued.join();
+  CHECK(event_names(abandoned) == std::vector<std::string>{"cancelled"});
+  CHECK(abandoned.cancelled());
+  CHECK(abandoned.attempts() == 0);
+  CHECK(bulkhead.stats().queued == 0);  // its place is free: the next quote may queue
+  CHECK(bulkhead.stats().stopped == 1);
+  rig.carrier.release();
+  inside.join();
+  CHECK(rig.carrier.held() == 1);  // the one inside; the abandoned quote never called
+  CHECK(bulkhead.stats().admitted == 1);
+}
+
+TEST_CASE("a quote whose client leaves during an attempt stops there: the attempt is cancelled, no retry, no fallback, the breaker unmoved") {
+  ExecutorRigWith<FailingCarrier> rig;
+  const RetryPolicy& policy = rig.policies.resilient;
+  std::stop_source client;
+  rig.carrier.during_call = [&] { client.request_stop(); };
+  const QuoteTrace t = rig.executor.run(cancellable("resilient", client.get_token()), policy);
+  CHECK(event_names(t) == std::vector<std::string>{"cancelled"});
+  REQUIRE(t.events[0].elapsed_ms);
+  CHECK(*t.events[0].elapsed_ms == 40);
+  CHECK(t.status == QuoteStatus::failed);
+  CHECK(rig.carrier.calls == 1);
+  CHECK(rig.breaker.snapshot().consecutive_failures == 0);  // a client leaving says nothing of the carrier
+}
+
+TEST_CASE("a client that left before its quote began gets no attempt at all") {
+  ExecutorRigWith<FailingCarrier> rig;
+  std::stop_source client;
+  client.request_stop();
+  const QuoteTrace t = rig.executor.run(cancellable("resilient", client.get_token()), rig.policies.resilient);
+  CHECK(event_names(t) == std::vector<std::string>{"cancelled"});
+  CHECK(rig.carrier.calls == 0);
+}
+
+TEST_CASE("a half-open probe whose client leaves still runs to its end and is recorded, and no retry follows") {
+  ExecutorRigWith<FailingCarrier> rig;
+  const RetryPolicy& policy = rig.policies.resilient;
+  for (int i = 0; i < 2; ++i) {  // resilient: 2 attempts of 220 ms fail, the breaker opens
+    rig.executor.run(request("resilient"), policy);
+  }
+  REQUIRE(rig.breaker.snapshot().state == BreakerState::open);
+  rig.clock.advance(Millis(30'000));
+  std::stop_source client;
+  rig.carrier.during_call = [&] { client.request_stop(); };
+  const int before = rig.carrier.calls;
+  const QuoteTrace t = rig.executor.run(cancellable("resilient", client.get_token()), policy);
+  CHECK(rig.carrier.calls - before == 1);
+  CHECK(event_names(t) == std::vector<std::string>{"half_open_probe", "attempt_failed", "circuit_opened", "cancelled"});
+  CHECK(rig.breaker.snapshot().state == BreakerState::open);  // the probe's failure was recorded
+  CHECK(rig.breaker.snapshot().open_events == 2);
 }
 
 }  // namespace test_overload_pipeline

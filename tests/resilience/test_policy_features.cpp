@@ -187,6 +187,37 @@ TEST_CASE("deadline_ms: attempts get what is left, and no wait or attempt starts
   }
 }
 
+TEST_CASE("deadline_ms: an attempt the deadline cuts fails as timeout, whatever the carrier answered at it") {
+  Rig rig;
+  RetryPolicy p = rig.policies.resilient;  // 220 ms attempts, first backoff 110 ms
+  p.deadline_ms = 400;                      // the second attempt gets the last 70 ms
+  p.circuit_breaker = false;                // 100 quotes in a row: each shows its own attempts
+  const CallError answers[] = {CallError::http_5xx, CallError::connect_error, CallError::http_429,
+                               CallError::bad_response, CallError::timeout};
+  int labelled_timeout = 0;
+  for (int i = 0; i < 100; ++i) {
+    // The carrier drops the work at the deadline and says so (504 deadline_exceeded), or the
+    // connection breaks then: the same instant as the lab's own cut.
+    rig.carrier.fail(CallError::timeout, 220).fail(answers[i % 5], 70);
+    const QuoteTrace t = rig.run(p, nullptr, "q-" + std::to_string(i));
+    REQUIRE(event_names(t) == std::vector<std::string>{"attempt_failed", "backoff", "attempt_failed", "fallback_used"});
+    labelled_timeout += t.events[2].reason == Reason::timeout;
+  }
+  CHECK(labelled_timeout == 100);
+  SUBCASE("an answer 10 ms before the deadline is the carrier's own: it keeps its reason") {
+    rig.carrier.fail(CallError::timeout, 220).fail(CallError::http_5xx, 60);
+    const QuoteTrace t = rig.run(p, nullptr, "early");
+    REQUIRE(t.events.size() == 4);
+    CHECK(t.events[2].reason == Reason::http_5xx);
+  }
+  SUBCASE("an attempt with its own whole timeout is not cut by the deadline: a 5xx at 220 ms stays a 5xx") {
+    p.deadline_ms = 2000;
+    rig.carrier.fail(CallError::http_5xx, 220).succeed(20);
+    const QuoteTrace t = rig.run(p, nullptr, "uncut");
+    CHECK(t.events[0].reason == Reason::http_5xx);
+  }
+}
+
 TEST_CASE("idempotency_key: per_flow (default) repeats the request id, per_attempt numbers it, none sends none") {
   struct Row {
     IdempotencyKey key;

@@ -46,7 +46,7 @@ TEST_CASE("steps: the event names of SPEC, in one table") {
   CHECK(step_names() == std::vector<std::string>{"attempt_success", "attempt_failed", "backoff", "circuit_opened",
                                                   "short_circuit", "half_open_probe", "fallback_used", "retry_skipped",
                                                   "retry_after", "rejected", "hedge", "hedge_won", "hedge_skipped",
-                                                  "token_wait"});
+                                                  "token_wait", "cancelled"});
   check_round_trip<Step>(step_names(), parse_step);
   CHECK_FALSE(parse_step("attempt-success").has_value());
   CHECK_FALSE(parse_step("").has_value());
@@ -57,7 +57,7 @@ TEST_CASE("reasons: failure, skip and fallback reasons, in one table") {
                                                     "circuit_open", "probe_in_flight", "not_retryable", "shutting_down",
                                                     "retry_budget", "deadline", "throttled", "concurrency_limit",
                                                     "bulkhead_full", "client_rate_limited", "hedge_budget",
-                                                    "seed_quote", "cached_quote"});
+                                                    "half_open_probe", "seed_quote", "cached_quote"});
   check_round_trip<Reason>(reason_names(), parse_reason);
   CHECK_FALSE(parse_reason("http_4xx").has_value());  // SPEC shows a 4xx as bad_response
   CHECK_FALSE(parse_reason("TIMEOUT").has_value());
