@@ -1,25 +1,12 @@
 #include "lab/http/client_watch.hpp"
+#include "lab/http/connection_limits.hpp"
 
 #include <poll.h>
-#include <sys/socket.h>
 
 #include <utility>
 #include <vector>
 
 namespace quote_lab {
-
-namespace {
-
-// The peer closed its side (or the socket failed). Readable with data waiting is a client
-// still there (a pipelined next request).
-bool peer_gone(const pollfd& p) {
-  if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) return true;
-  if (!(p.revents & POLLIN)) return false;
-  char byte;
-  return ::recv(p.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
-}
-
-}  // namespace
 
 ClientWatch::~ClientWatch() {
   if (thread_.joinable()) {
@@ -72,7 +59,7 @@ void ClientWatch::run(std::stop_token stop) {
     // (a registration ends before its socket closes). poll with a 0 timeout does not block.
     if (!fds.empty() && ::poll(fds.data(), fds.size(), 0) > 0) {
       for (std::size_t i = 0; i < fds.size(); ++i)
-        if (peer_gone(fds[i])) watched_.at(ids[i]).gone.request_stop();
+        if (peer_gone(fds[i].fd, fds[i].revents)) watched_.at(ids[i]).gone.request_stop();
     }
     wake_.wait_for(lock, stop, every_, [] { return false; });
   }

@@ -74,12 +74,15 @@ bool ConnectionStream::wait_for_request(const std::function<bool()>& stopping) {
   return true;
 }
 
-bool ConnectionStream::peer_closed() const {
-  const int revents = poll_for(sock_, POLLIN | POLLRDHUP, 0);
+bool peer_gone(socket_t sock, short revents) {
   if (revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) return true;
   if (!(revents & POLLIN)) return false;
   char byte;
-  return ::recv(sock_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+  return ::recv(sock, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+bool ConnectionStream::peer_closed() const {
+  return peer_gone(sock_, static_cast<short>(poll_for(sock_, POLLIN | POLLRDHUP, 0)));
 }
 
 bool ConnectionStream::wait_readable() {

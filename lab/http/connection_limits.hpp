@@ -45,6 +45,11 @@ struct ConnectionLimits {
   int write_timeout_ms = 5000;
 };
 
+/// Whether the peer of connected socket `sock` has closed its side (or the socket failed),
+/// given what poll() answered for it with POLLIN | POLLRDHUP: readable with data waiting is
+/// a peer still there (a pipelined next request). Peeks at most one byte; never blocks.
+bool peer_gone(socket_t sock, short revents);
+
 /// httplib::Stream over one connected socket for the connection's whole life: one
 /// read-ahead buffer kept across requests (pipelined requests are answered in order),
 /// a head bound in time and bytes, and writes that notice a peer that has gone. Not
