@@ -43,8 +43,8 @@ POLICY_LINES = [
      "≤ 4: the quotes beyond its places are refused at once"),
     ("hedged: one attempt of 1500 ms, a hedge after the p90, budget 15 % + 1/s", ["--mode", "hedged"],
      "≈ 1 + the hedges its budget allows"),
-    ("aws_adaptive: 3 attempts, CUBIC-paced tokens", ["--mode", "aws_adaptive"],
-     "≈ 3: adaptive retry slows on 429s, not on timeouts"),
+    ("aws_adaptive: 3 attempts, CUBIC-paced tokens, botocore's retry quota", ["--mode", "aws_adaptive"],
+     "1.5: the quota's 500 pays 50 retries at 10 after a timeout; the tokens slow on 429s only"),
 ]
 LAYER_LINES = [
     ("1 layer: the lab", ["--mode", "legacy", "--layers", "1"], "4"),
@@ -132,6 +132,11 @@ How many calls the carrier gets per client request when it always fails.
 - With the breaker, the first failed attempts open it and every later request is answered
   from the fallback without calling the carrier: the load falls to about 0 (the calls made
   before it opened, by the clients already under way, spread over all the requests).
+- `aws_adaptive` carries botocore's retry quota (adaptive mode registers the standard mode's):
+  500 units, 10 per retry after a timeout, refilled only by answers. `provider_down` times out
+  every call, so the quota pays 50 retries in all and then every request tries once: 150 calls
+  for 100 requests, whatever their order (3.00 before the quota). Its CUBIC tokens alone would
+  not slow it: they slow on 429s, not on timeouts.
 - `--mode` takes any policy the lab serves: a named one (here ADR-0005's, 3 attempts) is
   stormed at `/quote/NAME`, and its calls are counted under its own name. The dashboard's
   storm form does the same (every policy, "without breaker", a retry budget ratio, 1–3

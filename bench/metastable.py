@@ -31,7 +31,7 @@ LINES = [
     ("adaptive_limit: resilient's retries under Envoy's gradient concurrency limit", ["--mode", "adaptive_limit"]),
     ("bulkhead: legacy's retries behind 4 places", ["--mode", "bulkhead"]),
     ("hedged: one attempt of 1500 ms, a hedge after the p90", ["--mode", "hedged"]),
-    ("aws_adaptive: 3 attempts, CUBIC-paced tokens", ["--mode", "aws_adaptive"]),
+    ("aws_adaptive: 3 attempts, CUBIC-paced tokens, botocore's retry quota", ["--mode", "aws_adaptive"]),
 ]
 
 
@@ -107,7 +107,12 @@ served normally (`recovered_after_trigger_s` in `GET /carrier`'s `metastable`).
   serves: it recovered within a second. The bulkhead caps quotes, not calls (legacy's 4
   attempts each), and Envoy's gradient limit, with calls abandoned at 220 ms while the carrier
   works on for 800, reads short round trips and keeps the carrier over its 6: neither recovers.
-  Adaptive retry slows on 429s only; the carrier's slow 503s never slow it down.
+  `aws_adaptive`'s retry quota (botocore's: 500 units, 5 per retry) is spent within the
+  trigger, and only answers refill it: after it every quote tries once (1.07 calls per request,
+  2.92 before the quota). That is not enough: 4 clients whose calls are abandoned at 220 ms
+  while the carrier works on each for 800 ms still keep more than its 6 in flight, and adaptive
+  retry's tokens slow on 429s only, never on these slow 503s. Fewer retries is not less load
+  when the first attempts alone overload the carrier.
 """
     write_doc(args.out, text)
 

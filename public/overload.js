@@ -1,20 +1,21 @@
 // The overload strategies panel, its data: for each policy of the lab whose pipeline has an
 // overload strategy (GET /, `policies.NAME.pipeline`), what it admitted, refused (by reason)
 // and hedged, and the strategy's live quantity (drop probability, limit and calls in
-// flight, quotes inside the bulkhead, hedge delay, send rate). Counts come from the lab's
+// flight, quotes inside the bulkhead, hedge delay, send rate, retry quota left). Counts come from the lab's
 // own counters (/diagnostics/summary, which the page reads anyway, and the metric families
 // below), never from the answers the stream happened to carry: a storm's thousands of
 // refusals a second are counted whole. Pure (no DOM): node tests drive it.
 
 /// The pipeline strategies that control overload, in the order the panel names them.
-export const OVERLOAD_STRATEGIES = ['adaptive_throttle', 'concurrency_limit', 'bulkhead', 'hedging', 'adaptive_retry'];
+export const OVERLOAD_STRATEGIES = ['adaptive_throttle', 'concurrency_limit', 'bulkhead', 'hedging', 'adaptive_retry',
+  'retry_quota'];
 
 /// The metric families the panel reads: GET /metrics?family=… answers these only (a few KB,
 /// where the whole telemetry of a busy lab is some 300 KB).
 export const OVERLOAD_FAMILIES = [
   'quote_lab_overload_rejections_total', 'quote_lab_hedges_total', 'quote_lab_throttle_drop_ratio',
   'quote_lab_concurrency_limit', 'quote_lab_concurrency_in_flight', 'quote_lab_hedge_delay_seconds',
-  'quote_lab_adaptive_retry_send_rate', 'quote_lab_bulkhead_active',
+  'quote_lab_adaptive_retry_send_rate', 'quote_lab_bulkhead_active', 'quote_lab_retry_quota_available',
 ];
 
 /// The path that reads them (the page's lab is added by net.js).
@@ -54,7 +55,8 @@ const one = (samples, family, mode) => {
 /// {sent, won, skipped} (null for a policy that does not hedge); and the live quantities,
 /// null where the lab has none yet (adaptive retry's rate exists once a 429 turned it on):
 /// `dropRatio` (0–1), `limit`, `inFlight`, `bulkheadActive` with `bulkheadMax` (the policy's
-/// setting), `hedgeDelayMs`, `sendRate` (calls/s).
+/// setting), `hedgeDelayMs`, `sendRate` (calls/s), `quotaAvailable` with `quotaCapacity` (the
+/// policy's setting).
 export function overloadRows(policies, summaryModes, metrics) {
   const samples = samplesByMode(metrics);
   return policies.map(p => {
@@ -77,6 +79,8 @@ export function overloadRows(policies, summaryModes, metrics) {
       bulkheadMax: p.settings.bulkhead?.max_concurrent ?? null,
       hedgeDelayMs: delayS == null ? null : delayS * 1000,
       sendRate: one(samples, 'quote_lab_adaptive_retry_send_rate', p.name),
+      quotaAvailable: one(samples, 'quote_lab_retry_quota_available', p.name),
+      quotaCapacity: p.settings.retry_quota?.capacity ?? null,
     };
   });
 }

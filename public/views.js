@@ -181,6 +181,8 @@ export function renderOverloadView(rows, w, f) {
     if (r.strategies.includes('hedging')) live.push(fig('hedgeDelay', r.hedgeDelayMs, f.ms(r.hedgeDelayMs), k.hedgeDelay));
     if (r.strategies.includes('adaptive_retry'))
       live.push(fig('sendRate', r.sendRate, r.sendRate == null ? w.none : f.perSecond(r.sendRate, 1), r.sendRate == null ? w.sendRateOff : k.sendRate));
+    if (r.strategies.includes('retry_quota'))
+      live.push(fig('retryQuota', r.quotaAvailable, `${f.num(r.quotaAvailable)} / ${f.num(r.quotaCapacity)}`, k.retryQuota));
     for (const node of live) node.classList.add('live-value');
     const reasons = Object.entries(r.rejected).map(([reason, n]) => `${w.rejectedReason[reason] || w.reason[reason] || reason}: ${f.num(n)}`);
     return el('div', { class: 'overload-card', 'data-policy': r.name, 'data-requests': String(r.requests) }, title,

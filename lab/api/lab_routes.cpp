@@ -16,6 +16,7 @@
 #include "lab/base/did_you_mean.hpp"
 #include "lab/base/lab_name.hpp"
 #include "lab/http/http_server.hpp"
+#include "lab/http/lab_name_error.hpp"
 #include "lab/http/request_guard.hpp"
 #include "lab/http/static_files.hpp"
 #include "lab/http/worker_slots.hpp"
@@ -63,7 +64,8 @@ std::optional<ApiError> refuse_without_key(Shared& shared, const Request& req, c
   const auto owner_found = shared.labs.keys().owner_of(*name);
   if (!owner_found) return std::nullopt;
   const std::string& owner = *owner_found;
-  const std::string presented = presented_lab_key(req);
+  const std::string presented = presented_lab_key(req.get_header_value(std::string(kLabKeyHeader).c_str()),
+                                                  req.get_param_value(std::string(kLabKeyParam).c_str()));
   // A teacher's token that is not this lab's: say so, not that a student key is missing.
   if (presented.empty() && req.has_header("Authorization"))
     return api_error(403, "wrong_teacher_token", MessageId::wrong_teacher_token, {});
@@ -121,7 +123,8 @@ void serve(Shared& shared, const Route& route, const Request& req, const std::st
   if (lab_name != nullptr && needs_lab_key(route))
     if (const auto refusal = refuse_without_key(shared, req, *lab_name)) return send_api_error(req, res, *refusal);
   const auto found = shared.labs.find(lab_name);
-  if (found.error) return send_api_error(req, res, *found.error);
+  if (!found.lab)
+    return send_api_error(req, res, no_lab_error(found.bad_name, lab_name ? *lab_name : "", shared.labs.limits()));
   serve_lab(shared, route, req, body, res, found);
 }
 
@@ -157,6 +160,12 @@ std::string route_pattern(const std::string& path) {
     }
   }
   return pattern;
+}
+
+ApiError no_lab_error(LabNameProblem bad_name, std::string_view raw, const LabLimits& limits) {
+  if (bad_name != LabNameProblem::none) return lab_name_error(raw, bad_name);
+  return api_error(503, "too_many_labs", MessageId::too_many_labs,
+                   {{"max", std::to_string(limits.max_labs)}, {"minutes", std::to_string(limits.idle_expiry.count())}});
 }
 
 void register_lab_routes(HttpServer& server, LabRegistry& labs, const StaticRoots& dashboard,

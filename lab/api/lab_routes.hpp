@@ -9,12 +9,20 @@
 #include "lab/api/rate_limiting.hpp"
 #include "lab/api/route_table.hpp"
 #include "lab/base/clock.hpp"
+#include "lab/base/lab_name.hpp"
+#include "lab/http/api_error.hpp"
 
 namespace quote_lab {
 
 class HttpServer;
 class LabRegistry;
+struct LabLimits;
 struct StaticRoots;
+
+/// Why `?lab=RAW` reaches no lab, as the route answers it: 400 `invalid_lab_name` when the
+/// name is refused (`bad_name`, lab_name_error), else 503 `too_many_labs` naming --max-labs
+/// and the idle expiry of `limits`.
+ApiError no_lab_error(LabNameProblem bad_name, std::string_view raw, const LabLimits& limits);
 
 /// Registers every route of lab_route_table() on `server`: the API, the dashboard under
 /// /ui/ (and at / for browsers) and the live event stream /events. Each request is served

@@ -147,13 +147,27 @@ Explanation outcome(const QuoteTrace& t) {
           "The carrier failed " + times_en + " and there is no fallback: 503."};
 }
 
+// Why the flow stopped retrying when the retry quota could not pay for its next retry; empty
+// otherwise.
+std::optional<Explanation> quota_spent(const QuoteTrace& t) {
+  const bool spent = std::any_of(t.events.begin(), t.events.end(), [](const TraceEvent& e) {
+    return e.step == Step::retry_skipped && e.reason == Reason::retry_quota;
+  });
+  if (!spent) return std::nullopt;
+  return Explanation{"No se reintentó: la cuota de reintentos está agotada, y solo las respuestas correctas del "
+                     "proveedor la recargan (SDK de AWS).",
+                     "No retry was made: the retry quota is spent, and only the carrier's successful answers refill "
+                     "it (AWS SDKs)."};
+}
+
 }  // namespace
 
 Explanation explanation(const QuoteTrace& t) {
   Explanation said = outcome(t);
-  if (const auto waited = token_waits(t)) {
-    said.es += " " + waited->es;
-    said.en += " " + waited->en;
+  for (const auto& more : {quota_spent(t), token_waits(t)}) {
+    if (!more) continue;
+    said.es += " " + more->es;
+    said.en += " " + more->en;
   }
   return said;
 }

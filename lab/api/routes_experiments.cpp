@@ -110,7 +110,7 @@ namespace {
 // Its sweeps are every replica's, merged: each replica may have run some of the lab's.
 nlohmann::ordered_json fleet_storm_status(RouteContext& ctx) {
   nlohmann::ordered_json here = ctx.storm.status();
-  const nlohmann::ordered_json there = ctx.app.remote_storm();
+  const nlohmann::ordered_json there = ctx.app.class_order().remote_storm();
   if (!there.is_object()) return here;
   const auto sweeps = merge_sweeps(here["sweeps"], there.value("sweeps", nlohmann::ordered_json::array()));
   nlohmann::ordered_json told = here["running"] != true && (there["running"] == true || here["last_result"].is_null()) ? there : here;
@@ -127,7 +127,7 @@ void storm_cancel(RouteContext& ctx, const httplib::Request&, const std::string&
   const bool here = ctx.storm.cancel();
   // Whichever replica runs it stops it, even one whose start this replica has not read yet.
   ctx.app.share_storm_cancel();
-  const nlohmann::ordered_json there = ctx.app.remote_storm();
+  const nlohmann::ordered_json there = ctx.app.class_order().remote_storm();
   const bool was_running = here || (there.is_object() && there.value("running", false));
   send_json(res, 200, {{"cancelled", was_running}, {"storm", fleet_storm_status(ctx)}});
 }

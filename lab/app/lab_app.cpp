@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/base/time_format.hpp"
-#include "lab/experiments/goodput_sweep.hpp"
 
 namespace quote_lab {
 
@@ -44,9 +43,9 @@ LabApp::LabApp(LabDeps deps)
       breaker_(replicated_ ? static_cast<Breaker&>(*replicated_) : local_breaker_),
       cache_(deps.clock),
       executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random, shutdown_.get_token()),
+      runtimes_(deps.policies, deps.carrier, cache_, deps.clock, deps.random, shutdown_.get_token()),
       metrics_(canonical_names(deps.scenarios), deps.http_routes, deps.policies.names()),
       events_(deps.max_event_clients) {
-  build_runtimes();
   local_breaker_.set_listener([this](const BreakerTransition& t) { on_transition(t); });
   cache_.set_shared(shared_fallback_.get());
   if (deps.restored) {
@@ -75,18 +74,7 @@ void LabApp::share_in_order(ClassEvent e) {
   const bool reset = e.type == "reset";
   // Redis away or slow: the setting holds here now and reaches the others when it is back.
   // Its place then comes when it is read back (settle()).
-  const auto id = share_placed(std::move(e));
-  if (!id) return;
-  std::lock_guard lock(mode_mutex_);
-  raise_barriers_locked(reset, *id);
-}
-
-void LabApp::raise_barriers_locked(bool reset, const std::string& id) {
-  auto raise = [&id](std::string& barrier) {
-    if (barrier.empty() || ClassLog::before(barrier, id)) barrier = id;
-  };
-  raise(mode_barrier_);  // a reset sets the mode too
-  if (reset) raise(reset_barrier_);
+  if (const auto id = share_placed(std::move(e))) class_order_.placed(reset, *id);
 }
 
 // Transitions are logged, counted and persisted; the listener runs outside the breaker's lock.
@@ -116,37 +104,6 @@ std::string LabApp::new_id(int hex_digits) {
     id[static_cast<std::size_t>(i)] = kHex[bits & 0xf];
   }
   return id;
-}
-
-void LabApp::build_runtimes() {
-  const auto add = [this](const RetryPolicy& p) -> PolicyRuntime& {
-    PolicyRuntime& r = runtimes_[p.mode];
-    // One budget per lab and policy: a class of students, each with ?lab=NAME, do not
-    // spend each other's retries.
-    r.budget = std::make_unique<RetryBudget>(clock_);
-    return r;
-  };
-  add(policies_.legacy);
-  add(policies_.resilient);
-  for (const auto& n : policies_.named) {
-    PolicyRuntime& r = add(n.retry);
-    // Per lab and policy, like the budget: one student's storm does not fill another's
-    // bulkhead nor teach another's throttle.
-    const OverloadStrategies& o = n.retry.overload;
-    if (o.bulkhead) r.bulkhead = std::make_unique<Bulkhead>(BulkheadSettings{o.bulkhead->max_concurrent, o.bulkhead->max_queued});
-    if (o.adaptive_throttle) r.throttle = std::make_unique<AdaptiveThrottle>(clock_, random_, *o.adaptive_throttle);
-    if (o.adaptive_retry) r.rate = std::make_unique<CubicRateLimiter>(clock_);
-    if (o.concurrency_limit) r.concurrency = std::make_unique<GradientConcurrencyLimit>(clock_, random_, *o.concurrency_limit);
-    if (o.hedging) {
-      r.hedge_budget = std::make_unique<HedgeBudget>(clock_, o.hedging->budget);
-      r.hedging_delay = std::make_unique<HedgingDelay>(o.hedging->delay);
-      r.hedger = std::make_unique<ThreadedHedgedCaller>(carrier_);
-    }
-    if (!n.breaker) continue;
-    // Its own breaker, with its own numbers (ADR-0005: 5 failures, 30 s); in memory only.
-    r.breaker = std::make_unique<CircuitBreaker>("carrier:" + n.retry.mode, *n.breaker, clock_);
-    r.executor = std::make_unique<QuoteExecutor>(carrier_, *r.breaker, cache_, clock_, random_, shutdown_.get_token());
-  }
 }
 
 LabApp::QuoteResult LabApp::quote(Mode mode, const std::string& scenario, int customer_id, int items,
@@ -195,15 +152,9 @@ void LabApp::settle(const ClassEvent& own, const std::string& stream_id) {
   bool unplaced = false;
   {
     std::lock_guard order(order_mutex_);
-    {
-      std::lock_guard lock(mode_mutex_);
-      last_entry_ = stream_id;
-      // A setting Redis took after share_in_order stopped waiting: what other replicas did
-      // before it was applied here meanwhile, so it is applied again where the class's order
-      // put it — last so far, as on every other replica.
-      const std::string& barrier = own.type == "reset" ? reset_barrier_ : mode_barrier_;
-      unplaced = setting && (barrier.empty() || ClassLog::before(barrier, stream_id));
-    }
+    // A setting Redis took after share_in_order stopped waiting: applied again where the
+    // class's order put it — last so far, as on every other replica.
+    unplaced = class_order_.read_back(setting, own.type == "reset", stream_id);
     // By identity: a reset here cleared the flows shared before it, which are read back after.
     if (own.type == "quote" && own.flow) {
       const std::string& id = own.flow->incident.request_id;
@@ -214,23 +165,18 @@ void LabApp::settle(const ClassEvent& own, const std::string& stream_id) {
   }
   if (!unplaced) return;
   apply(own, false, stream_id);
-  std::lock_guard lock(mode_mutex_);
-  raise_barriers_locked(own.type == "reset", stream_id);
+  class_order_.placed(own.type == "reset", stream_id);
 }
 
 std::optional<LabSnapshot> LabApp::snapshot(const std::string& through, const nlohmann::ordered_json& storm) {
   std::lock_guard order(order_mutex_);
   if (!unsettled_.empty()) return std::nullopt;
+  auto position = class_order_.position_through(through, storm);
+  if (!position) return std::nullopt;
   LabSnapshot s{.lab = name_, .through = through};
-  {
-    std::lock_guard lock(mode_mutex_);
-    auto after = [&through](const std::string& barrier) { return !barrier.empty() && ClassLog::before(through, barrier); };
-    if (history_incomplete_ || after(reset_barrier_) || after(mode_barrier_)) return std::nullopt;
-    s.last_entry = last_entry_;
-    s.storm = storm.is_null() ? remote_storm_ : storm;
-    if (!mode_carrier_) s.carrier_mode = external_mode_;
-  }
-  if (mode_carrier_) s.carrier_mode = mode_carrier_->mode();
+  s.last_entry = std::move(position->last_entry);
+  s.storm = std::move(position->storm);
+  s.carrier_mode = carrier_mode();
   s.telemetry = telemetry_.state();
   return s;
 }
@@ -244,26 +190,7 @@ void LabApp::install(const LabSnapshot& s) {
   for (const FlowRecord& f : unsettled_) telemetry_.record(f);
   if (const Scenario* mode = scenarios_.find(s.carrier_mode); mode && mode->name != carrier_mode())
     change_carrier_mode(*mode);
-  std::lock_guard lock(mode_mutex_);
-  remote_storm_ = s.storm;
-  installed_through_ = s.through;
-  last_entry_ = s.last_entry;
-  history_incomplete_ = false;
-}
-
-std::string LabApp::last_entry() const {
-  std::lock_guard lock(mode_mutex_);
-  return last_entry_;
-}
-
-void LabApp::mark_history_incomplete() {
-  std::lock_guard lock(mode_mutex_);
-  history_incomplete_ = true;
-}
-
-bool LabApp::history_incomplete() const {
-  std::lock_guard lock(mode_mutex_);
-  return history_incomplete_;
+  class_order_.installed(s.through, s.last_entry, s.storm);
 }
 
 void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_id) {
@@ -272,19 +199,9 @@ void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_i
   bool follow_breaker = false;
   {
     std::lock_guard order(order_mutex_);
-    bool keep_mode = false;
-    {
-      std::lock_guard lock(mode_mutex_);
-      auto older = [&stream_id](const std::string& barrier) {
-        return !barrier.empty() && ClassLog::before(stream_id, barrier);
-      };
-      // In the snapshot this lab started from.
-      if (!installed_through_.empty() && !ClassLog::before(installed_through_, stream_id)) return;
-      last_entry_ = stream_id;
-      if (older(reset_barrier_)) return;
-      if (e.type == "carrier_mode" && older(mode_barrier_)) return;
-      keep_mode = older(mode_barrier_);
-    }
+    const ClassOrder::Take take = class_order_.take(stream_id, e.type == "carrier_mode");
+    if (take == ClassOrder::Take::ignore) return;
+    const bool keep_mode = take == ClassOrder::Take::apply_keeping_mode;
     if (e.type == "quote" && e.flow) {
       telemetry_.record(*e.flow);
       follow_breaker = !replay && replicated_ && e.breaker && *e.breaker != local_breaker_.state();
@@ -295,7 +212,7 @@ void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_i
     } else if (e.type == "carrier_mode") {
       if (const Scenario* s = scenarios_.find(e.mode)) change_carrier_mode(*s);
     } else if (e.type.starts_with("storm_")) {
-      follow_remote_storm(e);
+      class_order_.follow_remote_storm(e);
     }
   }
   // The flow moved the shared breaker: follow it now, so that this replica's pages and
@@ -310,47 +227,11 @@ void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_i
 
 void LabApp::share_storm_start(const nlohmann::ordered_json& status) {
   if (!class_log_) return;
-  std::lock_guard lock(storm_order_mutex_);
-  storm_started_ = share_placed({.lab = name_, .type = "storm_status", .line = status.dump()}).value_or("0");
+  class_order_.place_storm_start(
+      [&] { return share_placed({.lab = name_, .type = "storm_status", .line = status.dump()}); });
 }
 
 void LabApp::share_storm_cancel() { share_placed({.lab = name_, .type = "storm_cancel", .line = "{}"}); }
-
-bool LabApp::storm_started_before(const std::string& stream_id) const {
-  std::lock_guard lock(storm_order_mutex_);
-  return !storm_started_.empty() && ClassLog::before(storm_started_, stream_id);
-}
-
-nlohmann::ordered_json LabApp::remote_storm() const {
-  std::lock_guard lock(mode_mutex_);
-  return remote_storm_;
-}
-
-void LabApp::follow_remote_storm(const ClassEvent& e) {
-  const auto data = nlohmann::ordered_json::parse(e.line, nullptr, false);
-  if (data.is_discarded()) return;
-  std::lock_guard lock(mode_mutex_);
-  if (e.type == "storm_status") {
-    remote_storm_ = data;
-    return;
-  }
-  if (!remote_storm_.is_object())
-    remote_storm_ = {{"running", false}, {"options", nullptr}, {"progress", nullptr}, {"last_result", nullptr},
-                     {"sweep", nullptr}, {"sweeps", nlohmann::ordered_json::array()}};
-  if (e.type == "storm_progress") {
-    remote_storm_["running"] = true;
-    remote_storm_["progress"] = data;
-    remote_storm_["last_result"] = nullptr;
-  } else if (e.type == "storm_sweep") {
-    remote_storm_["sweep"] = data;
-    remote_storm_["sweeps"] = merge_sweeps(remote_storm_.value("sweeps", nlohmann::ordered_json::array()),
-                                           nlohmann::ordered_json::array({data}));
-  } else if (e.type == "storm_result") {
-    remote_storm_["running"] = false;
-    remote_storm_["progress"] = nullptr;
-    remote_storm_["last_result"] = data;
-  }
-}
 
 PersistedLab LabApp::persisted_lab() {
   // This replica's breaker, which follows the shared one at every quote: the file is this
@@ -399,30 +280,7 @@ nlohmann::ordered_json LabApp::mode_summary() const {
   return telemetry_.summary_json(names);
 }
 
-std::vector<StrategyGauges> LabApp::strategy_gauges() const {
-  std::vector<StrategyGauges> out;
-  for (const auto& [mode, r] : runtimes_) {
-    StrategyGauges g{.mode = mode};
-    if (r.throttle) g.throttle_drop_ratio = r.throttle->drop_probability();
-    if (r.concurrency) {
-      const auto s = r.concurrency->stats();
-      g.concurrency_limit = s.limit;
-      g.concurrency_in_flight = s.in_flight;
-    }
-    if (r.hedging_delay) g.hedge_delay_s = r.hedging_delay->delay_ms() / 1000.0;
-    if (r.rate) {
-      const auto s = r.rate->stats();
-      if (s.enabled) g.send_rate_per_s = s.send_rate_per_s;
-    }
-    if (r.bulkhead) {
-      const BulkheadStats b = r.bulkhead->stats();
-      g.bulkhead_active = b.active;
-      g.bulkhead_queued = b.queued;
-    }
-    if (r.throttle || r.concurrency || r.hedging_delay || r.rate || r.bulkhead) out.push_back(std::move(g));
-  }
-  return out;
-}
+std::vector<StrategyGauges> LabApp::strategy_gauges() const { return runtimes_.gauges(); }
 
 std::vector<prometheus::MetricFamily> LabApp::metric_families() {
   auto families = metrics_.collect(breaker_.snapshot(), carrier_stats());
@@ -455,15 +313,7 @@ void LabApp::reset_here(bool shared, bool keep_mode, const std::deque<FlowRecord
     local_breaker_.reset();
     replicated_->join();  // the store, reset by the replica that was asked
   }
-  for (auto& [_, r] : runtimes_) {
-    r.budget->reset();
-    if (r.throttle) r.throttle->reset();
-    if (r.rate) r.rate->reset();
-    if (r.concurrency) r.concurrency->reset();
-    if (r.hedge_budget) r.hedge_budget->reset();
-    if (r.hedging_delay) r.hedging_delay->reset();
-    if (r.breaker) r.breaker->reset();
-  }
+  runtimes_.reset();
   cache_.reset(shared);
   // A student lab's carrier counters are its own (the class's carrier restarts below).
   if (embedded_carrier_ && !mode_carrier_) embedded_carrier_->reset_counts(name_);
@@ -475,11 +325,7 @@ void LabApp::reset_here(bool shared, bool keep_mode, const std::deque<FlowRecord
     std::lock_guard lock(mode_mutex_);
     external_mode_ = kDefaultScenario;
   }
-  {
-    std::lock_guard lock(mode_mutex_);
-    remote_storm_ = nullptr;
-    history_incomplete_ = false;  // nothing before a reset counts
-  }
+  class_order_.reset();
   mark_state_dirty();
 }
 

@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "lab/app/class_events.hpp"
+#include "lab/app/class_order.hpp"
 #include "lab/app/lab_snapshot.hpp"
 #include "lab/app/lab_state_file.hpp"
 #include "lab/app/lab_views.hpp"
+#include "lab/app/policy_runtimes.hpp"
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
 #include "lab/carrier/carrier_client.hpp"
@@ -127,12 +129,10 @@ class LabApp {
   /// Asks whichever replica runs the lab's storm to stop it: placed in the class's order (up
   /// to kOrderWait), so that it stops the storms started before it and none started after.
   void share_storm_cancel();
-  /// Whether the storm this replica started in the lab (running or not) comes before class
-  /// log position `stream_id`; true when its place is unknown (Redis did not take it in time).
-  bool storm_started_before(const std::string& stream_id) const;
-  /// The storm another replica runs (or ran) in this lab, as its entries told it, in GET
-  /// /experiments/storm's form; null when none since the last reset.
-  nlohmann::ordered_json remote_storm() const;
+  /// Where this lab stands in the class log here: what was read, the storm another replica
+  /// runs for it (remote_storm), where the storm started here stands (storm_started_before).
+  ClassOrder& class_order() { return class_order_; }
+  const ClassOrder& class_order() const { return class_order_; }
 
   /// This replica's own entry, read back from the class log at `stream_id`: it has its
   /// place in the class's order now (see unsettled_). A reset or a carrier mode whose place
@@ -149,14 +149,6 @@ class LabApp {
   /// Starts from another replica's snapshot: the lab's entries up to `s.through` are in it,
   /// and apply() ignores them; this replica's own flows not read back yet count after it.
   void install(const LabSnapshot& s);
-  /// The stream id of this lab's last entry applied or read back ("" none): a snapshot at
-  /// or after it holds everything the lab did.
-  std::string last_entry() const;
-  /// Entries of this lab left the class log before this replica read them and no snapshot
-  /// covered them: its story here may be short. This replica then writes no snapshot of it
-  /// (it would spread the gap) until the lab's next reset.
-  void mark_history_incomplete();
-  bool history_incomplete() const;
 
   /// How long a reset or a carrier mode waits for Redis to place it in the class's order.
   static constexpr Millis kOrderWait{1000};
@@ -243,38 +235,12 @@ class LabApp {
   std::optional<std::string> share_placed(ClassEvent e);
   // The same for a setting, waiting for its place in the class's order (kOrderWait).
   void share_in_order(ClassEvent e);
-  // Later entries older than `id` are ignored: a setting (a reset when `reset`) placed there.
-  void raise_barriers_locked(bool reset, const std::string& id);
   // What the state file holds for this lab may have changed: write it soon.
   void mark_state_dirty();
   std::string new_id(int hex_digits);
 
   const ScenarioCatalog& scenarios_;
   const Policies policies_;
-  /// What one policy runs with besides its data: its retry budget and, for a named policy
-  /// with a breaker of its own, that breaker and an executor bound to it (null: the course
-  /// breaker's executor_).
-  struct PolicyRuntime {
-    std::unique_ptr<RetryBudget> budget;
-    std::unique_ptr<CircuitBreaker> breaker;
-    std::unique_ptr<QuoteExecutor> executor;
-    // Its overload strategies (pipeline.hpp), each null when the policy has none. The hedged
-    // calls' threads last: they finish before the delay they report to is destroyed.
-    std::unique_ptr<Bulkhead> bulkhead;
-    std::unique_ptr<AdaptiveThrottle> throttle;
-    std::unique_ptr<CubicRateLimiter> rate;
-    std::unique_ptr<GradientConcurrencyLimit> concurrency;
-    std::unique_ptr<HedgeBudget> hedge_budget;
-    std::unique_ptr<HedgingDelay> hedging_delay;
-    std::unique_ptr<HedgedCaller> hedger;
-    FlowGuards guards() const {
-      return {budget.get(), bulkhead.get(), throttle.get(), rate.get(), concurrency.get(), hedge_budget.get(),
-              hedging_delay.get(), hedger.get()};
-    }
-  };
-  /// Built once in the constructor, never changed after: read without a lock.
-  std::map<std::string, PolicyRuntime, std::less<>> runtimes_;
-  void build_runtimes();
   CarrierCaller& carrier_;
   CarrierSimulator* embedded_carrier_;
   Clock& clock_;
@@ -294,6 +260,7 @@ class LabApp {
   Breaker& breaker_;  // what the quote flow and the views ask: replicated_ if set, else local_breaker_
   FallbackCache cache_;
   QuoteExecutor executor_;
+  PolicyRuntimes runtimes_;  // after cache_ and shutdown_, which its executors read
   Telemetry telemetry_;
   Metrics metrics_;
   EventHub events_;
@@ -304,21 +271,9 @@ class LabApp {
   // flows shared but not yet read back, which a reset read meanwhile must not erase.
   std::mutex order_mutex_;
   std::deque<FlowRecord> unsettled_;
-  mutable std::mutex mode_mutex_;  // guards external_mode_ and the two barriers
+  mutable std::mutex mode_mutex_;  // guards external_mode_
   std::string external_mode_{kDefaultScenario};
-  // Stream ids ("": none) of the last reset made here, and of the last reset or carrier
-  // mode made here: older entries from other replicas are ignored (apply()).
-  std::string reset_barrier_, mode_barrier_;
-  // The installed snapshot's position: this lab's entries up to it are in it ("" none).
-  std::string installed_through_;
-  std::string last_entry_;  // see last_entry()
-  bool history_incomplete_ = false;
-  nlohmann::ordered_json remote_storm_;  // see remote_storm(); guarded by mode_mutex_
-  // The stream id of the storm this replica started last ("": none; "0": place unknown).
-  // Held while a start is being placed: the reader judges a cancel only once it is known.
-  mutable std::mutex storm_order_mutex_;
-  std::string storm_started_;  // guarded by storm_order_mutex_
-  void follow_remote_storm(const ClassEvent& e);
+  ClassOrder class_order_;
 };
 
 }  // namespace quote_lab

@@ -1,6 +1,5 @@
 #include "lab/app/lab_keys.hpp"
 
-#include <httplib.h>
 
 #include <algorithm>
 
@@ -50,9 +49,8 @@ bool well_formed_lab_key(std::string_view key) {
          std::all_of(key.begin(), key.end(), [](char c) { return kBase32.find(c) != std::string_view::npos; });
 }
 
-std::string presented_lab_key(const httplib::Request& req) {
-  std::string key = req.get_header_value(std::string(kLabKeyHeader).c_str());
-  if (key.empty()) key = req.get_param_value(std::string(kLabKeyParam).c_str());
+std::string presented_lab_key(std::string_view header, std::string_view param) {
+  std::string key(header.empty() ? param : header);
   // Pasted keys come with spaces or a newline; keys have none.
   key.erase(std::remove_if(key.begin(), key.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }),
             key.end());

@@ -23,7 +23,6 @@
 
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
-#include "lab/http/httplib_fwd.hpp"
 
 namespace quote_lab {
 
@@ -46,9 +45,10 @@ std::vector<std::string> possible_owners(std::string_view lab_name);
 /// a-z and 2-7): what the state file and Redis may hold.
 bool well_formed_lab_key(std::string_view key);
 
-/// The key a request presents: the X-Lab-Key header, else the first `lab_key` parameter;
-/// "" when it presents none.
-std::string presented_lab_key(const httplib::Request& req);
+/// The key a request presents, from its X-Lab-Key header (`header`, "" when absent), else its
+/// first `lab_key` parameter (`param`): without the blanks a paste brings; "" when it presents
+/// none.
+std::string presented_lab_key(std::string_view header, std::string_view param);
 
 
 /// What a request that changes a lab may do, by the key it presents.

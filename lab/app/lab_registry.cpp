@@ -6,7 +6,6 @@
 #include <tuple>
 
 #include "lab/base/lab_name.hpp"
-#include "lab/http/lab_name_error.hpp"
 
 namespace quote_lab {
 
@@ -86,11 +85,10 @@ std::shared_ptr<Lab> LabRegistry::make_student_lab(const std::string& name, std:
 }
 
 LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
-  if (raw_name == nullptr) return {teacher_, std::nullopt};
+  if (raw_name == nullptr) return {.lab = teacher_};
   LabNameProblem problem = LabNameProblem::none;
   const auto name = normalize_lab_name(*raw_name, problem);
-  if (!name)
-    return {nullptr, lab_name_error(*raw_name, problem)};
+  if (!name) return {.lab = nullptr, .bad_name = problem};
   const WallTime now = deps_.clock.wall_now();
   std::vector<std::shared_ptr<Lab>> expired;  // destroyed after the lock is released
   std::shared_ptr<Lab> lab;
@@ -102,9 +100,7 @@ LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
       it->second.last_active = now;
       lab = it->second.lab;
     } else if (!teachers(*name) && student_count_locked() >= limits_.max_labs) {
-      return {nullptr, api_error(503, "too_many_labs", MessageId::too_many_labs,
-                                 {{"max", std::to_string(limits_.max_labs)},
-                                  {"minutes", std::to_string(limits_.idle_expiry.count())}})};
+      return {.lab = nullptr, .too_many_labs = true};
     } else {
       lab = make_student_lab(*name);
       students_[*name] = Entry{lab, now};
@@ -117,7 +113,7 @@ LabRegistry::Found LabRegistry::find(const std::string* raw_name) {
   }
   keys_.touch(*name);
   if (created || !expired.empty()) state_file_->changed();
-  return {lab, std::nullopt};
+  return {.lab = lab};
 }
 
 void LabRegistry::apply(const std::string& stream_id, const std::string& entry, bool replay, bool own) {
@@ -137,10 +133,10 @@ void LabRegistry::apply(const std::string& stream_id, const std::string& entry, 
   // A cancel or a reset asked on another replica stops the storm running here when it
   // started before it in the class's order; one started after it was asked for later.
   if (e.type == "storm_cancel") {
-    if (!replay && lab->app.storm_started_before(stream_id)) lab->storm.cancel();
+    if (!replay && lab->app.class_order().storm_started_before(stream_id)) lab->storm.cancel();
     return;
   }
-  if (e.type == "reset" && lab->app.storm_started_before(stream_id)) {
+  if (e.type == "reset" && lab->app.class_order().storm_started_before(stream_id)) {
     lab->storm.cancel();
     lab->storm.forget_result();
   }

@@ -24,6 +24,7 @@
 #include "lab/app/class_ranking.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_keys.hpp"
+#include "lab/base/lab_name.hpp"
 #include "lab/app/lab_state_file.hpp"
 #include "lab/app/options.hpp"
 #include "lab/experiments/storm_experiment.hpp"
@@ -80,11 +81,12 @@ class LabRegistry {
   LabRegistry(const LabRegistry&) = delete;
   LabRegistry& operator=(const LabRegistry&) = delete;
 
-  /// What find() answers: the lab, or why there is none (400 for a bad name, 503 when
-  /// --max-labs labs already exist).
+  /// What find() answers: the lab, or why there is none — a name normalize_lab_name refuses
+  /// (`bad_name`, the route's 400), or --max-labs student labs already exist (its 503).
   struct Found {
     std::shared_ptr<Lab> lab;
-    std::optional<ApiError> error;
+    LabNameProblem bad_name = LabNameProblem::none;
+    bool too_many_labs = false;
   };
   /// The lab `raw_name` names (null: the teacher's), created on first use and marked used
   /// now. Names are normalised (normalize_lab_name: "Ana" is "ana"). Labs idle past the

@@ -44,7 +44,7 @@ bool LabRegistry::install_snapshots() {
                             (!history_.first_id.empty() && !ClassLog::before(position, history_.first_id)) ||
                             (history_.length == 0 && position == history_.last_id);
       if (!complete) {
-        lab->app.mark_history_incomplete();
+        lab->app.class_order().mark_history_incomplete();
         spdlog::warn("class log: lab '{}' may miss entries: its snapshot stands at {}, the stream now starts at {}",
                      name, s.through, history_.first_id);
       }
@@ -62,7 +62,7 @@ void LabRegistry::check_history(const std::string& lab_name, Lab& lab, const Cla
   // before) lost nothing; any other first entry, in a stream that dropped some, may follow
   // entries of the lab no longer held.
   if (history_.trimmed == 0 || e.type == "lab_created" || e.type == "reset") return;
-  lab.app.mark_history_incomplete();
+  lab.app.class_order().mark_history_incomplete();
   spdlog::warn("class log: lab '{}' may miss entries: the stream dropped {} before {} and no snapshot covers them",
                lab_name, history_.trimmed, history_.first_id);
 }
@@ -89,11 +89,11 @@ void LabRegistry::write_snapshots(const std::string& position) {
   labs.emplace_back("", teacher_);
   std::vector<RedisLabSnapshots::Advance> unchanged;
   for (const auto& [name, lab] : labs) {
-    const std::string last = lab->app.last_entry();
+    const std::string last = lab->app.class_order().last_entry();
     if (last.empty()) continue;  // nothing of it went through the log
     if (const auto it = stored->find(name); it != stored->end() && !ClassLog::before(it->second, last)) {
       // Its snapshot holds it; it holds it up to here too, since the lab has not changed.
-      if (ClassLog::before(it->second, position) && !lab->app.history_incomplete())
+      if (ClassLog::before(it->second, position) && !lab->app.class_order().history_incomplete())
         unchanged.push_back({name, it->second, position});
       continue;
     }

@@ -1,5 +1,5 @@
 #pragma once
-// The lab's hedged calls (resilience/hedged_call.hpp) on threads of their own: each call of a
+// The lab's hedged calls (resilience/overload/hedged_call.hpp) on threads of their own: each call of a
 // race runs on a thread, and the caller waits for the first live answer on a condition
 // variable (real time: a fake clock cannot drive two threads' race, like the bulkhead's queue).
 //
@@ -14,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-#include "lab/resilience/hedged_call.hpp"
+#include "lab/resilience/overload/hedged_call.hpp"
 
 namespace quote_lab {
 

@@ -87,25 +87,8 @@ std::string load_model(const StormOptions& o);
 /// Checks the options; every problem as one sentence (empty = fine).
 std::vector<std::string> validate(const StormOptions& o);
 
-/// The quote route a storm of policy `mode` sends its requests to: /quote-legacy and
-/// /quote-resilient for the course's two, /quote/NAME for a named policy.
-std::string storm_quote_path(const std::string& mode);
-
 /// `target` followed by `extra_targets`: the labs in the order clients are dealt to them.
 std::vector<std::string> storm_targets(const StormOptions& o);
-
-/// Whether `target` is a quote lab, asked before a storm hammers it (unchecked, a storm
-/// against another port reported 176,381 req/s and exited 0): GET /health must answer 200
-/// with "service": "quote-lab". nullopt when it does; otherwise one sentence saying what
-/// answered instead (the simulated carrier, another service, nothing). /health waits for
-/// a worker like a quote does, so a busy lab gets up to 30 s.
-std::optional<std::string> check_storm_target(const std::string& target);
-
-/// Whether the quote lab at `target` serves policy `mode`, asked before a storm: nullopt
-/// when it does (its index, GET /, lists it under `policies`); otherwise one sentence that
-/// names the policy, a near miss ("did you mean 'adr0005'?") and every policy the lab has.
-/// A lab whose index lists no policies is taken to serve legacy and resilient only.
-std::optional<std::string> check_storm_mode(const std::string& target, const std::string& mode);
 
 /// The seed a storm's arrival schedule uses: `o.seed`, or a fresh one from the machine.
 std::uint64_t storm_seed(const StormOptions& o);
@@ -189,26 +172,5 @@ struct StormResult {
 StormResult run_storm(const StormOptions& o, const std::function<void(const StormProgress&)>& on_progress,
                       const std::atomic<bool>* cancel = nullptr);
 
-/// A storm's `params` (the overrides each of its requests carries) as a JSON object,
-/// name → value as sent, e.g. {"circuit_breaker": "false"}; {} when none.
-nlohmann::ordered_json params_json(const std::vector<std::pair<std::string, std::string>>& params);
-
-/// The --json shape: target, mode, scenario, params (params_json), clients (null in open
-/// loop), requests, throughput_rps, latency_ms {p50,p95,p99,max}, status_counts,
-/// carrier_calls, amplification, health_latency_ms {p50,p99,...}, wasted_carrier_calls, ...,
-/// and `targets`: [{target, clients, requests, status_counts, latency_ms, carrier_calls}];
-/// with layers > 1 also `layers`: [{layer, calls, requests, calls_out, calls_per_request}].
-/// Load and goodput: load_model ("open" | "closed"), rate_per_s (asked; null closed),
-/// arrival_process and max_in_flight (null closed), seed, arrivals, arrivals_not_sent,
-/// arrival_window_s, offered_rps, goodput, goodput_rps, goodput_ratio, goodput_rule
-/// {deadline_ms, fallback_max_age_s}, verdicts {no_answer, not_a_quote, late, stale_fallback,
-/// useful}, dispatch_lag_ms and peak_in_flight (open), sheddable_share, by_priority
-/// {critical, sheddable: {arrivals, sent, answered, useful}} (only with a share above 0), and
-/// timeline: [{second, arrivals, not_sent, sent, answered, useful, not_useful,
-/// carrier_calls}] (storm_timeline.hpp says how each second counts).
-nlohmann::ordered_json to_json(const StormResult& r);
-
-/// A plain-text report for a terminal.
-std::string format_report(const StormResult& r);
 
 }  // namespace quote_lab

@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "lab/experiments/goodput_sweep.hpp"
+#include "lab/experiments/storm_report.hpp"
+#include "lab/experiments/storm_target.hpp"
 
 namespace quote_lab {
 

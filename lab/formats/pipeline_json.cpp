@@ -172,6 +172,7 @@ void read_strategy(Strategy s, const json& settings, const std::string& where, b
       read_int(settings, where, "deadline_ms", 1, kDeadlineMsMax, p.deadline_ms, errors);
       return;
     case Strategy::retry: return read_retry_strategy(settings, where, p, errors);
+    case Strategy::retry_quota: o.retry_quota = read_settings(settings, where, retry_quota_settings(), errors); return;
     case Strategy::circuit_breaker: return read_circuit_breaker(settings, where, own_breaker_allowed, out, errors);
     case Strategy::adaptive_throttle:
       o.adaptive_throttle = read_settings(settings, where, adaptive_throttle_settings(), errors);
@@ -234,6 +235,7 @@ std::vector<std::string> strategy_setting_names(Strategy s) {
     case Strategy::retry:
       return {"max_attempts", "backoff_base_ms", "backoff_max_ms", "jitter", "jitter_min_ms", "jitter_max_ms",
               "retry_on", "retry_budget_ratio", "retry_budget_min_per_s", "idempotency_key"};
+    case Strategy::retry_quota: return keys_of(retry_quota_settings());
     case Strategy::circuit_breaker: return {"failure_threshold", "open_duration_s"};
     case Strategy::adaptive_throttle: return keys_of(adaptive_throttle_settings());
     case Strategy::adaptive_retry: return keys_of(adaptive_retry_settings());
@@ -308,6 +310,9 @@ json pipeline_to_json(const RetryPolicy& p, const std::optional<BreakerPolicy>& 
         for (const auto& key : strategy_setting_names(s)) e[key] = flat.at(key);
         break;
       }
+      case Strategy::retry_quota:
+        write_table(e, o.retry_quota.value_or(RetryQuotaSettings{}), retry_quota_settings());
+        break;
       case Strategy::circuit_breaker:
         if (own_breaker) e.update(to_json(*own_breaker));
         break;

@@ -11,6 +11,8 @@
 #include "lab/experiments/herd.hpp"
 #include "lab/experiments/herd_occ.hpp"
 #include "lab/experiments/storm.hpp"
+#include "lab/experiments/storm_report.hpp"
+#include "lab/experiments/storm_target.hpp"
 #include "lab/main/classroom.hpp"
 #include "lab/main/serve_wiring.hpp"
 #include "lab/resilience/policy.hpp"

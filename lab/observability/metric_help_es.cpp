@@ -6,7 +6,7 @@
 namespace quote_lab {
 
 std::optional<std::string_view> metric_help_es(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kHelp{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 30> kHelp{{
       {"quote_lab_quote_requests_total",
        "Solicitudes de cotización que respondió el laboratorio, por modo, escenario y estado final (`completed` = "
        "cotización en vivo, `degraded` = cotización de respaldo, `failed` = 503)."},
@@ -45,9 +45,12 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
        "Llamadas por segundo que permite ahora el reintento adaptativo (CUBIC, como los SDK de AWS), por modo."},
       {"quote_lab_bulkhead_active", "Cotizaciones dentro del mamparo (bulkhead) de la política ahora, por modo."},
       {"quote_lab_bulkhead_queued", "Cotizaciones en la cola del mamparo (bulkhead) de la política, esperando un lugar, por modo."},
+      {"quote_lab_retry_quota_available",
+       "Capacidad que le queda a la cuota de reintentos de la política (la de los SDK de AWS: los reintentos pagan, "
+       "las respuestas correctas la recargan), por modo."},
       {"quote_lab_retries_skipped_total",
-       "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, deadline, "
-       "not_retryable, circuit_open, ...)."},
+       "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, retry_quota, "
+       "deadline, not_retryable, circuit_open, ...)."},
       {"quote_lab_carrier_calls_total",
        "Llamadas que recibió el proveedor simulado, por escenario (con los reintentos: compáralas con las "
        "solicitudes de cotización para ver la amplificación)."},

@@ -148,7 +148,7 @@ struct Metrics::Series {
                                    "Quote requests refused with a 429 by the per-client rate limit "
                                    "(--rate-limit), by route template.");
     skipped.family = &counter_family(registry, "quote_lab_retries_skipped_total",
-                              "Retries a quote flow did not make, by mode and reason (retry_budget, "
+                              "Retries a quote flow did not make, by mode and reason (retry_budget, retry_quota, "
                               "deadline, not_retryable, circuit_open, ...).");
     rejected.family = &counter_family(registry, "quote_lab_overload_rejections_total",
                                "Carrier calls an overload strategy refused before they left the lab, by mode "

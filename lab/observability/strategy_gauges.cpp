@@ -26,6 +26,9 @@ void add_strategy_gauges(std::vector<prometheus::MetricFamily>& families, const 
        &StrategyGauges::bulkhead_active},
       {"quote_lab_bulkhead_queued", "Quotes waiting in the policy's bulkhead queue for a place now, by mode.",
        &StrategyGauges::bulkhead_queued},
+      {"quote_lab_retry_quota_available",
+       "Capacity left in the policy's retry quota (the AWS SDKs' retry quota: retries pay, successes refill), by mode.",
+       &StrategyGauges::retry_quota_available},
   };
   for (const Quantity& q : kQuantities) {
     prometheus::MetricFamily family{q.name, q.help, prometheus::MetricType::Gauge, {}};

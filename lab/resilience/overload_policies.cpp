@@ -68,8 +68,12 @@ NamedPolicy aws_adaptive_policy() {
   p.jitter_min_ms = 0;
   p.jitter_max_ms = 0;
   p.circuit_breaker = false;
+  // botocore's adaptive mode registers the standard mode's retry quota beside its rate
+  // limiter (client.py _register_retries): both, with botocore's numbers.
+  p.overload.retry_quota = RetryQuotaSettings{};
   p.overload.adaptive_retry = AdaptiveRetryPolicy{};
-  p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::adaptive_retry, Strategy::timeout};
+  p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::retry_quota, Strategy::adaptive_retry,
+                Strategy::timeout};
   return {p, std::nullopt};
 }
 

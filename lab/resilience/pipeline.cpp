@@ -5,11 +5,12 @@
 namespace quote_lab {
 namespace {
 
-constexpr NameTable<Strategy, 10> kNames{{{
+constexpr NameTable<Strategy, 11> kNames{{{
     {Strategy::fallback, "fallback"},
     {Strategy::bulkhead, "bulkhead"},
     {Strategy::deadline, "deadline"},
     {Strategy::retry, "retry"},
+    {Strategy::retry_quota, "retry_quota"},
     {Strategy::circuit_breaker, "circuit_breaker"},
     {Strategy::adaptive_throttle, "adaptive_throttle"},
     {Strategy::adaptive_retry, "adaptive_retry"},
@@ -19,7 +20,7 @@ constexpr NameTable<Strategy, 10> kNames{{{
 }}};
 
 constexpr std::string_view kOrder =
-    "outermost first: fallback, bulkhead, deadline, retry, the gates adaptive_throttle, adaptive_retry, "
+    "outermost first: fallback, bulkhead, deadline, retry, retry_quota, the gates adaptive_throttle, adaptive_retry, "
     "concurrency_limit in any order, circuit_breaker, hedging, timeout";
 
 }  // namespace
@@ -36,14 +37,15 @@ int strategy_rank(Strategy s) {
     case Strategy::bulkhead: return 1;
     case Strategy::deadline: return 2;
     case Strategy::retry: return 3;
+    case Strategy::retry_quota: return 4;
     case Strategy::adaptive_throttle:
     case Strategy::adaptive_retry:
-    case Strategy::concurrency_limit: return 4;
-    case Strategy::circuit_breaker: return 5;
-    case Strategy::hedging: return 6;
-    case Strategy::timeout: return 7;
+    case Strategy::concurrency_limit: return 5;
+    case Strategy::circuit_breaker: return 6;
+    case Strategy::hedging: return 7;
+    case Strategy::timeout: return 8;
   }
-  return 8;
+  return 9;
 }
 
 std::string pipeline_problem(const std::vector<Strategy>& pipeline) {

@@ -6,9 +6,10 @@
 // timeout, retry, breaker and fallback settings stay RetryPolicy's fields.
 //
 // One executor runs every pipeline (quote_executor.hpp), in this order, outermost first:
-//   fallback → bulkhead → deadline → retry → [adaptive_throttle, adaptive_retry,
-//   concurrency_limit] → circuit_breaker → hedging → timeout
-// The three in brackets are admission gates asked before each attempt, in the order the
+//   fallback → bulkhead → deadline → retry → retry_quota → [adaptive_throttle,
+//   adaptive_retry, concurrency_limit] → circuit_breaker → hedging → timeout
+// The retry quota is asked by retry, after its decision to retry and before the wait. The
+// three in brackets are admission gates asked before each attempt, in the order the
 // policy lists them. The breaker is the last gate: its half-open probe must be the call
 // that goes, so no gate may refuse a call after the breaker let it through. Any other
 // order is refused when the file is read (pipeline_problem), because the executor would
@@ -20,10 +21,11 @@
 #include <string_view>
 #include <vector>
 
-#include "lab/resilience/adaptive_throttle.hpp"
-#include "lab/resilience/gradient_concurrency_limit.hpp"
-#include "lab/resilience/hedge_budget.hpp"
-#include "lab/resilience/hedging_delay.hpp"
+#include "lab/resilience/overload/adaptive_throttle.hpp"
+#include "lab/resilience/overload/gradient_concurrency_limit.hpp"
+#include "lab/resilience/overload/hedge_budget.hpp"
+#include "lab/resilience/overload/hedging_delay.hpp"
+#include "lab/resilience/retry_quota.hpp"
 
 namespace quote_lab {
 
@@ -33,6 +35,7 @@ enum class Strategy {
   bulkhead,           ///< at most N quotes of the policy at once in the lab, a queue, then `rejected: bulkhead_full`
   deadline,           ///< a total deadline across attempts and waits (deadline_ms)
   retry,              ///< attempts, backoff with jitter, retry_on, retry budget
+  retry_quota,        ///< the AWS SDKs' retry quota: retries pay from a bucket only successes refill
   circuit_breaker,    ///< the breaker's admission before each attempt
   adaptive_throttle,  ///< SRE book client-side throttling: `rejected: throttled`
   adaptive_retry,     ///< AWS SDKs' adaptive retry: a CUBIC-paced token per attempt
@@ -71,6 +74,7 @@ struct AdaptiveRetryPolicy {
 /// The overload strategies a policy may hold; each absent means the policy does not use it.
 struct OverloadStrategies {
   std::optional<BulkheadPolicy> bulkhead;
+  std::optional<RetryQuotaSettings> retry_quota;
   std::optional<AdaptiveThrottleSettings> adaptive_throttle;
   std::optional<AdaptiveRetryPolicy> adaptive_retry;
   std::optional<GradientLimitSettings> concurrency_limit;
@@ -81,7 +85,7 @@ struct OverloadStrategies {
 int strategy_rank(Strategy s);
 /// Why `pipeline` cannot run as written ("", when it can): a strategy listed twice, or one
 /// after a strategy the executor runs inside it — e.g. "'fallback' must come before 'retry'
-/// (outermost first: fallback, bulkhead, deadline, retry, the gates adaptive_throttle,
+/// (outermost first: fallback, bulkhead, deadline, retry, retry_quota, the gates adaptive_throttle,
 /// adaptive_retry, concurrency_limit in any order, circuit_breaker, hedging, timeout)".
 std::string pipeline_problem(const std::vector<Strategy>& pipeline);
 

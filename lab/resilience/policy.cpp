@@ -52,6 +52,7 @@ bool uses(const RetryPolicy& p, Strategy s) {
     case Strategy::bulkhead: return o.bulkhead.has_value();
     case Strategy::deadline: return p.deadline_ms > 0;
     case Strategy::retry: return p.max_attempts > 1;
+    case Strategy::retry_quota: return o.retry_quota.has_value();
     case Strategy::circuit_breaker: return p.circuit_breaker;
     case Strategy::adaptive_throttle: return o.adaptive_throttle.has_value();
     case Strategy::adaptive_retry: return o.adaptive_retry.has_value();
@@ -84,6 +85,7 @@ void validate_pipeline(const RetryPolicy& p, const std::string& n, std::vector<s
 void validate_overload(const RetryPolicy& p, const std::string& n, std::vector<std::string>& errors) {
   const OverloadStrategies& o = p.overload;
   if (o.bulkhead) validate(*o.bulkhead, n + "bulkhead.", errors);
+  if (o.retry_quota) validate(*o.retry_quota, n + "retry_quota.", errors);
   if (o.adaptive_throttle) validate(*o.adaptive_throttle, n + "adaptive_throttle.", errors);
   if (o.adaptive_retry) validate(*o.adaptive_retry, n + "adaptive_retry.", errors);
   if (o.concurrency_limit) validate(*o.concurrency_limit, n + "concurrency_limit.", errors);
@@ -172,6 +174,7 @@ std::vector<Strategy> pipeline_of(const RetryPolicy& p) {
   if (p.overload.bulkhead) out.push_back(Strategy::bulkhead);
   if (p.deadline_ms > 0) out.push_back(Strategy::deadline);
   out.push_back(Strategy::retry);
+  if (p.overload.retry_quota) out.push_back(Strategy::retry_quota);
   if (p.overload.adaptive_throttle) out.push_back(Strategy::adaptive_throttle);
   if (p.overload.adaptive_retry) out.push_back(Strategy::adaptive_retry);
   if (p.overload.concurrency_limit) out.push_back(Strategy::concurrency_limit);

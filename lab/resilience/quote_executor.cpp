@@ -36,6 +36,18 @@ bool ended_at_deadline(SteadyTime deadline, SteadyTime now) {
   return now >= deadline - kDeadlineSkew;
 }
 
+// What the gates learn from a call: an accept unless the carrier failed, a 429 as the
+// carrier's "slow down", and the call's round trip (none for a refused connection, which says
+// nothing of the carrier's queue).
+void teach_gates(const CallOutcome& outcome, const RetryPolicy& policy, const FlowGuards& guards,
+                 std::optional<ConcurrencyPermit>& in_flight) {
+  if (guards.throttle && policy.overload.adaptive_throttle) guards.throttle->record(!outcome.carrier_failure());
+  if (guards.rate && policy.overload.adaptive_retry) guards.rate->on_response(outcome.error == CallError::http_429);
+  if (!in_flight) return;
+  if (outcome.error == CallError::connect_error) in_flight->cancel();
+  else in_flight->release();
+}
+
 // The flow's stop: the lab's shutdown or its client leaving, whichever comes first. The
 // waits (the bulkhead's queue, a backoff, adaptive retry's token) end at either.
 class FlowStop {
@@ -103,8 +115,8 @@ void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request,
                                  const FlowGuards& guards, const Flow& flow, SteadyTime envelope_end,
                                  std::optional<BreakerSnapshot>& recorded) {
   auto& steps = trace.events;
-  RetryBudget* const budget = guards.retry_budget;
   Millis previous_wait{0};
+  std::optional<int> quota_paid;  // what the last retry paid the retry quota
   for (int attempt = 1;; ++attempt) {
     if (flow.cancelled()) {  // in the queue, during the wait: no attempt for a client that left
       steps.push_back({.step = Step::cancelled, .attempt = attempt});
@@ -117,6 +129,8 @@ void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request,
       }
     }
     AttemptFacts facts = call_once(trace, request, policy, attempt, flow, recorded, guards);
+    if (trace.status == QuoteStatus::completed && guards.retry_quota && policy.overload.retry_quota)
+      guards.retry_quota->on_success(quota_paid);
     // Overloaded (the carrier is not asked again), or the client left.
     if (!steps.empty() && (steps.back().step == Step::rejected || steps.back().step == Step::cancelled)) return;
     if (trace.status != QuoteStatus::completed && flow.cancelled()) {  // after a probe it let finish
@@ -135,10 +149,8 @@ void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request,
       return;
     }
     const Retry retry = std::get<Retry>(next);
-    // The one gate with a side effect, asked last: a retry the decision refuses spends nothing.
-    if (budget && policy.retry_budget_ratio &&
-        !budget->try_withdraw(*policy.retry_budget_ratio, policy.retry_budget_min_per_s)) {
-      steps.push_back({.step = Step::retry_skipped, .attempt = attempt + 1, .reason = Reason::retry_budget});
+    if (const auto refused = admit_retry(policy, guards, facts.error, quota_paid)) {
+      steps.push_back({.step = Step::retry_skipped, .attempt = attempt + 1, .reason = *refused});
       return;
     }
     previous_wait = retry.delay;
@@ -150,6 +162,20 @@ void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request,
       recorded.reset();  // the breaker may have moved during the wait
     }
   }
+}
+
+std::optional<Reason> QuoteExecutor::admit_retry(const RetryPolicy& policy, const FlowGuards& guards,
+                                                 CallError failure, std::optional<int>& quota_paid) {
+  // The gates with a side effect, asked last: a retry the decision refuses spends nothing.
+  if (guards.retry_budget && policy.retry_budget_ratio &&
+      !guards.retry_budget->try_withdraw(*policy.retry_budget_ratio, policy.retry_budget_min_per_s))
+    return Reason::retry_budget;
+  if (guards.retry_quota && policy.overload.retry_quota) {
+    const int cost = guards.retry_quota->retry_cost(failure);
+    if (!guards.retry_quota->acquire(cost)) return Reason::retry_quota;
+    quota_paid = cost;
+  }
+  return std::nullopt;
 }
 
 std::optional<Reason> QuoteExecutor::pass_gates(QuoteTrace& trace, int attempt, const RetryPolicy& policy,
@@ -236,15 +262,16 @@ AttemptFacts QuoteExecutor::call_once(QuoteTrace& trace, const QuoteRequest& req
   }
   if (cut_by_deadline && !outcome.ok() && ended_at_deadline(*flow.deadline.steady, clock_.now()))
     outcome.error = CallError::timeout;
-  // What the gates learn from the call: an accept unless the carrier failed, a 429 as the
-  // carrier's "slow down", and the call's round trip (none for a refused connection, which
-  // says nothing of the carrier's queue).
-  if (guards.throttle && policy.overload.adaptive_throttle) guards.throttle->record(!outcome.carrier_failure());
-  if (guards.rate && policy.overload.adaptive_retry) guards.rate->on_response(outcome.error == CallError::http_429);
-  if (in_flight) {
-    if (outcome.error == CallError::connect_error) in_flight->cancel();
-    else in_flight->release();
-  }
+  teach_gates(outcome, policy, guards, in_flight);
+  record_attempt(trace, request, policy, outcome, admission, facts, recorded);
+  return facts;
+}
+
+void QuoteExecutor::record_attempt(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
+                                   const CallOutcome& outcome, const Admission& admission, AttemptFacts& facts,
+                                   std::optional<BreakerSnapshot>& recorded) {
+  auto& steps = trace.events;
+  const int attempt = facts.attempt;
   facts.error = outcome.error;
   facts.retry_after = outcome.retry_after;
   bool opened_now = false;
@@ -268,7 +295,6 @@ AttemptFacts QuoteExecutor::call_once(QuoteTrace& trace, const QuoteRequest& req
                      .request_rejected = outcome.error == CallError::http_4xx});
     if (opened_now) steps.push_back({.step = Step::circuit_opened, .attempt = attempt});
   }
-  return facts;
 }
 
 void QuoteExecutor::fall_back(QuoteTrace& trace, const QuoteRequest& request) {

@@ -17,14 +17,15 @@
 #include "lab/base/random.hpp"
 #include "lab/resilience/carrier_call.hpp"
 #include "lab/resilience/breaker.hpp"
-#include "lab/resilience/bulkhead.hpp"
-#include "lab/resilience/cubic_rate_limiter.hpp"
-#include "lab/resilience/hedged_call.hpp"
+#include "lab/resilience/overload/bulkhead.hpp"
+#include "lab/resilience/overload/cubic_rate_limiter.hpp"
+#include "lab/resilience/overload/hedged_call.hpp"
 #include "lab/resilience/fallback_cache.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_trace.hpp"
 #include "lab/resilience/retry_budget.hpp"
 #include "lab/resilience/retry_decision.hpp"
+#include "lab/resilience/retry_quota.hpp"
 
 namespace quote_lab {
 
@@ -33,6 +34,7 @@ namespace quote_lab {
 /// to be left out). Not owned.
 struct FlowGuards {
   RetryBudget* retry_budget = nullptr;
+  RetryQuota* retry_quota = nullptr;
   Bulkhead* bulkhead = nullptr;
   AdaptiveThrottle* throttle = nullptr;
   CubicRateLimiter* rate = nullptr;
@@ -68,6 +70,9 @@ class QuoteExecutor {
   ///                 the deadline cut fails as `timeout`, whatever the carrier answered at it
   ///   budget        with a retry_budget_ratio, a retry the budget refuses is retry_skipped,
   ///                 reason `retry_budget` (the budget is not asked without a ratio)
+  ///   retry_quota   with the strategy, a retry pays its cost from the quota (retry_quota.hpp)
+  ///                 before its wait; one it cannot pay for is retry_skipped, reason
+  ///                 `retry_quota`; a flow that gets a live answer refills it
   /// `budget`: the retry budget of this policy in this lab (one per lab and policy), or
   /// null; every flow run with one deposits into it.
   QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy, RetryBudget* budget = nullptr) {
@@ -121,11 +126,22 @@ class QuoteExecutor {
   void run_attempts(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
                     const FlowGuards& guards, const Flow& flow, SteadyTime envelope_end,
                     std::optional<BreakerSnapshot>& recorded);
+  /// The retry's own gates once the decision says retry, each spending when it lets it
+  /// through: the retry budget, then the retry quota (whose cost after `failure` goes to
+  /// `quota_paid`). Why one refused, or nullopt.
+  std::optional<Reason> admit_retry(const RetryPolicy& policy, const FlowGuards& guards, CallError failure,
+                                    std::optional<int>& quota_paid);
   /// The gates before the breaker (pipeline.hpp), in the pipeline's order, for attempt
   /// `attempt`: why one refused, or nullopt with `permit` holding the concurrency limit's
   /// place when there is one. A wait for adaptive retry's token goes to `trace` (token_wait).
   std::optional<Reason> pass_gates(QuoteTrace& trace, int attempt, const RetryPolicy& policy, const FlowGuards& guards,
                                    const Flow& flow, std::optional<ConcurrencyPermit>& permit);
+  /// What attempt `facts.attempt`'s `outcome` leaves: its facts, the breaker's record of it
+  /// (when `admission` holds a permit; `recorded` becomes the breaker as it left it), its
+  /// step, and on success the answer and the cache.
+  void record_attempt(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
+                      const CallOutcome& outcome, const Admission& admission, AttemptFacts& facts,
+                      std::optional<BreakerSnapshot>& recorded);
   /// The call itself: plain, or hedged when the policy hedges (its steps go to `trace`);
   /// a half-open `probe` is never hedged.
   CallOutcome send(QuoteTrace& trace, const CarrierRequest& call, const RetryPolicy& policy, const FlowGuards& guards,

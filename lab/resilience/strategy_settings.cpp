@@ -23,6 +23,13 @@ const StrategySetting<BulkheadPolicy> kBulkhead[] = {
     int_setting("queue_timeout_ms", &BulkheadPolicy::queue_timeout_ms, 0, 5000),
 };
 
+const StrategySetting<RetryQuotaSettings> kRetryQuota[] = {
+    int_setting("capacity", &RetryQuotaSettings::capacity, 0, 100000),
+    int_setting("retry_cost", &RetryQuotaSettings::retry_cost, 0, 100000),
+    int_setting("timeout_retry_cost", &RetryQuotaSettings::timeout_retry_cost, 0, 100000),
+    int_setting("no_retry_increment", &RetryQuotaSettings::no_retry_increment, 0, 100000),
+};
+
 const StrategySetting<AdaptiveThrottleSettings> kAdaptiveThrottle[] = {
     number_setting("k", &AdaptiveThrottleSettings::k, 1, 10),
     int_setting("window_ms", &AdaptiveThrottleSettings::window_ms, 1000, 600000),
@@ -81,6 +88,7 @@ void check_table(const S& s, std::span<const StrategySetting<S>> table, const st
 }  // namespace
 
 std::span<const StrategySetting<BulkheadPolicy>> bulkhead_settings() { return kBulkhead; }
+std::span<const StrategySetting<RetryQuotaSettings>> retry_quota_settings() { return kRetryQuota; }
 std::span<const StrategySetting<AdaptiveThrottleSettings>> adaptive_throttle_settings() { return kAdaptiveThrottle; }
 std::span<const StrategySetting<AdaptiveRetryPolicy>> adaptive_retry_settings() { return kAdaptiveRetry; }
 std::span<const StrategySetting<GradientLimitSettings>> concurrency_limit_settings() { return kConcurrencyLimit; }
@@ -110,6 +118,10 @@ void check_range(std::vector<std::string>& errors, const std::string& name, doub
 
 void validate(const BulkheadPolicy& s, const std::string& prefix, std::vector<std::string>& errors) {
   check_table(s, bulkhead_settings(), prefix, errors);
+}
+
+void validate(const RetryQuotaSettings& s, const std::string& prefix, std::vector<std::string>& errors) {
+  check_table(s, retry_quota_settings(), prefix, errors);
 }
 
 void validate(const AdaptiveThrottleSettings& s, const std::string& prefix, std::vector<std::string>& errors) {

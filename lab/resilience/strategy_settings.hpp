@@ -10,6 +10,10 @@
 //   bulkhead           max_concurrent          1–1000           the lab's: 4
 //                      max_queued              0–1000           Polly v8 ConcurrencyLimiter QueueLimit: 0
 //                      queue_timeout_ms        0–5000           the lab's: 0 (no wait)
+//   retry_quota        capacity                0–100000         botocore 500
+//                      retry_cost              0–100000         botocore 5
+//                      timeout_retry_cost      0–100000         botocore 10
+//                      no_retry_increment      0–100000         botocore 1
 //   adaptive_throttle  k                       1–10             go-zero 1.5 (SRE book: 2)
 //                      window_ms               1000–600000, a multiple of buckets   go-zero 10 s
 //                      buckets                 1–1000           go-zero 40
@@ -55,6 +59,7 @@ struct StrategySetting {
 
 /// The settings of each strategy, in the order the policies file writes them.
 std::span<const StrategySetting<BulkheadPolicy>> bulkhead_settings();
+std::span<const StrategySetting<RetryQuotaSettings>> retry_quota_settings();
 std::span<const StrategySetting<AdaptiveThrottleSettings>> adaptive_throttle_settings();
 std::span<const StrategySetting<AdaptiveRetryPolicy>> adaptive_retry_settings();
 std::span<const StrategySetting<GradientLimitSettings>> concurrency_limit_settings();
@@ -79,6 +84,7 @@ void check_range(std::vector<std::string>& errors, const std::string& name, doub
 /// ties between settings too (window_ms a multiple of buckets, min_concurrency ≤ initial_limit
 /// ≤ max_limit, min_samples ≤ window_samples).
 void validate(const BulkheadPolicy& s, const std::string& prefix, std::vector<std::string>& errors);
+void validate(const RetryQuotaSettings& s, const std::string& prefix, std::vector<std::string>& errors);
 void validate(const AdaptiveThrottleSettings& s, const std::string& prefix, std::vector<std::string>& errors);
 void validate(const AdaptiveRetryPolicy& s, const std::string& prefix, std::vector<std::string>& errors);
 void validate(const GradientLimitSettings& s, const std::string& prefix, std::vector<std::string>& errors);

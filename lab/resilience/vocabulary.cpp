@@ -28,7 +28,7 @@ constexpr NameTable<Step, 15> kStepNames{{{
     {Step::cancelled, "cancelled"},
 }}};
 
-constexpr NameTable<Reason, 19> kReasonNames{{{
+constexpr NameTable<Reason, 20> kReasonNames{{{
     {Reason::timeout, "timeout"},
     {Reason::connect_error, "connect_error"},
     {Reason::http_5xx, "http_5xx"},
@@ -39,6 +39,7 @@ constexpr NameTable<Reason, 19> kReasonNames{{{
     {Reason::not_retryable, "not_retryable"},
     {Reason::shutting_down, "shutting_down"},
     {Reason::retry_budget, "retry_budget"},
+    {Reason::retry_quota, "retry_quota"},
     {Reason::deadline, "deadline"},
     {Reason::throttled, "throttled"},
     {Reason::concurrency_limit, "concurrency_limit"},

@@ -64,6 +64,7 @@ enum class Reason {
   not_retryable,    ///< the failure was the request's own fault: a retry fails the same way
   shutting_down,    ///< the lab is stopping: a retry would only delay the stop
   retry_budget,     ///< the policy's retry budget is spent (retries / requests over 10 s)
+  retry_quota,      ///< the policy's retry quota holds less than the retry costs (AWS SDKs)
   deadline,         ///< the flow's total deadline (deadline_ms) leaves no time for it
   // Which overload strategy refused the call (rejected), or kept a hedge back (hedge_skipped).
   throttled,            ///< adaptive throttling dropped it locally (SRE book)

@@ -264,7 +264,7 @@ bool snapshots_written(Replica& r, const std::vector<std::string>& labs) {
   if (!stored || !r.settled()) return false;
   for (const std::string& name : labs) {
     const auto it = stored->find(name);
-    if (it == stored->end() || ClassLog::before(it->second, r.lab(name)->app.last_entry())) return false;
+    if (it == stored->end() || ClassLog::before(it->second, r.lab(name)->app.class_order().last_entry())) return false;
   }
   return true;
 }
@@ -301,7 +301,7 @@ TEST_CASE("class log: a replica that starts after the class's entries left the s
   REQUIRE(theirs.size() == mine.size());
   for (std::size_t i = 0; i < mine.size(); ++i) CHECK(theirs[i].request_id == mine[i].request_id);
   CHECK(diagnostics(late.lab("ana")->app)["modes"] == diagnostics(a.lab("ana")->app)["modes"]);
-  CHECK_FALSE(late.lab("ana")->app.history_incomplete());
+  CHECK_FALSE(late.lab("ana")->app.class_order().history_incomplete());
   // What happens after the snapshot reaches it as before, counted once.
   a.quote("ana");
   REQUIRE(converged(a, late, [&] { return late.requests("ana") == 6; }));
@@ -320,7 +320,7 @@ TEST_CASE("class log: after Redis comes back empty, the replicas write the labs'
   Replica late(redis, 2);
   REQUIRE(eventually([&] { return late.log.caught_up(); }, std::chrono::seconds(5)));
   CHECK(late.requests("ana") == 3);
-  CHECK_FALSE(late.lab("ana")->app.history_incomplete());
+  CHECK_FALSE(late.lab("ana")->app.class_order().history_incomplete());
 }
 
 TEST_CASE("class log: a lab whose early entries left the stream with no snapshot is marked short, until its next reset") {
@@ -336,12 +336,12 @@ TEST_CASE("class log: a lab whose early entries left the stream with no snapshot
   Replica late(redis, 2);
   REQUIRE(eventually([&] { return late.log.caught_up() && late.labs.student_count() == 1; }, std::chrono::seconds(5)));
   CHECK(late.requests("ana") == 2);  // what the stream still held
-  CHECK(late.lab("ana")->app.history_incomplete());
+  CHECK(late.lab("ana")->app.class_order().history_incomplete());
   // Its own snapshot would spread the gap: it writes none.
   CHECK_FALSE(late.lab("ana")->app.snapshot("9999999999999-0", nullptr));
   a.start_log();
   reset_lab(a.lab("ana")->app, a.lab("ana")->storm);
-  REQUIRE(converged(a, late, [&] { return !late.lab("ana")->app.history_incomplete(); }));
+  REQUIRE(converged(a, late, [&] { return !late.lab("ana")->app.class_order().history_incomplete(); }));
   CHECK(late.requests("ana") == 0);
 }
 
@@ -359,14 +359,14 @@ TEST_CASE("class log: a sweep's points reach the other replica, which keeps the 
   a.lab("ana")->app.events().publish("storm_sweep", fifo);
   a.lab("ana")->app.events().publish("storm_sweep", codel);
   REQUIRE(converged(a, b, [&] {
-    const auto told = b.lab("ana")->app.remote_storm();
+    const auto told = b.lab("ana")->app.class_order().remote_storm();
     return told.is_object() && told["sweeps"].size() == 2;
   }));
-  const auto told = b.lab("ana")->app.remote_storm();
+  const auto told = b.lab("ana")->app.class_order().remote_storm();
   CHECK(told["sweep"] == codel);
   CHECK(told["sweeps"] == nlohmann::ordered_json::array({fifo, codel}));
   reset_lab(a.lab("ana")->app, a.lab("ana")->storm);  // a reset forgets them on every replica
-  REQUIRE(converged(a, b, [&] { return b.lab("ana")->app.remote_storm().is_null(); }));
+  REQUIRE(converged(a, b, [&] { return b.lab("ana")->app.class_order().remote_storm().is_null(); }));
 }
 
 }  // namespace test_class_log_replicas

@@ -336,6 +336,35 @@ TEST_CASE("a reset brings the overload strategies back too: adaptive retry's pac
   CHECK_FALSE(send_rate());  // as a new lab: the next quote's first send does not wait
 }
 
+TEST_CASE("aws_adaptive's retry quota, per lab: 50 quotes that fail three times spend its 500, the next retries nothing and says why, a reset fills it") {
+  Lab lab;
+  const auto quota_left = [&lab]() -> std::optional<double> {
+    for (const StrategyGauges& g : lab.app.strategy_gauges())
+      if (g.mode == "aws_adaptive") return g.retry_quota_available;
+    return std::nullopt;
+  };
+  CHECK(quota_left() == 500.0);  // the series exists from the start
+  for (int i = 0; i < 50; ++i) {
+    for (int call = 0; call < 3; ++call) lab.carrier.script.fail(CallError::connect_error, 2);
+    CHECK(quote_answer(lab.app, lab.app.quote("aws_adaptive", "carrier_offline", 42, 3))["attempts"] == 3);
+  }
+  CHECK(quote_answer(lab.app, lab.app.quote("resilient", "carrier_offline", 42, 3))["status"] == "degraded");
+  CHECK(quota_left() == 0.0);  // resilient's quote took nothing from aws_adaptive's quota
+  lab.carrier.script.fail(CallError::connect_error, 2);
+  const json spent = quote_answer(lab.app, lab.app.quote("aws_adaptive", "carrier_offline", 42, 3));
+  CHECK(spent["events"] == events(R"([
+      {"event": "attempt_failed", "attempt": 1, "elapsed_ms": 2, "reason": "connect_error"},
+      {"event": "retry_skipped", "attempt": 2, "reason": "retry_quota"},
+      {"event": "fallback_used", "attempt": 1, "reason": "seed_quote"}])"));
+  CHECK(spent["explanation"]["es"].get<std::string>().ends_with(
+      "No se reintentó: la cuota de reintentos está agotada, y solo las respuestas correctas del proveedor la "
+      "recargan (SDK de AWS)."));
+  CHECK(spent["explanation"]["en"].get<std::string>().ends_with(
+      "No retry was made: the retry quota is spent, and only the carrier's successful answers refill it (AWS SDKs)."));
+  lab.app.reset();
+  CHECK(quota_left() == 500.0);
+}
+
 TEST_CASE("aws_adaptive on rate_limited: the retry's wait for its token is a token_wait step of the answer, with its wait_ms and its sentence") {
   Lab lab;
   // The lesson's path: a 429 in 20 ms with Retry-After: 1, then the quote in 25 ms.

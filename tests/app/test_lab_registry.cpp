@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "lab/api/lab_routes.hpp"
 #include "lab/app/lab_registry.hpp"
 #include "support/fixed_random.hpp"
 #include "support/poll.hpp"
@@ -55,8 +56,8 @@ struct Class {
 ApiError refusal(LabRegistry& labs, const std::string& name) {
   const auto found = labs.find(&name);
   REQUIRE_FALSE(found.lab);
-  REQUIRE(found.error);
-  return *found.error;
+  REQUIRE((found.bad_name != LabNameProblem::none) != found.too_many_labs);  // one reason, never both
+  return no_lab_error(found.bad_name, name, labs.limits());
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The functions a reader opens first stay short enough to read as a list of named steps:
-the quote flow (`QuoteExecutor::run`: admit, call, record, decide, budget, sleep) and the
+the quote flow (`QuoteExecutor::run`, and the two that do its work: `run_attempts`, the
+attempts and waits, and `call_once`, one attempt: gates, breaker, call, record) and the
 three entry points (`run_cli`, `run_serve`, `run_storm`). Each is measured from its
 definition's first line to its closing brace; a function that grows past its bound fails
 here, naming its length, so the next step gets a name of its own instead of more lines.
+And the lesson itself, lab/resilience/ and its folders: no function there over 60 lines.
 Usage: test_function_size.py <source dir>"""
 import pathlib
 import re
@@ -12,6 +14,8 @@ import sys
 # (file, the definition's start, most lines)
 BOUNDS = [
     ("lab/resilience/quote_executor.cpp", "QuoteTrace QuoteExecutor::run(", 60),
+    ("lab/resilience/quote_executor.cpp", "void QuoteExecutor::run_attempts(", 60),
+    ("lab/resilience/quote_executor.cpp", "AttemptFacts QuoteExecutor::call_once(", 60),
     ("lab/main/cli.cpp", "int run_cli(", 80),
     ("lab/main/serve_wiring.cpp", "int run_serve(", 80),
     ("lab/experiments/storm.cpp", "StormResult run_storm(", 80),
@@ -36,8 +40,35 @@ def length(text: str, start: str):
     return None
 
 
+# Every function defined at the left margin of lab/resilience/, and the most lines each may take.
+LESSON = "lab/resilience"
+LESSON_MOST = 60
+# Left-margin lines that open no function: preprocessor, comments, namespaces, types, tables.
+NOT_A_FUNCTION = re.compile(r"^(#|//|namespace|}|using |struct |class |enum |template|static_assert|"
+                            r"(constexpr|const) [A-Za-z_:<>, ]+ k)")
+
+
+def lesson_functions(root: pathlib.Path):
+    """(file, first line, length) of every function defined in lab/resilience/**/*.cpp."""
+    for source in sorted((root / LESSON).rglob("*.cpp")):
+        lines = source.read_text().splitlines()
+        for i, line in enumerate(lines):
+            if not line or line[0] in " \t" or NOT_A_FUNCTION.match(line) or "(" not in line or line.rstrip().endswith(";"):
+                continue
+            n = length("\n".join(lines[i:]), line)
+            if n is not None:
+                yield source.relative_to(root), line, n
+
+
 def main(root: pathlib.Path) -> int:
     failures = []
+    measured = list(lesson_functions(root))
+    if len(measured) < 100:  # the scan itself broke: it must see the lesson's functions
+        failures.append(f"{LESSON}: only {len(measured)} functions found")
+    for path, line, n in measured:
+        if n > LESSON_MOST:
+            failures.append(f"{path}: {line.split('(')[0].split()[-1]} is {n} lines, more than {LESSON_MOST}")
+    print(f"ok  {LESSON}: {len(measured)} functions, the longest {max((n for *_, n in measured), default=0)} lines")
     for path, start, most in BOUNDS:
         n = length((root / path).read_text(), start)
         if n is None:

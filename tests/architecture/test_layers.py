@@ -25,6 +25,10 @@ STD_HEADERS = {
     "tuple", "type_traits", "unordered_map", "utility", "variant", "vector",
 }
 EXTRA_STD = {"base": {"thread"}}
+# The lab's use cases (app/) know nothing of HTTP: api/ reads the request and answers it, so the
+# same use cases serve a test, the CLI or a simulation. Debian puts these headers where any file
+# could include them; this is what keeps them out.
+FORBIDDEN = {"app": {"httplib.h", "lab/http/httplib_fwd.hpp", "lab/http/api_error.hpp"}}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
@@ -35,13 +39,15 @@ def problems(root: pathlib.Path):
             yield f"lab/{folder.name}/ is not in LAYERS (tests/architecture/test_layers.py)"
             continue
         allowed = set(LAYERS[: LAYERS.index(folder.name) + 1])
-        for source in sorted(folder.glob("*.[ch]pp")):
+        for source in sorted(folder.rglob("*.[ch]pp")):
             for kind, target in INCLUDE.findall(source.read_text()):
                 where = source.relative_to(root)
-                if kind == '"':
+                if target in FORBIDDEN.get(folder.name, set()):
+                    yield f"{where}: includes {target}; lab/{folder.name}/ knows nothing of HTTP"
+                elif kind == '"':
                     parts = target.split("/")
-                    if len(parts) != 3 or parts[0] != "lab":
-                        yield f"{where}: #include \"{target}\" is not lab/<folder>/<file>"
+                    if len(parts) not in (3, 4) or parts[0] != "lab":
+                        yield f"{where}: #include \"{target}\" is not lab/<folder>/[<subfolder>/]<file>"
                     elif parts[1] not in allowed:
                         yield f"{where}: includes lab/{parts[1]}/, an outer layer"
                 elif folder.name in STD_ONLY and target not in STD_HEADERS | EXTRA_STD.get(folder.name, set()):

@@ -91,6 +91,9 @@ test('overload strategies: a throttled and a hedged storm show what each refused
     // the drop probability as the lab computes it now: high right after the storm
     await waitValue(page, 'throttled', 'dropRatio', '>', 0.5);
     assert.match(await page.locator('.overload-card[data-policy=throttled] [data-key=dropRatio] b').textContent(), /^\d{2},\d\s%$/);
+    // aws_adaptive's retry quota, full before any retry: the capacity left out of its 500.
+    await waitValue(page, 'aws_adaptive', 'retryQuota', '===', 500);
+    assert.equal(await page.locator('.overload-card[data-policy=aws_adaptive] [data-key=retryQuota] b').textContent(), '500 / 500');
     // One Spanish in the panel, numbers and all.
     assert.deepEqual((await notSpanish(page)).filter(f => f.where.startsWith('overload')), []);
 

@@ -215,7 +215,8 @@ const INDEX = { policies: {
   adaptive_limit: { pipeline: [{ strategy: 'retry' }, { strategy: 'concurrency_limit', initial_limit: 3 }] },
   bulkhead: { pipeline: [{ strategy: 'bulkhead', max_concurrent: 4, max_queued: 0 }, { strategy: 'retry' }] },
   hedged: { pipeline: [{ strategy: 'retry' }, { strategy: 'hedging', delay: {}, budget: { share: 0.15 } }] },
-  aws_adaptive: { pipeline: [{ strategy: 'retry' }, { strategy: 'adaptive_retry', max_wait_ms: 1000 }] },
+  aws_adaptive: { pipeline: [{ strategy: 'retry' }, { strategy: 'retry_quota', capacity: 500 },
+    { strategy: 'adaptive_retry', max_wait_ms: 1000 }] },
 } };
 // GET /metrics?family=… after a throttled and a hedged storm.
 const family = (name, samples) => ({ name, type: 'counter', samples: samples.map(([labels, value]) => ({ labels, value })) });
@@ -227,12 +228,14 @@ const METRICS = { metrics: [
   family('quote_lab_concurrency_in_flight', [[{ mode: 'adaptive_limit' }, 0]]),
   family('quote_lab_hedge_delay_seconds', [[{ mode: 'hedged' }, 0.297]]),
   family('quote_lab_bulkhead_active', [[{ mode: 'bulkhead' }, 0]]),
+  family('quote_lab_retry_quota_available', [[{ mode: 'aws_adaptive' }, 495]]),
 ] };
 
 test('overload strategies: one row per policy with a strategy, the lab\'s counts and live values, none invented', () => {
   const policies = overloadPolicies(INDEX);
   assert.deepEqual(policies.map(p => [p.name, p.strategies]), [['throttled', ['adaptive_throttle']],
-    ['adaptive_limit', ['concurrency_limit']], ['bulkhead', ['bulkhead']], ['hedged', ['hedging']], ['aws_adaptive', ['adaptive_retry']]]);
+    ['adaptive_limit', ['concurrency_limit']], ['bulkhead', ['bulkhead']], ['hedged', ['hedging']],
+    ['aws_adaptive', ['adaptive_retry', 'retry_quota']]]);
   const rows = overloadRows(policies, { throttled: { requests: 14330, attempts: 50 }, hedged: { requests: 108, attempts: 108 } }, METRICS);
   const by = Object.fromEntries(rows.map(r => [r.name, r]));
   assert.deepEqual([by.throttled.requests, by.throttled.calls, by.throttled.rejected, by.throttled.rejectedTotal, by.throttled.dropRatio],
@@ -245,6 +248,9 @@ test('overload strategies: one row per policy with a strategy, the lab\'s counts
   // adaptive retry's rate exists once a 429 turned it on: unknown, not 0
   assert.equal(by.aws_adaptive.sendRate, null);
   assert.deepEqual([by.aws_adaptive.requests, by.aws_adaptive.rejectedTotal], [0, 0]);
+  // the retry quota's capacity left, out of the policy's own capacity
+  assert.deepEqual([by.aws_adaptive.quotaAvailable, by.aws_adaptive.quotaCapacity], [495, 500]);
+  assert.deepEqual([by.throttled.quotaAvailable, by.throttled.quotaCapacity], [null, null]);
   // before the first reading (or the lab reset): zeros and unknowns, never an error
   assert.deepEqual(overloadRows(policies, undefined, null).map(r => [r.requests, r.rejectedTotal, r.dropRatio]),
     policies.map(() => [0, 0, null]));
@@ -261,7 +267,8 @@ test('overload strategies: one row per policy with a strategy, the lab\'s counts
   assert.ok(OVERLOAD_FAMILIES.every(f => /^quote_lab_[a-z_]+$/.test(f)));
   // one Spanish term per strategy, the lab's
   assert.deepEqual(TEXT.es.strategy, { adaptive_throttle: 'limitación adaptativa', concurrency_limit: 'límite adaptativo de concurrencia',
-    bulkhead: 'mamparo', hedging: 'llamadas de cobertura', adaptive_retry: 'reintento adaptativo' });
+    bulkhead: 'mamparo', hedging: 'llamadas de cobertura', adaptive_retry: 'reintento adaptativo',
+    retry_quota: 'cuota de reintentos' });
 });
 
 test('the live stream backoff: full jitter under an exponential cap', () => {

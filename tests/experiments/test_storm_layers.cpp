@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lab/experiments/storm.hpp"
+#include "lab/experiments/storm_report.hpp"
 #include "support/lab_process.hpp"
 
 namespace test_storm_layers {

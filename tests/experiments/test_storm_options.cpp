@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lab/experiments/storm.hpp"
+#include "lab/experiments/storm_target.hpp"
 
 namespace test_storm_options {
 

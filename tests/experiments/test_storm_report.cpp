@@ -5,6 +5,7 @@
 #include <string>
 
 #include "lab/experiments/storm.hpp"
+#include "lab/experiments/storm_report.hpp"
 
 namespace test_storm_report {
 

@@ -39,13 +39,13 @@ std::string refusal(const std::string& text) {
 }
 
 const std::string kOneOf =
-    " (one of: fallback, bulkhead, deadline, retry, circuit_breaker, adaptive_throttle, adaptive_retry, "
+    " (one of: fallback, bulkhead, deadline, retry, retry_quota, circuit_breaker, adaptive_throttle, adaptive_retry, "
     "concurrency_limit, hedging, timeout)";
 const std::string kRetryTakes =
     " (retry takes: max_attempts, backoff_base_ms, backoff_max_ms, jitter, jitter_min_ms, jitter_max_ms, retry_on, "
     "retry_budget_ratio, retry_budget_min_per_s, idempotency_key)";
 const std::string kOrder =
-    " (outermost first: fallback, bulkhead, deadline, retry, the gates adaptive_throttle, adaptive_retry, "
+    " (outermost first: fallback, bulkhead, deadline, retry, retry_quota, the gates adaptive_throttle, adaptive_retry, "
     "concurrency_limit in any order, circuit_breaker, hedging, timeout)";
 
 // Policy "mine" as a pipeline of `first` (one strategy object, or several) then the timeout
@@ -131,7 +131,10 @@ TEST_CASE("the policies that ship write as pipelines and read back to themselves
         json::parse(R"({"strategy": "adaptive_throttle", "k": 1.5, "window_ms": 10000, "buckets": 40, "protection": 5})"));
   CHECK(file["hedged"]["pipeline"][2]["delay"]["percentile"] == 90.0);
   CHECK(file["hedged"]["pipeline"][2]["budget"] == json::parse(R"({"share": 0.15, "min_per_s": 1})"));
-  CHECK(file["aws_adaptive"]["pipeline"][2] == json::parse(R"({"strategy": "adaptive_retry", "max_wait_ms": 1000})"));
+  CHECK(file["aws_adaptive"]["pipeline"][2] ==
+        json::parse(R"({"strategy": "retry_quota", "capacity": 500, "retry_cost": 5, "timeout_retry_cost": 10,
+                        "no_retry_increment": 1})"));
+  CHECK(file["aws_adaptive"]["pipeline"][3] == json::parse(R"({"strategy": "adaptive_retry", "max_wait_ms": 1000})"));
   CHECK(file["adaptive_limit"]["pipeline"][2]["headroom"] == "sqrt_previous_limit");
 }
 
@@ -146,6 +149,8 @@ TEST_CASE("every setting of every strategy survives a round trip, gates in the o
   r.overload.bulkhead = BulkheadPolicy{.max_concurrent = 8, .max_queued = 3, .queue_timeout_ms = 250};
   r.overload.adaptive_throttle = AdaptiveThrottleSettings{.k = 2, .window_ms = 5000, .buckets = 20, .protection = 0};
   r.overload.adaptive_retry = AdaptiveRetryPolicy{.max_wait_ms = 400};
+  r.overload.retry_quota = RetryQuotaSettings{.capacity = 40, .retry_cost = 3, .timeout_retry_cost = 7,
+                                              .no_retry_increment = 2};
   GradientLimitSettings g;
   g.initial_limit = 10;
   g.buffer_pct = 0;
@@ -157,7 +162,7 @@ TEST_CASE("every setting of every strategy survives a round trip, gates in the o
   h.budget = HedgeBudgetSettings{.share = 0.05, .min_per_s = 0};
   r.overload.hedging = h;
   r.pipeline = {Strategy::fallback,          Strategy::bulkhead,       Strategy::deadline,
-                Strategy::retry,             Strategy::concurrency_limit, Strategy::adaptive_retry,
+                Strategy::retry,             Strategy::retry_quota,    Strategy::concurrency_limit, Strategy::adaptive_retry,
                 Strategy::adaptive_throttle, Strategy::circuit_breaker, Strategy::hedging,
                 Strategy::timeout};
   p.named.push_back(custom);
@@ -169,6 +174,7 @@ TEST_CASE("every setting of every strategy survives a round trip, gates in the o
   CHECK(b.retry.overload.hedging->delay.mode == HedgingDelayMode::fixed);
   CHECK(b.retry.overload.concurrency_limit->headroom == GradientHeadroom::sqrt_scaled_limit);
   CHECK(b.breaker->open_duration_s == 2.5);
+  CHECK(b.retry.overload.retry_quota->timeout_retry_cost == 7);
 }
 
 TEST_CASE("each setting a strategy refuses is named with the policy, the index, the strategy and what is allowed") {
@@ -195,6 +201,10 @@ TEST_CASE("each setting a strategy refuses is named with the policy, the index, 
                "jitter_min_ms must not exceed jitter_max_ms (got 50 and 10)"},
            Row{"retry", R"("jitter": "wild")", "jitter must be one of: none, additive, full, equal, decorrelated"},
            Row{"deadline", "", "deadline_ms is required, between 1 and 60000"},
+           Row{"retry_quota", R"("capacity": -1)", "capacity must be between 0 and 100000 (got -1)"},
+           Row{"retry_quota", R"("retry_costs": 5)",
+               "unknown setting 'retry_costs'; did you mean 'retry_cost'? (retry_quota takes: capacity, retry_cost, "
+               "timeout_retry_cost, no_retry_increment)"},
            Row{"deadline", R"("deadline_ms": 0)", "deadline_ms must be between 1 and 60000 (got 0)"},
            Row{"bulkhead", R"("max_concurrent": 0)", "max_concurrent must be between 1 and 1000 (got 0)"},
            Row{"bulkhead", R"("queue_timeout_ms": 6000)", "queue_timeout_ms must be between 0 and 5000 (got 6000)"},

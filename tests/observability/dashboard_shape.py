@@ -101,6 +101,7 @@ def overload_queries(group="mode"):
         "quotes inside the bulkhead": f"max by ({group}) (quote_lab_bulkhead_active)",
         "hedge delay": f"max by ({group}) (quote_lab_hedge_delay_seconds)",
         "adaptive retry's send rate": f"max by ({group}) (quote_lab_adaptive_retry_send_rate)",
+        "retry quota left": f"max by ({group}) (quote_lab_retry_quota_available)",
     }
 
 

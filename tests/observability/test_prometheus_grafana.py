@@ -95,6 +95,11 @@ def replicas_overload_checks(answer):
     check("replicas' overload row: r1's hedge delay shows, in seconds", delay and 0 < delay[-1] < 2, delay[-3:])
     rate = points("quote_lab_adaptive_retry_send_rate", ["r1"], mode="aws_adaptive")
     check("replicas' overload row: r1's adaptive retry send rate shows after a 429", max(rate, default=0) > 0, rate[-3:])
+    for r in ("r1", "r2", "r3"):
+        quota = points("quote_lab_retry_quota_available", [r], mode="aws_adaptive")
+        # r1's two retries after a 429 paid 5 each, given back when the retry answered.
+        check(f"replicas' overload row: {r}'s retry quota shows from the start, 490-500 of 500",
+              quota != [] and 490 <= min(quota) and max(quota) <= 500, quota[-3:])
     print(f"measured: replicas dashboard, r1: throttled refusals up to {max(rejections, default=0):.0f}/s, drop probability "
           f"up to {max(drop, default=0):.3f}, hedged calls up to {max(hedges_sent, default=0):.2f}/s; r2 and r3: "
           f"{len(idle)} points of refusals or hedges, all 0", flush=True)
@@ -369,6 +374,9 @@ try:
     check("overload row: the hedge delay shows, in seconds", delay and 0 < delay[-1] < 2, delay[-3:])
     rate = answer("quote_lab_adaptive_retry_send_rate", mode="aws_adaptive")
     check("overload row: adaptive retry's send rate shows after a 429", max(rate, default=0) > 0, rate[-3:])
+    quota = answer("quote_lab_retry_quota_available", mode="aws_adaptive")
+    check("overload row: the retry quota shows, 490-500 of 500 (a retry pays 5, an answer gives it back)",
+          quota != [] and 490 <= min(quota) and max(quota) <= 500, quota[-3:])
     print(f"measured: throttled refusals up to {max(rejections, default=0):.0f}/s, drop probability up to "
           f"{max(drop, default=0):.3f}; hedged calls up to {max(hedges_sent, default=0):.2f}/s, hedge delay "
           f"{(delay or [0])[-1] * 1000:.0f} ms; adaptive retry send rate {(rate or [0])[-1]:.2f}/s", flush=True)

@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "lab/resilience/adaptive_throttle.hpp"
+#include "lab/resilience/overload/adaptive_throttle.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fixed_random.hpp"
 

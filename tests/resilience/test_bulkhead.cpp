@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "lab/resilience/bulkhead.hpp"
+#include "lab/resilience/overload/bulkhead.hpp"
 #include "support/poll.hpp"
 
 namespace test_bulkhead {

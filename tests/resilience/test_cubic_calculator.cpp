@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "lab/resilience/cubic_calculator.hpp"
+#include "lab/resilience/overload/cubic_calculator.hpp"
 #include "support/fake_clock.hpp"
 
 namespace test_cubic_calculator {

@@ -5,7 +5,7 @@
 #include <stop_token>
 #include <vector>
 
-#include "lab/resilience/cubic_rate_limiter.hpp"
+#include "lab/resilience/overload/cubic_rate_limiter.hpp"
 #include "support/fake_clock.hpp"
 
 namespace test_cubic_rate_limiter {

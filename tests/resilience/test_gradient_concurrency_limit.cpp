@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "lab/resilience/gradient_concurrency_limit.hpp"
+#include "lab/resilience/overload/gradient_concurrency_limit.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fixed_random.hpp"
 

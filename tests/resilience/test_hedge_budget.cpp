@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "lab/resilience/hedge_budget.hpp"
+#include "lab/resilience/overload/hedge_budget.hpp"
 #include "support/fake_clock.hpp"
 
 namespace test_hedge_budget {

@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-#include "lab/resilience/hedging_delay.hpp"
+#include "lab/resilience/overload/hedging_delay.hpp"
 
 namespace test_hedging_delay {
 

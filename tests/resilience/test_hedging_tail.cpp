@@ -14,8 +14,8 @@
 
 #include "lab/base/random.hpp"
 #include "lab/carrier/scenario.hpp"
-#include "lab/resilience/hedge_budget.hpp"
-#include "lab/resilience/hedging_delay.hpp"
+#include "lab/resilience/overload/hedge_budget.hpp"
+#include "lab/resilience/overload/hedging_delay.hpp"
 #include "lab/resilience/policy.hpp"
 #include "support/executor_rig.hpp"
 #include "support/paths.hpp"

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "lab/resilience/latency_percentile.hpp"
+#include "lab/resilience/overload/latency_percentile.hpp"
 
 namespace test_latency_percentile {
 

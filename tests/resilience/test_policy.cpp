@@ -73,7 +73,7 @@ TEST_CASE("validate checks a declared pipeline: it runs as written and lists exa
   CHECK(validate(p) == std::vector<std::string>{
                            "throttled.adaptive_throttle.window_ms must be a multiple of buckets (got 10000 and 30)",
                            "throttled.pipeline: 'fallback' must come before 'retry' (outermost first: fallback, "
-                           "bulkhead, deadline, retry, the gates adaptive_throttle, adaptive_retry, concurrency_limit "
+                           "bulkhead, deadline, retry, retry_quota, the gates adaptive_throttle, adaptive_retry, concurrency_limit "
                            "in any order, circuit_breaker, hedging, timeout)",
                            "hedged.pipeline lists 'fallback', which the policy does not use",
                            "hedged.pipeline leaves out 'bulkhead', which the policy uses",

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "lab/resilience/rate_token_bucket.hpp"
+#include "lab/resilience/overload/rate_token_bucket.hpp"
 #include "support/fake_clock.hpp"
 
 namespace test_rate_token_bucket {

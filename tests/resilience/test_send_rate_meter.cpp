@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "lab/resilience/send_rate_meter.hpp"
+#include "lab/resilience/overload/send_rate_meter.hpp"
 #include "support/fake_clock.hpp"
 
 namespace test_send_rate_meter {

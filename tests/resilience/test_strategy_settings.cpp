@@ -4,11 +4,11 @@
 #include <doctest/doctest.h>
 
 #include "lab/base/random.hpp"
-#include "lab/resilience/adaptive_throttle.hpp"
-#include "lab/resilience/bulkhead.hpp"
-#include "lab/resilience/gradient_concurrency_limit.hpp"
-#include "lab/resilience/hedge_budget.hpp"
-#include "lab/resilience/hedging_delay.hpp"
+#include "lab/resilience/overload/adaptive_throttle.hpp"
+#include "lab/resilience/overload/bulkhead.hpp"
+#include "lab/resilience/overload/gradient_concurrency_limit.hpp"
+#include "lab/resilience/overload/hedge_budget.hpp"
+#include "lab/resilience/overload/hedging_delay.hpp"
 #include "lab/resilience/strategy_settings.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fixed_random.hpp"
@@ -60,6 +60,7 @@ TEST_CASE("every strategy's defaults lie within the ranges the policies file acc
   CHECK(problems(BulkheadPolicy{}).empty());
   CHECK(problems(AdaptiveThrottleSettings{}).empty());
   CHECK(problems(AdaptiveRetryPolicy{}).empty());
+  CHECK(problems(RetryQuotaSettings{}).empty());
   CHECK(problems(GradientLimitSettings{}).empty());
   CHECK(problems(HedgingPolicy{}).empty());
 }
@@ -68,6 +69,7 @@ TEST_CASE("each setting is accepted at both ends of its range and refused one st
   check_bounds(bulkhead_settings());
   check_bounds(adaptive_throttle_settings());
   check_bounds(adaptive_retry_settings());
+  check_bounds(retry_quota_settings());
   check_bounds(concurrency_limit_settings());
   check_bounds(hedging_delay_settings());
   check_bounds(hedge_budget_settings());

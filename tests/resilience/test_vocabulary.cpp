@@ -55,7 +55,7 @@ TEST_CASE("steps: the event names of SPEC, in one table") {
 TEST_CASE("reasons: failure, skip and fallback reasons, in one table") {
   CHECK(reason_names() == std::vector<std::string>{"timeout", "connect_error", "http_5xx", "http_429", "bad_response",
                                                     "circuit_open", "probe_in_flight", "not_retryable", "shutting_down",
-                                                    "retry_budget", "deadline", "throttled", "concurrency_limit",
+                                                    "retry_budget", "retry_quota", "deadline", "throttled", "concurrency_limit",
                                                     "bulkhead_full", "client_rate_limited", "hedge_budget",
                                                     "half_open_probe", "seed_quote", "cached_quote"});
   check_round_trip<Reason>(reason_names(), parse_reason);

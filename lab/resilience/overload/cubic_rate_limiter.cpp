@@ -1,4 +1,4 @@
-#include "lab/resilience/cubic_rate_limiter.hpp"
+#include "lab/resilience/overload/cubic_rate_limiter.hpp"
 
 #include <algorithm>
 #include <cmath>

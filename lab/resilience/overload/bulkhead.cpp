@@ -1,4 +1,4 @@
-#include "lab/resilience/bulkhead.hpp"
+#include "lab/resilience/overload/bulkhead.hpp"
 
 #include <chrono>
 #include <stdexcept>

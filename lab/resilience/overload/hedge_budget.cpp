@@ -1,4 +1,4 @@
-#include "lab/resilience/hedge_budget.hpp"
+#include "lab/resilience/overload/hedge_budget.hpp"
 
 #include <stdexcept>
 

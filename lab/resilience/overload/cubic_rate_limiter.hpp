@@ -25,9 +25,9 @@
 #include <stop_token>
 
 #include "lab/base/clock.hpp"
-#include "lab/resilience/cubic_calculator.hpp"
-#include "lab/resilience/rate_token_bucket.hpp"
-#include "lab/resilience/send_rate_meter.hpp"
+#include "lab/resilience/overload/cubic_calculator.hpp"
+#include "lab/resilience/overload/rate_token_bucket.hpp"
+#include "lab/resilience/overload/send_rate_meter.hpp"
 
 namespace quote_lab {
 

@@ -1,4 +1,4 @@
-#include "lab/resilience/latency_percentile.hpp"
+#include "lab/resilience/overload/latency_percentile.hpp"
 
 #include <algorithm>
 #include <cmath>

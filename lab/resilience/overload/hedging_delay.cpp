@@ -1,10 +1,10 @@
-#include "lab/resilience/hedging_delay.hpp"
+#include "lab/resilience/overload/hedging_delay.hpp"
 
 #include <stdexcept>
 #include <string>
 #include <utility>
 
-#include "lab/resilience/latency_percentile.hpp"
+#include "lab/resilience/overload/latency_percentile.hpp"
 
 namespace quote_lab {
 

@@ -1,4 +1,4 @@
-#include "lab/resilience/cubic_calculator.hpp"
+#include "lab/resilience/overload/cubic_calculator.hpp"
 
 #include <chrono>
 #include <cmath>

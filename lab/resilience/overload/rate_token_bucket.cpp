@@ -1,4 +1,4 @@
-#include "lab/resilience/rate_token_bucket.hpp"
+#include "lab/resilience/overload/rate_token_bucket.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "lab/resilience/adaptive_throttle.hpp"
+#include "lab/resilience/overload/adaptive_throttle.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "lab/resilience/gradient_concurrency_limit.hpp"
+#include "lab/resilience/overload/gradient_concurrency_limit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "lab/resilience/latency_percentile.hpp"
+#include "lab/resilience/overload/latency_percentile.hpp"
 
 namespace quote_lab {
 

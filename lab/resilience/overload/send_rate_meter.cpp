@@ -1,4 +1,4 @@
-#include "lab/resilience/send_rate_meter.hpp"
+#include "lab/resilience/overload/send_rate_meter.hpp"
 
 #include <chrono>
 #include <cmath>
