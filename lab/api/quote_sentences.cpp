@@ -147,17 +147,17 @@ Explanation outcome(const QuoteTrace& t) {
           "The carrier failed " + times_en + " and there is no fallback: 503."};
 }
 
-// Why the flow stopped retrying when the retry quota could not pay for its next retry; empty
-// otherwise.
+// Why the flow stopped retrying when the retry quota could not pay for its next retry (it may
+// have paid for earlier ones); empty otherwise.
 std::optional<Explanation> quota_spent(const QuoteTrace& t) {
   const bool spent = std::any_of(t.events.begin(), t.events.end(), [](const TraceEvent& e) {
     return e.step == Step::retry_skipped && e.reason == Reason::retry_quota;
   });
   if (!spent) return std::nullopt;
-  return Explanation{"No se reintentó: la cuota de reintentos está agotada, y solo las respuestas correctas del "
-                     "proveedor la recargan (SDK de AWS).",
-                     "No retry was made: the retry quota is spent, and only the carrier's successful answers refill "
-                     "it (AWS SDKs)."};
+  return Explanation{"No se hizo otro reintento: a la cuota de reintentos le queda menos de lo que cuesta uno, y "
+                     "solo las respuestas correctas del proveedor la recargan (SDK de AWS).",
+                     "No further retry was made: the retry quota holds less than a retry costs, and only the "
+                     "carrier's successful answers refill it (AWS SDKs)."};
 }
 
 }  // namespace

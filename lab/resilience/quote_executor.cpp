@@ -36,6 +36,59 @@ bool ended_at_deadline(SteadyTime deadline, SteadyTime now) {
   return now >= deadline - kDeadlineSkew;
 }
 
+// Whether attempt slot `attempt` sent a call: it ended in an answer or a failure, or was cut
+// while in flight (a `cancelled` step with the time it ran).
+bool reached_carrier(const QuoteTrace& trace, int attempt) {
+  return std::any_of(trace.events.begin(), trace.events.end(), [attempt](const TraceEvent& e) {
+    return e.attempt == attempt && (e.step == Step::attempt_success || e.step == Step::attempt_failed ||
+                                    (e.step == Step::cancelled && e.elapsed_ms));
+  });
+}
+
+// The flow's account with the retry quota (retry_quota.hpp): what its latest retry paid, and
+// what it gives back. A live answer gives back that payment, or no_retry_increment when no
+// retry was paid (botocore). A paid retry whose call never left — refused by a gate or the
+// breaker, skipped after its wait, its client gone first — cost the carrier nothing, so its
+// payment comes back too (botocore has no such retry: its token bucket blocks, never refuses).
+class QuotaPayment {
+ public:
+  explicit QuotaPayment(RetryQuota* quota) : quota_(quota) {}  // null: the policy has none
+  // Pays for the retry that will be attempt slot `attempt`, after `failure`; false when the
+  // quota holds less than it costs.
+  bool pay(CallError failure, int attempt) {
+    if (!quota_) return true;
+    const int cost = quota_->retry_cost(failure);
+    if (!quota_->acquire(cost)) return false;
+    paid_ = cost;
+    paid_for_ = attempt;
+    return true;
+  }
+  // Attempt slot `attempt` is over, as `trace` shows it.
+  void settle(const QuoteTrace& trace, int attempt) {
+    if (!quota_) return;
+    if (trace.status == QuoteStatus::completed) return quota_->on_success(paid_);
+    if (!paid_ || paid_for_ != attempt || reached_carrier(trace, attempt)) return;
+    quota_->release(*paid_);
+    paid_.reset();
+  }
+
+ private:
+  RetryQuota* const quota_;
+  std::optional<int> paid_;
+  int paid_for_ = 0;
+};
+
+// The retry's own gates once the decision says retry, each spending when it lets it through:
+// the retry budget (asked only with a retry_budget_ratio), then the retry quota. Why one
+// refused, or nullopt.
+std::optional<Reason> admit_retry(const RetryPolicy& policy, RetryBudget* budget, QuotaPayment& quota,
+                                  CallError failure, int attempt) {
+  if (budget && policy.retry_budget_ratio && !budget->try_withdraw(*policy.retry_budget_ratio, policy.retry_budget_min_per_s))
+    return Reason::retry_budget;
+  if (!quota.pay(failure, attempt)) return Reason::retry_quota;
+  return std::nullopt;
+}
+
 // What the gates learn from a call: an accept unless the carrier failed, a 429 as the
 // carrier's "slow down", and the call's round trip (none for a refused connection, which says
 // nothing of the carrier's queue).
@@ -116,21 +169,20 @@ void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request,
                                  std::optional<BreakerSnapshot>& recorded) {
   auto& steps = trace.events;
   Millis previous_wait{0};
-  std::optional<int> quota_paid;  // what the last retry paid the retry quota
+  QuotaPayment quota(policy.overload.retry_quota ? guards.retry_quota : nullptr);
   for (int attempt = 1;; ++attempt) {
     if (flow.cancelled()) {  // in the queue, during the wait: no attempt for a client that left
       steps.push_back({.step = Step::cancelled, .attempt = attempt});
-      return;
+      return quota.settle(trace, attempt);
     }
     if (attempt > 1) {
       if (const auto stop = before_attempt(attempt, flow.deadline.left(clock_), shutdown_.stop_requested())) {
         steps.push_back({.step = *stop->skipped, .attempt = attempt, .reason = stop->reason});
-        return;
+        return quota.settle(trace, attempt);
       }
     }
     AttemptFacts facts = call_once(trace, request, policy, attempt, flow, recorded, guards);
-    if (trace.status == QuoteStatus::completed && guards.retry_quota && policy.overload.retry_quota)
-      guards.retry_quota->on_success(quota_paid);
+    quota.settle(trace, attempt);
     // Overloaded (the carrier is not asked again), or the client left.
     if (!steps.empty() && (steps.back().step == Step::rejected || steps.back().step == Step::cancelled)) return;
     if (trace.status != QuoteStatus::completed && flow.cancelled()) {  // after a probe it let finish
@@ -149,7 +201,7 @@ void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request,
       return;
     }
     const Retry retry = std::get<Retry>(next);
-    if (const auto refused = admit_retry(policy, guards, facts.error, quota_paid)) {
+    if (const auto refused = admit_retry(policy, guards.retry_budget, quota, facts.error, attempt + 1)) {
       steps.push_back({.step = Step::retry_skipped, .attempt = attempt + 1, .reason = *refused});
       return;
     }
@@ -162,20 +214,6 @@ void QuoteExecutor::run_attempts(QuoteTrace& trace, const QuoteRequest& request,
       recorded.reset();  // the breaker may have moved during the wait
     }
   }
-}
-
-std::optional<Reason> QuoteExecutor::admit_retry(const RetryPolicy& policy, const FlowGuards& guards,
-                                                 CallError failure, std::optional<int>& quota_paid) {
-  // The gates with a side effect, asked last: a retry the decision refuses spends nothing.
-  if (guards.retry_budget && policy.retry_budget_ratio &&
-      !guards.retry_budget->try_withdraw(*policy.retry_budget_ratio, policy.retry_budget_min_per_s))
-    return Reason::retry_budget;
-  if (guards.retry_quota && policy.overload.retry_quota) {
-    const int cost = guards.retry_quota->retry_cost(failure);
-    if (!guards.retry_quota->acquire(cost)) return Reason::retry_quota;
-    quota_paid = cost;
-  }
-  return std::nullopt;
 }
 
 std::optional<Reason> QuoteExecutor::pass_gates(QuoteTrace& trace, int attempt, const RetryPolicy& policy,

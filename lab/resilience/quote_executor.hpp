@@ -72,7 +72,8 @@ class QuoteExecutor {
   ///                 reason `retry_budget` (the budget is not asked without a ratio)
   ///   retry_quota   with the strategy, a retry pays its cost from the quota (retry_quota.hpp)
   ///                 before its wait; one it cannot pay for is retry_skipped, reason
-  ///                 `retry_quota`; a flow that gets a live answer refills it
+  ///                 `retry_quota`; a live answer gives back what the last retry paid (or
+  ///                 no_retry_increment), and so does a paid retry whose call never left
   /// `budget`: the retry budget of this policy in this lab (one per lab and policy), or
   /// null; every flow run with one deposits into it.
   QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy, RetryBudget* budget = nullptr) {
@@ -126,11 +127,6 @@ class QuoteExecutor {
   void run_attempts(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
                     const FlowGuards& guards, const Flow& flow, SteadyTime envelope_end,
                     std::optional<BreakerSnapshot>& recorded);
-  /// The retry's own gates once the decision says retry, each spending when it lets it
-  /// through: the retry budget, then the retry quota (whose cost after `failure` goes to
-  /// `quota_paid`). Why one refused, or nullopt.
-  std::optional<Reason> admit_retry(const RetryPolicy& policy, const FlowGuards& guards, CallError failure,
-                                    std::optional<int>& quota_paid);
   /// The gates before the breaker (pipeline.hpp), in the pipeline's order, for attempt
   /// `attempt`: why one refused, or nullopt with `permit` holding the concurrency limit's
   /// place when there is one. A wait for adaptive retry's token goes to `trace` (token_wait).

@@ -35,7 +35,8 @@ struct RetryQuotaSettings {
 /// One client's quota (one per lab and policy). Thread-safe.
 class RetryQuota {
  public:
-  /// Throws std::invalid_argument for a negative capacity, cost or increment (0 capacity: no retry ever).
+  /// Throws std::invalid_argument for a negative capacity, cost or increment (a capacity of 0
+  /// allows only retries that cost 0).
   explicit RetryQuota(RetryQuotaSettings settings);
 
   /// What a retry after `failure` costs: timeout_retry_cost after CallError::timeout (a

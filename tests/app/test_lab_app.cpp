@@ -357,10 +357,11 @@ TEST_CASE("aws_adaptive's retry quota, per lab: 50 quotes that fail three times 
       {"event": "retry_skipped", "attempt": 2, "reason": "retry_quota"},
       {"event": "fallback_used", "attempt": 1, "reason": "seed_quote"}])"));
   CHECK(spent["explanation"]["es"].get<std::string>().ends_with(
-      "No se reintentó: la cuota de reintentos está agotada, y solo las respuestas correctas del proveedor la "
-      "recargan (SDK de AWS)."));
+      "No se hizo otro reintento: a la cuota de reintentos le queda menos de lo que cuesta uno, y solo las "
+      "respuestas correctas del proveedor la recargan (SDK de AWS)."));
   CHECK(spent["explanation"]["en"].get<std::string>().ends_with(
-      "No retry was made: the retry quota is spent, and only the carrier's successful answers refill it (AWS SDKs)."));
+      "No further retry was made: the retry quota holds less than a retry costs, and only the carrier's successful "
+      "answers refill it (AWS SDKs)."));
   lab.app.reset();
   CHECK(quota_left() == 500.0);
 }

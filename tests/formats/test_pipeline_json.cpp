@@ -201,10 +201,6 @@ TEST_CASE("each setting a strategy refuses is named with the policy, the index, 
                "jitter_min_ms must not exceed jitter_max_ms (got 50 and 10)"},
            Row{"retry", R"("jitter": "wild")", "jitter must be one of: none, additive, full, equal, decorrelated"},
            Row{"deadline", "", "deadline_ms is required, between 1 and 60000"},
-           Row{"retry_quota", R"("capacity": -1)", "capacity must be between 0 and 100000 (got -1)"},
-           Row{"retry_quota", R"("retry_costs": 5)",
-               "unknown setting 'retry_costs'; did you mean 'retry_cost'? (retry_quota takes: capacity, retry_cost, "
-               "timeout_retry_cost, no_retry_increment)"},
            Row{"deadline", R"("deadline_ms": 0)", "deadline_ms must be between 1 and 60000 (got 0)"},
            Row{"bulkhead", R"("max_concurrent": 0)", "max_concurrent must be between 1 and 1000 (got 0)"},
            Row{"bulkhead", R"("queue_timeout_ms": 6000)", "queue_timeout_ms must be between 0 and 5000 (got 6000)"},
@@ -260,6 +256,14 @@ TEST_CASE("each refusal of a pipeline's shape names the policy, the index, the s
                "mine.pipeline[1] (adaptive_throttle): 'adaptive_throttle' must come before 'circuit_breaker'" + kOrder},
            Row{R"({"mine": {"pipeline": [{"strategy": "timeout"}, {"strategy": "hedging"}]}})",
                "mine.pipeline[1] (hedging): 'hedging' must come before 'timeout'" + kOrder},
+           Row{first_then_timeout(R"({"strategy": "retry"}, {"strategy": "retry_quota", "capacity": -1})"),
+               "mine.pipeline[1] (retry_quota): capacity must be between 0 and 100000 (got -1)"},
+           Row{first_then_timeout(R"({"strategy": "retry"}, {"strategy": "retry_quota", "retry_costs": 5})"),
+               "mine.pipeline[1] (retry_quota): unknown setting 'retry_costs'; did you mean 'retry_cost'? (retry_quota "
+               "takes: capacity, retry_cost, timeout_retry_cost, no_retry_increment)"},
+           Row{first_then_timeout(R"({"strategy": "retry_quota"})"),
+               "mine.pipeline: 'retry_quota' needs 'retry' before it: a policy that never retries has no retry to pay "
+               "for"},
            Row{R"({"mine": {"pipeline": [{"strategy": "fallback"}, {"strategy": "retry"}]}})",
                "mine.pipeline: 'timeout' is missing: every pipeline ends with {\"strategy\": \"timeout\", "
                "\"timeout_ms\": 10-10000}"},

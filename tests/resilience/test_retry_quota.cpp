@@ -126,4 +126,54 @@ TEST_CASE("aws_adaptive's quota refills as botocore's: +1 a first-try success, t
   CHECK(quota.available() == 5);
 }
 
+TEST_CASE("a paid retry whose call never leaves gives its payment back: refused by adaptive retry's pacing") {
+  ExecutorRig rig;
+  const RetryPolicy policy = aws_adaptive_policy().retry;
+  RetryQuota quota(*policy.overload.retry_quota);
+  CubicRateLimiter rate(rig.clock);
+  // A 429 turns the pacing on at 0.5 a second: the retry's token is 2 s away, past its 1 s.
+  rig.carrier.fail(CallError::http_429, 5);
+  const QuoteTrace t = rig.executor.run(offline(), policy, FlowGuards{.retry_quota = &quota, .rate = &rate});
+  CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "backoff", "rejected", "fallback_used"});
+  CHECK(t.rejected() == Reason::client_rate_limited);
+  CHECK(rig.carrier.requests().size() == 1);
+  CHECK(quota.available() == 500);  // the 5 it paid came back: the carrier never saw that retry
+}
+
+namespace {
+// The rig's fake clock, but its waits end because the client left: the first wait requests
+// `leave` and returns at once, as a real wait ends when the client's socket closes.
+class LeavingClock final : public Clock {
+ public:
+  LeavingClock(FakeClock& inner, std::stop_source& leave) : inner_(inner), leave_(leave) {}
+  SteadyTime now() const override { return inner_.now(); }
+  WallTime wall_now() const override { return inner_.wall_now(); }
+  void sleep_for(Millis d) override { inner_.sleep_for(d); }
+  bool sleep_unless_stopped(Millis, std::stop_token) override {
+    leave_.request_stop();
+    return false;
+  }
+
+ private:
+  FakeClock& inner_;
+  std::stop_source& leave_;
+};
+}  // namespace
+
+TEST_CASE("a paid retry whose call never leaves gives its payment back: the client left during its backoff") {
+  ExecutorRig rig;
+  std::stop_source leave;
+  LeavingClock clock(rig.clock, leave);
+  QuoteExecutor executor(rig.carrier, rig.breaker, rig.cache, clock, rig.random);
+  const RetryPolicy policy = aws_adaptive_policy().retry;
+  RetryQuota quota(*policy.overload.retry_quota);
+  QuoteRequest request = offline();
+  request.cancel = leave.get_token();
+  rig.carrier.fail(CallError::timeout, 220);
+  const QuoteTrace t = executor.run(request, policy, FlowGuards{.retry_quota = &quota});
+  CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "backoff", "cancelled"});
+  CHECK(rig.carrier.requests().size() == 1);
+  CHECK(quota.available() == 500);  // the 10 the retry paid after the timeout came back
+}
+
 }  // namespace test_retry_quota
