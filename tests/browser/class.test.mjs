@@ -68,6 +68,10 @@ test('a class: three students in their own labs, the teacher projecting storms, 
     await tp.locator('#breaker-state[data-state=open]').waitFor({ timeout: 10000 });
     assert.equal(await breaker(tp), 'open');
     await waitCharted(tp, 'resilient', clicks, 10000);
+    // The charts read the lab's counters and the table its incidents: two requests, either
+    // may come back first.
+    await tp.waitForFunction(n => document.querySelectorAll('#incidents-body tr').length === n, clicks, { timeout: 10000 })
+      .catch(async e => { throw new Error(`${e.message}\nthe table holds ${(await rowIds(tp)).length} rows, ${clicks} expected`); });
     const rowsBefore = await rowIds(tp);
     assert.equal(rowsBefore.length, clicks);
 
