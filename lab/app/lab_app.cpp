@@ -18,6 +18,12 @@ std::vector<std::string> canonical_names(const ScenarioCatalog& c) {
   for (const auto& s : c.all()) names.push_back(s.name);
   return names;
 }
+
+Metrics::Pipelines pipelines_of(const Policies& policies) {
+  Metrics::Pipelines pipelines;
+  for (const std::string& name : policies.names()) pipelines[name] = pipeline_of(*policies.find(name));
+  return pipelines;
+}
 }  // namespace
 
 LabApp::LabApp(LabDeps deps)
@@ -44,7 +50,7 @@ LabApp::LabApp(LabDeps deps)
       cache_(deps.clock),
       executor_(deps.carrier, breaker_, cache_, deps.clock, deps.random, shutdown_.get_token()),
       runtimes_(deps.policies, deps.carrier, cache_, deps.clock, deps.random, shutdown_.get_token()),
-      metrics_(canonical_names(deps.scenarios), deps.http_routes, deps.policies.names()),
+      metrics_(canonical_names(deps.scenarios), deps.http_routes, deps.policies.names(), pipelines_of(deps.policies)),
       events_(deps.max_event_clients) {
   local_breaker_.set_listener([this](const BreakerTransition& t) { on_transition(t); });
   cache_.set_shared(shared_fallback_.get());

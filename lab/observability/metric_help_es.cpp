@@ -34,7 +34,7 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
        "motivo (throttled, concurrency_limit, bulkhead_full, client_rate_limited)."},
       {"quote_lab_hedges_total",
        "Llamadas de cobertura por modo y resultado: sent (salió una segunda llamada al proveedor), won (respondió "
-       "primero), skipped (el presupuesto de coberturas la retuvo)."},
+       "primero), skipped (la retuvo el presupuesto de coberturas, o era la llamada de prueba del disyuntor semiabierto)."},
       {"quote_lab_throttle_drop_ratio",
        "Probabilidad con que la limitación adaptativa descarta ahora una llamada (libro de SRE), por modo."},
       {"quote_lab_concurrency_limit", "Límite adaptativo de llamadas en curso al proveedor (gradiente de Envoy), por modo."},

@@ -50,6 +50,11 @@ struct LazyCounters {
   prometheus::Family<prometheus::Counter>* family = nullptr;
   std::map<Key, prometheus::Counter*> series;
 
+  // Adds the series of `key` at 0 (before the family is shared: no lock).
+  void add(const Key& key, const std::map<std::string, std::string>& labels) {
+    if (!series.count(key)) series[key] = &family->Add(labels);
+  }
+
   // Increments the series of `key`, adding it to the family with `labels` the first time
   // (only the first use of each pays for the lookup under the write lock).
   void increment(std::shared_mutex& mutex, const Key& key, const std::map<std::string, std::string>& labels) {
@@ -70,8 +75,23 @@ struct LazyCounters {
 // Counters by (policy, reason): the retries skipped and the calls an overload strategy refused.
 using ReasonCounters = LazyCounters<std::pair<std::string, Reason>>;
 
+std::map<std::string, std::string> reason_labels(const std::string& mode, Reason reason) {
+  return {{"mode", mode}, {"reason", std::string(to_string(reason))}};
+}
+
 void count_reason(ReasonCounters& counters, std::shared_mutex& mutex, const std::string& mode, Reason reason) {
-  counters.increment(mutex, {mode, reason}, {{"mode", mode}, {"reason", std::string(to_string(reason))}});
+  counters.increment(mutex, {mode, reason}, reason_labels(mode, reason));
+}
+
+// The hedging steps and their `outcome` label: sent (a second call went), won (it answered
+// first), skipped (kept back: the budget, or a half-open probe).
+constexpr std::pair<Step, const char*> kHedgeOutcomes[] = {
+    {Step::hedge, "sent"}, {Step::hedge_won, "won"}, {Step::hedge_skipped, "skipped"}};
+
+std::map<std::string, std::string> hedge_labels(const std::string& mode, Step step) {
+  for (const auto& [s, outcome] : kHedgeOutcomes)
+    if (s == step) return {{"mode", mode}, {"outcome", outcome}};
+  return {};
 }
 
 }  // namespace
@@ -121,7 +141,8 @@ struct Metrics::Series {
   LazyCounters<std::string> rate_limited;          // by route
   std::shared_mutex http_mutex;
 
-  Series(const std::vector<std::string>& scenarios, const std::vector<std::string>& modes) {
+  Series(const std::vector<std::string>& scenarios, const std::vector<std::string>& modes,
+         const Metrics::Pipelines& pipelines) {
     auto& req = counter_family(registry, "quote_lab_quote_requests_total",
                                "Quote requests answered by the lab, by mode, scenario and final status "
                                "(completed = live quote, degraded = fallback quote, failed = 503).");
@@ -155,7 +176,7 @@ struct Metrics::Series {
                                "and reason (throttled, concurrency_limit, bulkhead_full, client_rate_limited).");
     hedges.family = &counter_family(registry, "quote_lab_hedges_total",
                              "Hedged calls by mode and outcome: sent (a second call went to the carrier), won (it "
-                             "answered first), skipped (the hedge budget kept it back).");
+                             "answered first), skipped (the hedge budget kept it back, or the call was the half-open probe).");
     for (const std::string& m : modes) {
       const std::string& mode = m;
       for (const auto& s : scenarios) {
@@ -171,6 +192,16 @@ struct Metrics::Series {
       fallbacks[m] = &fb.Add({{"mode", mode}});
       cancelled[m] = &cancel.Add({{"mode", mode}});
     }
+    for (const auto& [mode, strategies] : pipelines) {
+      if (!retries.count(mode)) continue;  // a mode outside the bounded set is not counted
+      for (const Strategy strategy : strategies) {
+        const StrategySteps own = steps_of(strategy);
+        if (own.rejected) rejected.add({mode, *own.rejected}, reason_labels(mode, *own.rejected));
+        if (own.retry_skipped) skipped.add({mode, *own.retry_skipped}, reason_labels(mode, *own.retry_skipped));
+        if (own.hedges)
+          for (const auto& [step, outcome] : kHedgeOutcomes) hedges.add({mode, step}, hedge_labels(mode, step));
+      }
+    }
     for (auto from : kStates)
       for (auto to : kStates)
         if (from != to)
@@ -181,9 +212,9 @@ struct Metrics::Series {
 };
 
 Metrics::Metrics(std::vector<std::string> scenarios, std::vector<std::string> routes,
-                 std::vector<std::string> modes)
+                 std::vector<std::string> modes, Pipelines pipelines)
     : scenarios_(std::move(scenarios)), routes_(std::move(routes)), modes_(std::move(modes)),
-      series_(std::make_unique<Series>(scenarios_, modes_)) {
+      pipelines_(std::move(pipelines)), series_(std::make_unique<Series>(scenarios_, modes_, pipelines_)) {
   routes_.push_back("other");
 }
 
@@ -208,10 +239,8 @@ void Metrics::record(const QuoteTrace& t) {
   for (const auto& e : t.events) {
     if (e.step == Step::retry_skipped && e.reason) count_reason(s.skipped, s.http_mutex, mode, *e.reason);
     if (e.step == Step::rejected && e.reason) count_reason(s.rejected, s.http_mutex, mode, *e.reason);
-    if (e.step == Step::hedge || e.step == Step::hedge_won || e.step == Step::hedge_skipped) {
-      const char* outcome = e.step == Step::hedge ? "sent" : e.step == Step::hedge_won ? "won" : "skipped";
-      s.hedges.increment(s.http_mutex, {mode, e.step}, {{"mode", mode}, {"outcome", outcome}});
-    }
+    if (e.step == Step::hedge || e.step == Step::hedge_won || e.step == Step::hedge_skipped)
+      s.hedges.increment(s.http_mutex, {mode, e.step}, hedge_labels(mode, e.step));
   }
 }
 
@@ -337,7 +366,7 @@ nlohmann::ordered_json Metrics::to_json(const std::vector<prometheus::MetricFami
 }
 
 void Metrics::reset() {
-  auto fresh = std::make_unique<Series>(scenarios_, modes_);
+  auto fresh = std::make_unique<Series>(scenarios_, modes_, pipelines_);
   std::unique_lock lock(mutex_);
   series_.swap(fresh);
 }

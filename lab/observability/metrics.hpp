@@ -23,6 +23,7 @@
 
 #include "lab/carrier/carrier_simulator.hpp"
 #include "lab/resilience/breaker.hpp"
+#include "lab/resilience/pipeline.hpp"
 #include "lab/resilience/quote_trace.hpp"
 
 namespace quote_lab {
@@ -36,9 +37,12 @@ class Metrics {
   /// `scenarios`: the canonical names (a bounded label set); `routes`: the route
   /// templates that label HTTP requests ("other" is added); `modes`: the policy names that
   /// label quote flows (legacy, resilient and the named policies; flows of any other
-  /// mode are not counted).
+  /// mode are not counted); `pipelines`: each mode's strategies, whose own series
+  /// (steps_of: refusals by reason, skipped retries by reason, hedges by outcome) exist
+  /// from start at 0. Other reasons' series appear on first use.
+  using Pipelines = std::map<std::string, std::vector<Strategy>>;
   Metrics(std::vector<std::string> scenarios, std::vector<std::string> routes,
-          std::vector<std::string> modes = {"legacy", "resilient"});
+          std::vector<std::string> modes = {"legacy", "resilient"}, Pipelines pipelines = {});
   ~Metrics();
 
   /// Counts one finished quote flow, and each retry it skipped in
@@ -75,6 +79,7 @@ class Metrics {
   std::vector<std::string> scenarios_;
   std::vector<std::string> routes_;
   std::vector<std::string> modes_;
+  Pipelines pipelines_;
   mutable std::shared_mutex mutex_;  // guards series_ (replaced by reset; shared for updates)
   std::unique_ptr<Series> series_;
 };

@@ -31,6 +31,18 @@ std::optional<Strategy> parse_strategy(std::string_view text) { return kNames.pa
 
 std::vector<std::string> strategy_names() { return kNames.names(); }
 
+StrategySteps steps_of(Strategy s) {
+  switch (s) {
+    case Strategy::bulkhead: return {.rejected = Reason::bulkhead_full};
+    case Strategy::retry_quota: return {.retry_skipped = Reason::retry_quota};
+    case Strategy::adaptive_throttle: return {.rejected = Reason::throttled};
+    case Strategy::adaptive_retry: return {.rejected = Reason::client_rate_limited};
+    case Strategy::concurrency_limit: return {.rejected = Reason::concurrency_limit};
+    case Strategy::hedging: return {.hedges = true};
+    default: return {};
+  }
+}
+
 int strategy_rank(Strategy s) {
   switch (s) {
     case Strategy::fallback: return 0;

@@ -26,6 +26,7 @@
 #include "lab/resilience/overload/hedge_budget.hpp"
 #include "lab/resilience/overload/hedging_delay.hpp"
 #include "lab/resilience/retry_quota.hpp"
+#include "lab/resilience/vocabulary.hpp"
 
 namespace quote_lab {
 
@@ -80,6 +81,17 @@ struct OverloadStrategies {
   std::optional<GradientLimitSettings> concurrency_limit;
   std::optional<HedgingPolicy> hedging;
 };
+
+/// The steps of a flow that `s` alone produces, as the metrics count them: the reason of its
+/// `rejected` steps (quote_lab_overload_rejections_total), of its `retry_skipped` steps
+/// (quote_lab_retries_skipped_total), and whether it hedges (quote_lab_hedges_total). A
+/// policy's series for them exist from start at 0, so a panel says 0 rather than "No data".
+struct StrategySteps {
+  std::optional<Reason> rejected{};
+  std::optional<Reason> retry_skipped{};
+  bool hedges = false;
+};
+StrategySteps steps_of(Strategy s);
 
 /// The position of `s` in the executor's order (0 = outermost); the three gates share one.
 int strategy_rank(Strategy s);

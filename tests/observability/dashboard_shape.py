@@ -123,7 +123,14 @@ def overload_checks(dash, group="mode"):
     if panels is None:
         return [("one row 'Overload strategies'", False, [p["title"] for p in dash["panels"] if p["type"] == "row"])]
     exprs = [t["expr"] for p in panels for t in p["targets"]]
-    return [(f"overload row: {what}", any(q in e for e in exprs), exprs) for what, q in overload_queries(group).items()]
+    checks = [(f"overload row: {what}", any(q in e for e in exprs), exprs) for what, q in overload_queries(group).items()]
+    # Every other family has its series from start; the send rate has none before the first
+    # 429 (adaptive retry limits nothing until then), and its panel says so in both languages.
+    send_rate = [p for p in panels if any("quote_lab_adaptive_retry_send_rate" in t["expr"] for t in p["targets"])]
+    no_value = [p["fieldConfig"]["defaults"].get("noValue", "") for p in send_rate]
+    checks.append(("overload row: the send rate panel says 'no 429 yet' / 'ningún 429 todavía' before the first 429",
+                   len(no_value) == 1 and "no 429 yet" in no_value[0] and "ningún 429 todavía" in no_value[0], no_value))
+    return checks
 
 
 def bucket_of(bounds, t):

@@ -105,6 +105,37 @@ TEST_CASE("the steps of overload strategies and skipped retries count by policy 
   CHECK_FALSE(has(text, R"(quote_lab_overload_rejections_total{mode="resilient")"));
 }
 
+TEST_CASE("each policy's own refusals, skipped retries and hedges read 0 from start and after a reset, not nothing") {
+  const Policies shipped = default_policies();
+  Metrics::Pipelines pipelines;
+  for (const NamedPolicy& p : shipped.named) pipelines[p.retry.mode] = pipeline_of(p.retry);
+  pipelines["resilient"] = pipeline_of(shipped.resilient);
+  pipelines["unknown"] = {Strategy::bulkhead};  // no such mode: no series
+  Metrics m({"ok"}, {}, shipped.names(), pipelines);
+  const auto expect_zeros = [](const std::string& text) {
+    CHECK(has(text, R"(quote_lab_overload_rejections_total{mode="throttled",reason="throttled"} 0)"));
+    CHECK(has(text, R"(quote_lab_overload_rejections_total{mode="adaptive_limit",reason="concurrency_limit"} 0)"));
+    CHECK(has(text, R"(quote_lab_overload_rejections_total{mode="bulkhead",reason="bulkhead_full"} 0)"));
+    CHECK(has(text, R"(quote_lab_overload_rejections_total{mode="aws_adaptive",reason="client_rate_limited"} 0)"));
+    CHECK(has(text, R"(quote_lab_retries_skipped_total{mode="aws_adaptive",reason="retry_quota"} 0)"));
+    for (const char* outcome : {"sent", "won", "skipped"})
+      CHECK(has(text, std::string(R"(quote_lab_hedges_total{mode="hedged",outcome=")") + outcome + "\"} 0"));
+    // Only a policy's own strategies: resilient refuses and hedges nothing, throttled hedges nothing.
+    CHECK_FALSE(has(text, R"(quote_lab_overload_rejections_total{mode="resilient")"));
+    CHECK_FALSE(has(text, R"(quote_lab_hedges_total{mode="throttled")"));
+    CHECK_FALSE(has(text, R"(mode="unknown")"));
+  };
+  expect_zeros(render(m));
+  QuoteTrace dropped;
+  dropped.request = {"throttled", "ok", 42, 3, "id", "trace"};
+  dropped.status = QuoteStatus::degraded;
+  dropped.events = {{Step::rejected, 1, {}, Reason::throttled}, {Step::fallback_used, 1, {}, Reason::cached_quote}};
+  m.record(dropped);
+  CHECK(has(render(m), R"(quote_lab_overload_rejections_total{mode="throttled",reason="throttled"} 1)"));
+  m.reset();
+  expect_zeros(render(m));
+}
+
 TEST_CASE("labels stay bounded: unknown routes count as other") {
   Metrics m({"ok"}, {"/health"});
   m.record_http("/etc/passwd", 404);

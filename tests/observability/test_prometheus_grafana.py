@@ -76,7 +76,8 @@ def replicas_overload_checks(answer):
     rejections = points("quote_lab_overload_rejections_total", ["r1"], mode="throttled", reason="throttled")
     check("replicas' overload row: r1's throttled refusals per second show", max(rejections, default=0) > 0, rejections[-5:])
     idle = points("quote_lab_overload_rejections_total", ["r2", "r3"]) + points("quote_lab_hedges_total", ["r2", "r3"])
-    check("replicas' overload row: r2 and r3, idle, refuse and hedge nothing", max(idle, default=0) == 0, idle[-5:])
+    check("replicas' overload row: r2 and r3, idle, draw 0 refusals and 0 hedges (a line at 0, not 'No data')",
+          idle != [] and max(idle) == 0, idle[-5:])
     hedges_sent = points("quote_lab_hedges_total", ["r1"], mode="hedged", outcome="sent")
     check("replicas' overload row: r1's hedged calls sent per second show", max(hedges_sent, default=0) > 0, hedges_sent[-5:])
     drop = points("quote_lab_throttle_drop_ratio", ["r1"], mode="throttled")
@@ -363,6 +364,11 @@ try:
     check("overload row: throttled's refusals per second show", max(rejections, default=0) > 0, rejections[-5:])
     hedges_sent = answer("quote_lab_hedges_total", mode="hedged", outcome="sent")
     check("overload row: hedged calls sent per second show", max(hedges_sent, default=0) > 0, hedges_sent[-5:])
+    # A policy's refusals its traffic never made still draw, at 0.
+    for mode, reason in (("bulkhead", "bulkhead_full"), ("adaptive_limit", "concurrency_limit"),
+                         ("aws_adaptive", "client_rate_limited")):
+        check(f"overload row: {mode}'s {reason} refusals draw a line from start",
+              answer("quote_lab_overload_rejections_total", mode=mode, reason=reason) != [])
     drop = answer("quote_lab_throttle_drop_ratio", mode="throttled")
     check("overload row: the drop probability rose above 50 % against carrier_offline, below 100 %",
           0.5 < max(drop, default=0) < 1, max(drop, default=None))
