@@ -179,24 +179,27 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   const bool completed = sleep_.sleep_for(delay);
   // Work finished after the caller's deadline was wasted: nobody reads this answer.
   const bool wasted = !dropped && deadline_ms && wall_ms() > *deadline_ms;
+  const bool quoted = completed && !dropped && call->behaviour.kind != Kind::timeout &&
+                      !(call->behaviour.kind == Kind::answer && call->behaviour.status != 200) &&
+                      call->behaviour.kind != Kind::malformed;
+  // A call books, or counts its drop, before it ends: whoever sees the carrier idle (nothing
+  // in flight) sees every booking and drop its calls made.
+  std::optional<CarrierSimulator::Booking> booking;
+  if (quoted) booking = simulator_.book(customer_id, items, ids, clock_.wall_now(), clock_.now());
+  if (completed && dropped) simulator_.count_deadline_drop(ids.lab);
   simulator_.end_call(*call, wasted, std::chrono::duration_cast<Millis>(clock_.now() - started), clock_.now());
   if (!call->station.empty()) turns_.notify();  // its place goes to a waiting call
 
   res.set_header("X-Attempt-Seen", std::to_string(call->attempt));
   if (!completed) return send_error(req, res, carrier_error(503, "carrier_stopping", MessageId::carrier_stopping));
-  if (dropped) {
-    simulator_.count_deadline_drop(ids.lab);
-    return send_error(req, res, carrier_error(504, "deadline_exceeded", MessageId::carrier_deadline_during_work));
-  }
+  if (dropped) return send_error(req, res, carrier_error(504, "deadline_exceeded", MessageId::carrier_deadline_during_work));
   if (call->behaviour.kind == Kind::timeout) return send_error(req, res, carrier_error(504, "hung", MessageId::carrier_hung));
-  if ((call->behaviour.kind == Kind::answer && call->behaviour.status != 200) || call->behaviour.kind == Kind::malformed)
-    return send_fault(req, res, *call, {});
-  const auto booking = simulator_.book(customer_id, items, ids, clock_.wall_now(), clock_.now());
-  auto body = to_json(booking.quote);
+  if (!booking) return send_fault(req, res, *call, {});
+  auto body = to_json(booking->quote);
   body["scenario"] = call->scenario->name;
   body["attempt"] = call->attempt;
   // Stripe's header for an answer replayed from an earlier call with the same key.
-  if (booking.replayed) res.set_header("Idempotent-Replayed", "true");
+  if (booking->replayed) res.set_header("Idempotent-Replayed", "true");
   if (call->behaviour.kind == Kind::answer) return send_json(res, 200, body);
   send_fault(req, res, *call, body.dump());
 }
