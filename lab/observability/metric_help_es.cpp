@@ -50,7 +50,7 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
        "las respuestas correctas la recargan), por modo."},
       {"quote_lab_retries_skipped_total",
        "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, retry_quota, "
-       "deadline, not_retryable, circuit_open, ...)."},
+       "not_retryable, circuit_open, ...)."},
       {"quote_lab_carrier_calls_total",
        "Llamadas que recibió el proveedor simulado, por escenario (con los reintentos: compáralas con las "
        "solicitudes de cotización para ver la amplificación)."},
