@@ -88,10 +88,11 @@ void count_reason(ReasonCounters& counters, std::shared_mutex& mutex, const std:
 constexpr std::pair<Step, const char*> kHedgeOutcomes[] = {
     {Step::hedge, "sent"}, {Step::hedge_won, "won"}, {Step::hedge_skipped, "skipped"}};
 
-std::map<std::string, std::string> hedge_labels(const std::string& mode, Step step) {
+// The `outcome` of a hedging step; null for any other step.
+const char* hedge_outcome(Step step) {
   for (const auto& [s, outcome] : kHedgeOutcomes)
-    if (s == step) return {{"mode", mode}, {"outcome", outcome}};
-  return {};
+    if (s == step) return outcome;
+  return nullptr;
 }
 
 }  // namespace
@@ -199,7 +200,7 @@ struct Metrics::Series {
         if (own.rejected) rejected.add({mode, *own.rejected}, reason_labels(mode, *own.rejected));
         if (own.retry_skipped) skipped.add({mode, *own.retry_skipped}, reason_labels(mode, *own.retry_skipped));
         if (own.hedges)
-          for (const auto& [step, outcome] : kHedgeOutcomes) hedges.add({mode, step}, hedge_labels(mode, step));
+          for (const auto& [step, outcome] : kHedgeOutcomes) hedges.add({mode, step}, {{"mode", mode}, {"outcome", outcome}});
       }
     }
     for (auto from : kStates)
@@ -239,8 +240,8 @@ void Metrics::record(const QuoteTrace& t) {
   for (const auto& e : t.events) {
     if (e.step == Step::retry_skipped && e.reason) count_reason(s.skipped, s.http_mutex, mode, *e.reason);
     if (e.step == Step::rejected && e.reason) count_reason(s.rejected, s.http_mutex, mode, *e.reason);
-    if (e.step == Step::hedge || e.step == Step::hedge_won || e.step == Step::hedge_skipped)
-      s.hedges.increment(s.http_mutex, {mode, e.step}, hedge_labels(mode, e.step));
+    if (const char* outcome = hedge_outcome(e.step))
+      s.hedges.increment(s.http_mutex, {mode, e.step}, {{"mode", mode}, {"outcome", outcome}});
   }
 }
 
