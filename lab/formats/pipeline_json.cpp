@@ -276,9 +276,6 @@ PipelinePolicy pipeline_from_json(const json& list, const std::string& name, boo
   p.fallback = has(Strategy::fallback);
   p.circuit_breaker = has(Strategy::circuit_breaker);
   if (!has(Strategy::retry)) p.max_attempts = 1;
-  if (has(Strategy::retry_quota) && !has(Strategy::retry))
-    errors.push_back(name + ".pipeline: 'retry_quota' needs 'retry' before it: a policy that never retries has no "
-                            "retry to pay for");
   p.pipeline = listed;
   const std::size_t before = errors.size();
   check_order(name, listed, index, errors);
@@ -294,6 +291,10 @@ PipelinePolicy pipeline_from_json(const json& list, const std::string& name, boo
     std::vector<Strategy> once;
     for (const Strategy s : p.pipeline)
       if (std::find(once.begin(), once.end(), s) == once.end()) once.push_back(s);
+    if (!has(Strategy::retry)) {  // a quota with no retry to pay for: reported above, left out
+      std::erase(once, Strategy::retry_quota);
+      p.overload.retry_quota.reset();
+    }
     p.pipeline = once;
   }
   return out;

@@ -1,5 +1,7 @@
 #include "lab/resilience/pipeline.hpp"
 
+#include <algorithm>
+
 #include "lab/base/name_table.hpp"
 
 namespace quote_lab {
@@ -19,9 +21,28 @@ constexpr NameTable<Strategy, 11> kNames{{{
     {Strategy::timeout, "timeout"},
 }}};
 
-constexpr std::string_view kOrder =
-    "outermost first: fallback, bulkhead, deadline, retry, retry_quota, the gates adaptive_throttle, adaptive_retry, "
-    "concurrency_limit in any order, circuit_breaker, hedging, timeout";
+bool is_listed(const std::vector<Strategy>& pipeline, Strategy s) {
+  return std::find(pipeline.begin(), pipeline.end(), s) != pipeline.end();
+}
+
+std::string quoted(Strategy s) { return "'" + std::string(to_string(s)) + "'"; }
+
+// Why `s`, listed after every strategy of `outer`, cannot run there; "" when it can.
+std::string misplaced(Strategy s, const std::vector<Strategy>& outer) {
+  if (is_listed(outer, s)) return quoted(s) + " is listed twice";
+  if (is_listed(outer, Strategy::timeout))
+    return quoted(s) + " must come before 'timeout': 'timeout' is the call itself, so it comes last";
+  if (is_listed(outer, Strategy::hedging) && s != Strategy::timeout)
+    return quoted(s) + " must come before 'hedging': hedging sends its copy through the call itself, so a strategy "
+                       "between them would run once for two calls (a half-open breaker would let both through)";
+  const bool may_end_a_call = s == Strategy::fallback || steps_of(s).rejected.has_value();
+  if (is_listed(outer, Strategy::circuit_breaker) && may_end_a_call)
+    return quoted(s) + " must come before 'circuit_breaker': the breaker records every call it lets through, and " +
+           quoted(s) + " inside it could end one with no answer from the carrier (a half-open probe never recorded)";
+  if (s == Strategy::retry_quota && !is_listed(outer, Strategy::retry))
+    return "'retry_quota' must come after 'retry': it pays for the retries of the retry outside it";
+  return "";
+}
 
 }  // namespace
 
@@ -61,13 +82,11 @@ int strategy_rank(Strategy s) {
 }
 
 std::string pipeline_problem(const std::vector<Strategy>& pipeline) {
-  for (std::size_t i = 0; i < pipeline.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j) {
-      if (pipeline[j] == pipeline[i]) return "'" + std::string(to_string(pipeline[i])) + "' is listed twice";
-      if (strategy_rank(pipeline[j]) > strategy_rank(pipeline[i]))
-        return "'" + std::string(to_string(pipeline[i])) + "' must come before '" + std::string(to_string(pipeline[j])) +
-               "' (" + std::string(kOrder) + ")";
-    }
+  std::vector<Strategy> outer;
+  for (const Strategy s : pipeline) {
+    if (std::string problem = misplaced(s, outer); !problem.empty()) return problem;
+    outer.push_back(s);
+  }
   return "";
 }
 

@@ -5,15 +5,13 @@
 // settings of the strategies that keep state per lab (overload controls); the course's
 // timeout, retry, breaker and fallback settings stay RetryPolicy's fields.
 //
-// One executor runs every pipeline (quote_executor.hpp), in this order, outermost first:
+// One executor runs every pipeline (quote_executor.hpp) as it is written: each strategy
+// wraps the ones after it (strategy.hpp). The shipped policies list them in this order:
 //   fallback → bulkhead → deadline → retry → retry_quota → [adaptive_throttle,
 //   adaptive_retry, concurrency_limit] → circuit_breaker → hedging → timeout
-// The retry quota is asked by retry, after its decision to retry and before the wait. The
-// three in brackets are admission gates asked before each attempt, in the order the
-// policy lists them. The breaker is the last gate: its half-open probe must be the call
-// that goes, so no gate may refuse a call after the breaker let it through. Any other
-// order is refused when the file is read (pipeline_problem), because the executor would
-// not run it as written. Standard library only, plus the
+// and a user may write another (a breaker around the whole retry, a bulkhead place per
+// attempt, a gate asked once per flow), except what pipeline_problem refuses: an order
+// whose strategies could not keep their own promise. Standard library only, plus the
 // strategies' own settings.
 
 #include <optional>
@@ -93,12 +91,17 @@ struct StrategySteps {
 };
 StrategySteps steps_of(Strategy s);
 
-/// The position of `s` in the executor's order (0 = outermost); the three gates share one.
+/// The position of `s` in the shipped policies' order (0 = outermost; the three gates share
+/// one): where a strategy a request's keys add goes (align_pipeline).
 int strategy_rank(Strategy s);
-/// Why `pipeline` cannot run as written ("", when it can): a strategy listed twice, or one
-/// after a strategy the executor runs inside it — e.g. "'fallback' must come before 'retry'
-/// (outermost first: fallback, bulkhead, deadline, retry, retry_quota, the gates adaptive_throttle,
-/// adaptive_retry, concurrency_limit in any order, circuit_breaker, hedging, timeout)".
+/// Why `pipeline` cannot run as written ("", when it can), naming the rule it breaks:
+///   - a strategy listed twice;
+///   - anything after `timeout` (the call itself comes last);
+///   - anything but `timeout` after `hedging` (a strategy between them would run once for
+///     the two calls: a half-open breaker would let both through);
+///   - fallback, bulkhead or a gate after `circuit_breaker` (it could end a call the breaker
+///     let through with no carrier answer, and the half-open probe would never be recorded);
+///   - `retry_quota` without `retry` before it (it pays for that retry's retries).
 std::string pipeline_problem(const std::vector<Strategy>& pipeline);
 
 }  // namespace quote_lab

@@ -1,48 +1,26 @@
 #pragma once
-// One quote flow under one policy: ask the breaker, call the carrier, record, and do what
-// the retry decision (retry_decision.hpp, next_step and before_attempt) says — wait and
-// retry, or stop — then fall back. The executor decides nothing itself: it gathers the facts
-// (the clock, the carrier's answer, the shutdown token) and asks the retry budget, its one
-// gate with a side effect, after the decision says wait. It returns the trace
-// (quote_trace.hpp) that the JSON answer, the incidents, the diagnostics and the metrics
-// all read.
+// One quote flow under one policy: the policy's strategies (pipeline.hpp), one object each
+// behind one interface (strategy.hpp), composed in the order the policy lists them,
+// outermost first; the innermost, `timeout`, is the call. The executor decides nothing
+// itself: it makes the flow's context (the request, its trace, the stop, the clock) and the
+// strategies, runs them, and returns the trace (quote_trace.hpp) that the JSON answer, the
+// incidents, the diagnostics and the metrics all read.
 //
-// Legacy and resilient are the same executor with different RetryPolicy data (legacy:
-// no breaker, no backoff, no fallback).
+// Legacy and resilient are the same executor with different pipelines (legacy: retry and
+// timeout; resilient: fallback, retry, circuit_breaker, timeout).
 
-#include <optional>
 #include <stop_token>
 
 #include "lab/base/clock.hpp"
 #include "lab/base/random.hpp"
-#include "lab/resilience/carrier_call.hpp"
 #include "lab/resilience/breaker.hpp"
-#include "lab/resilience/overload/bulkhead.hpp"
-#include "lab/resilience/overload/cubic_rate_limiter.hpp"
-#include "lab/resilience/overload/hedged_call.hpp"
+#include "lab/resilience/carrier_call.hpp"
 #include "lab/resilience/fallback_cache.hpp"
+#include "lab/resilience/flow_guards.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_trace.hpp"
-#include "lab/resilience/retry_budget.hpp"
-#include "lab/resilience/retry_decision.hpp"
-#include "lab/resilience/retry_quota.hpp"
 
 namespace quote_lab {
-
-/// What one policy keeps between flows in one lab: the stateful strategies of its pipeline
-/// (pipeline.hpp), each null when the policy does not use it (or, for a test, when it is
-/// to be left out). Not owned.
-struct FlowGuards {
-  RetryBudget* retry_budget = nullptr;
-  RetryQuota* retry_quota = nullptr;
-  Bulkhead* bulkhead = nullptr;
-  AdaptiveThrottle* throttle = nullptr;
-  CubicRateLimiter* rate = nullptr;
-  GradientConcurrencyLimit* concurrency = nullptr;
-  HedgeBudget* hedge_budget = nullptr;
-  HedgingDelay* hedging_delay = nullptr;
-  HedgedCaller* hedger = nullptr;  ///< the threads hedged calls run on; hedging needs it
-};
 
 /// Runs quote flows. Thread-safe: it holds no per-request state; the breaker and the
 /// cache guard their own.
@@ -79,10 +57,10 @@ class QuoteExecutor {
   QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy, RetryBudget* budget = nullptr) {
     return run(request, policy, FlowGuards{.retry_budget = budget});
   }
-  /// The same with the policy's overload strategies (pipeline.hpp), in the executor's order:
+  /// The same with the policy's overload strategies (pipeline.hpp), in the pipeline's order:
   ///   bulkhead      no place (and no queue place, or the queue wait ran out): no attempt,
   ///                 a `rejected` step with reason bulkhead_full, then the fallback
-  ///   gates         before each attempt, in the pipeline's order: adaptive_throttle drops
+  ///   gates         before each call they wrap, in the pipeline's order: adaptive_throttle drops
   ///                 (throttled), adaptive_retry waits for its token up to max_wait_ms
   ///                 (a `token_wait` step with wait_ms, whole ms rounded up, when it waited;
   ///                 client_rate_limited beyond), concurrency_limit refuses at the limit
@@ -102,49 +80,6 @@ class QuoteExecutor {
   QuoteTrace run(const QuoteRequest& request, const RetryPolicy& policy, const FlowGuards& guards);
 
  private:
-  /// What every step of one flow reads besides its trace.
-  struct Flow {
-    /// The flow's deadline (deadline_ms), steady for the lab and wall for the carrier; both
-    /// empty without one.
-    struct Deadline {
-      std::optional<SteadyTime> steady;
-      std::optional<WallTime> wall;
-      std::optional<Millis> left(const Clock& clock) const;  ///< empty without a deadline
-    } deadline;
-    std::stop_token stop;    ///< the lab's shutdown or the client leaving: ends every wait
-    std::stop_token cancel;  ///< the client leaving (QuoteRequest::cancel)
-    bool cancelled() const { return cancel.stop_requested(); }
-  };
-  /// Attempt slot `attempt`: the breaker's admission, the call and its record; appends its
-  /// steps (and the answer, on success) to `trace` and returns what next_step needs of it.
-  /// `recorded` becomes the breaker as the record left it, or empty when nothing was
-  /// recorded (the answer then reads the breaker once more at the end).
-  AttemptFacts call_once(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
-                         int attempt, const Flow& flow, std::optional<BreakerSnapshot>& recorded,
-                         const FlowGuards& guards);
-  /// The attempts and waits of one flow, until one answers, the decision stops or a strategy
-  /// rejects; `recorded` as call_once.
-  void run_attempts(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
-                    const FlowGuards& guards, const Flow& flow, SteadyTime envelope_end,
-                    std::optional<BreakerSnapshot>& recorded);
-  /// The gates before the breaker (pipeline.hpp), in the pipeline's order, for attempt
-  /// `attempt`: why one refused, or nullopt with `permit` holding the concurrency limit's
-  /// place when there is one. A wait for adaptive retry's token goes to `trace` (token_wait).
-  std::optional<Reason> pass_gates(QuoteTrace& trace, int attempt, const RetryPolicy& policy, const FlowGuards& guards,
-                                   const Flow& flow, std::optional<ConcurrencyPermit>& permit);
-  /// What attempt `facts.attempt`'s `outcome` leaves: its facts, the breaker's record of it
-  /// (when `admission` holds a permit; `recorded` becomes the breaker as it left it), its
-  /// step, and on success the answer and the cache.
-  void record_attempt(QuoteTrace& trace, const QuoteRequest& request, const RetryPolicy& policy,
-                      const CallOutcome& outcome, const Admission& admission, AttemptFacts& facts,
-                      std::optional<BreakerSnapshot>& recorded);
-  /// The call itself: plain, or hedged when the policy hedges (its steps go to `trace`);
-  /// a half-open `probe` is never hedged.
-  CallOutcome send(QuoteTrace& trace, const CarrierRequest& call, const RetryPolicy& policy, const FlowGuards& guards,
-                   bool probe);
-  /// Answers from the cache (a seed quote when it holds nothing for this customer).
-  void fall_back(QuoteTrace& trace, const QuoteRequest& request);
-
   CarrierCaller& carrier_;
   Breaker& breaker_;
   FallbackCache& cache_;

@@ -44,9 +44,6 @@ const std::string kOneOf =
 const std::string kRetryTakes =
     " (retry takes: max_attempts, backoff_base_ms, backoff_max_ms, jitter, jitter_min_ms, jitter_max_ms, retry_on, "
     "retry_budget_ratio, retry_budget_min_per_s, idempotency_key)";
-const std::string kOrder =
-    " (outermost first: fallback, bulkhead, deadline, retry, retry_quota, the gates adaptive_throttle, adaptive_retry, "
-    "concurrency_limit in any order, circuit_breaker, hedging, timeout)";
 
 // Policy "mine" as a pipeline of `first` (one strategy object, or several) then the timeout
 // every pipeline ends with.
@@ -250,20 +247,29 @@ TEST_CASE("each refusal of a pipeline's shape names the policy, the index, the s
                "breaker of its own; legacy and resilient share the course breaker, the top-level \"breaker\""},
            Row{first_then_timeout(R"({"strategy": "retry"}, {"strategy": "retry"})"),
                "mine.pipeline[1] (retry): 'retry' is listed twice"},
-           Row{first_then_timeout(R"({"strategy": "retry"}, {"strategy": "fallback"})"),
-               "mine.pipeline[1] (fallback): 'fallback' must come before 'retry'" + kOrder},
            Row{first_then_timeout(R"({"strategy": "circuit_breaker"}, {"strategy": "adaptive_throttle"})"),
-               "mine.pipeline[1] (adaptive_throttle): 'adaptive_throttle' must come before 'circuit_breaker'" + kOrder},
+               "mine.pipeline[1] (adaptive_throttle): 'adaptive_throttle' must come before 'circuit_breaker': the "
+               "breaker records every call it lets through, and 'adaptive_throttle' inside it could end one with no "
+               "answer from the carrier (a half-open probe never recorded)"},
+           Row{first_then_timeout(R"({"strategy": "circuit_breaker"}, {"strategy": "fallback"})"),
+               "mine.pipeline[1] (fallback): 'fallback' must come before 'circuit_breaker': the breaker records every "
+               "call it lets through, and 'fallback' inside it could end one with no answer from the carrier (a "
+               "half-open probe never recorded)"},
            Row{R"({"mine": {"pipeline": [{"strategy": "timeout"}, {"strategy": "hedging"}]}})",
-               "mine.pipeline[1] (hedging): 'hedging' must come before 'timeout'" + kOrder},
+               "mine.pipeline[1] (hedging): 'hedging' must come before 'timeout': 'timeout' is the call itself, so it "
+               "comes last"},
+           Row{first_then_timeout(R"({"strategy": "hedging"}, {"strategy": "circuit_breaker"})"),
+               "mine.pipeline[1] (circuit_breaker): 'circuit_breaker' must come before 'hedging': hedging sends its "
+               "copy through the call itself, so a strategy between them would run once for two calls (a half-open "
+               "breaker would let both through)"},
            Row{first_then_timeout(R"({"strategy": "retry"}, {"strategy": "retry_quota", "capacity": -1})"),
                "mine.pipeline[1] (retry_quota): capacity must be between 0 and 100000 (got -1)"},
            Row{first_then_timeout(R"({"strategy": "retry"}, {"strategy": "retry_quota", "retry_costs": 5})"),
                "mine.pipeline[1] (retry_quota): unknown setting 'retry_costs'; did you mean 'retry_cost'? (retry_quota "
                "takes: capacity, retry_cost, timeout_retry_cost, no_retry_increment)"},
            Row{first_then_timeout(R"({"strategy": "retry_quota"})"),
-               "mine.pipeline: 'retry_quota' needs 'retry' before it: a policy that never retries has no retry to pay "
-               "for"},
+               "mine.pipeline[0] (retry_quota): 'retry_quota' must come after 'retry': it pays for the retries of the "
+               "retry outside it"},
            Row{R"({"mine": {"pipeline": [{"strategy": "fallback"}, {"strategy": "retry"}]}})",
                "mine.pipeline: 'timeout' is missing: every pipeline ends with {\"strategy\": \"timeout\", "
                "\"timeout_ms\": 10-10000}"},
@@ -278,10 +284,10 @@ TEST_CASE("each refusal of a pipeline's shape names the policy, the index, the s
 TEST_CASE("a file with several problems in its pipelines reports them all at once") {
   const std::string says = refusal(R"({
       "a": {"pipeline": [{"strategy": "retyr"}, {"strategy": "timeout"}]},
-      "b": {"pipeline": [{"strategy": "bulkhead", "max_concurrent": 0}, {"strategy": "fallback"}]}})");
+      "b": {"pipeline": [{"strategy": "circuit_breaker"}, {"strategy": "bulkhead", "max_concurrent": 0}]}})");
   CHECK(says.find("a.pipeline[0]: unknown strategy 'retyr'") != std::string::npos);
-  CHECK(says.find("b.pipeline[0] (bulkhead): max_concurrent must be between 1 and 1000 (got 0)") != std::string::npos);
-  CHECK(says.find("b.pipeline[1] (fallback): 'fallback' must come before 'bulkhead'") != std::string::npos);
+  CHECK(says.find("b.pipeline[1] (bulkhead): max_concurrent must be between 1 and 1000 (got 0)") != std::string::npos);
+  CHECK(says.find("b.pipeline[1] (bulkhead): 'bulkhead' must come before 'circuit_breaker'") != std::string::npos);
   CHECK(says.find("b.pipeline: 'timeout' is missing") != std::string::npos);
 }
 

@@ -284,6 +284,7 @@ TEST_CASE("an attempt the deadline cuts fails as timeout, whatever the hedged ca
   ExecutorRig rig;
   RetryPolicy policy = hedged_policy().retry;  // 1500 ms attempts: a 400 ms deadline cuts the first
   policy.deadline_ms = 400;
+  align_pipeline(policy);  // as a request's ?deadline_ms= does: the pipeline gains `deadline`
   HedgeBudget budget(rig.clock, policy.overload.hedging->budget);
   DownHedger hedger(rig.clock, CallError::http_5xx);  // the carrier's 504 deadline_exceeded, at the deadline
   for (int i = 0; i < 100; ++i) {

@@ -68,13 +68,12 @@ TEST_CASE("validate checks a declared pipeline: it runs as written and lists exa
   hedged.overload.bulkhead = BulkheadPolicy{};        // not listed
   RetryPolicy& throttled = p.named[1].retry;
   REQUIRE(throttled.mode == "throttled");
-  throttled.pipeline = {Strategy::retry, Strategy::fallback, Strategy::adaptive_throttle, Strategy::timeout};
+  throttled.pipeline = {Strategy::fallback, Strategy::retry, Strategy::timeout, Strategy::adaptive_throttle};
   throttled.overload.adaptive_throttle->buckets = 30;  // 10000 ms is not a multiple of 30
   CHECK(validate(p) == std::vector<std::string>{
                            "throttled.adaptive_throttle.window_ms must be a multiple of buckets (got 10000 and 30)",
-                           "throttled.pipeline: 'fallback' must come before 'retry' (outermost first: fallback, "
-                           "bulkhead, deadline, retry, retry_quota, the gates adaptive_throttle, adaptive_retry, concurrency_limit "
-                           "in any order, circuit_breaker, hedging, timeout)",
+                           "throttled.pipeline: 'adaptive_throttle' must come before 'timeout': 'timeout' is the "
+                           "call itself, so it comes last",
                            "hedged.pipeline lists 'fallback', which the policy does not use",
                            "hedged.pipeline leaves out 'bulkhead', which the policy uses",
                        });

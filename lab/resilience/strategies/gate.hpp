@@ -1,0 +1,16 @@
+#pragma once
+// What the admission gates (adaptive_throttle, adaptive_retry, concurrency_limit) share: a
+// refusal ends the flow with a `rejected` step (no retry: the gate said the carrier is
+// overloaded), or with `cancelled` when the client left while the gate made it wait.
+
+#include "lab/resilience/strategy.hpp"
+
+namespace quote_lab {
+
+inline Outcome refuse(QuoteContext& c, Reason why) {
+  if (c.cancelled()) c.trace.events.push_back({.step = Step::cancelled, .attempt = c.attempt});
+  else c.trace.events.push_back({.step = Step::rejected, .attempt = c.attempt, .reason = why});
+  return Outcome::over();
+}
+
+}  // namespace quote_lab

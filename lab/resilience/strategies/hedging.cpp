@@ -1,0 +1,54 @@
+// Hedged requests around the call: the call inside goes through the hedger, which sends a
+// copy after the hedging delay when the hedge budget allows.
+#include <cmath>
+
+#include "lab/resilience/strategies/strategies.hpp"
+
+namespace quote_lab {
+namespace {
+
+class Hedging final : public ResilienceStrategy {
+ public:
+  Outcome execute(QuoteContext& c, const Next& next) override {
+    const FlowGuards& g = c.guards;
+    if (!g.hedger || !c.policy.overload.hedging) return next(c);
+    // The budget counts flows, not attempts: hedges ≤ share × requests.
+    if (!counted_ && g.hedge_budget) g.hedge_budget->on_request();
+    counted_ = true;
+    auto plain = std::move(c.send);
+    c.send = [&c](const CarrierRequest& call) { return hedged(c, call); };
+    Outcome out = next(c);
+    c.send = std::move(plain);
+    return out;
+  }
+
+ private:
+  static CallOutcome hedged(const QuoteContext& c, const CarrierRequest& call) {
+    const FlowGuards& g = c.guards;
+    HedgingDelay* const learnt = g.hedging_delay;
+    const Millis delay(static_cast<long long>(learnt ? learnt->delay_ms() : c.policy.overload.hedging->delay.fixed_delay_ms));
+    HedgeBudget* const budget = g.hedge_budget;
+    // A half-open breaker admits one call, not one call and its copy (resilience4j counts
+    // permitted calls in half-open; Polly v8 puts the breaker inside each hedged attempt): the
+    // probe's hedge is refused, and the budget is not asked.
+    const bool probe = c.probe;
+    const HedgedCaller::Result r = g.hedger->call(
+        call, delay, [budget, probe] { return !probe && (!budget || budget->try_hedge()); },
+        learnt ? std::function<void(double)>([learnt](double ms) { learnt->record_latency_ms(ms); }) : nullptr);
+    auto& steps = c.trace.events;
+    if (r.hedged) steps.push_back({.step = Step::hedge, .attempt = call.attempt, .wait_ms = std::llround(r.delay_ms)});
+    if (r.hedge_refused)
+      steps.push_back({.step = Step::hedge_skipped, .attempt = call.attempt,
+                       .reason = probe ? Reason::half_open_probe : Reason::hedge_budget});
+    if (r.hedge_won) steps.push_back({.step = Step::hedge_won, .attempt = call.attempt});
+    return r.outcome;
+  }
+
+  bool counted_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ResilienceStrategy> make_hedging() { return std::make_unique<Hedging>(); }
+
+}  // namespace quote_lab

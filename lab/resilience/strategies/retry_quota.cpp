@@ -1,0 +1,66 @@
+// botocore's retry quota inside a retry: each retry pays its cost before its wait, and the
+// flow's live answer refills the quota (retries/standard.py, RetryQuotaChecker).
+#include <algorithm>
+
+#include "lab/resilience/strategies/strategies.hpp"
+
+namespace quote_lab {
+namespace {
+
+// Whether attempt slot `attempt` sent a call: it ended in an answer or a failure, or was cut
+// while in flight (a `cancelled` step with the time it ran).
+bool reached_carrier(const QuoteTrace& trace, int attempt) {
+  return std::any_of(trace.events.begin(), trace.events.end(), [attempt](const TraceEvent& e) {
+    return e.attempt == attempt && (e.step == Step::attempt_success || e.step == Step::attempt_failed ||
+                                    (e.step == Step::cancelled && e.elapsed_ms));
+  });
+}
+
+// The flow's account with the quota: what its latest retry paid, and what it gives back. A
+// live answer gives back that payment, or no_retry_increment when no retry was paid
+// (botocore). A paid retry whose call never left — refused by a gate or the breaker, skipped
+// after its wait, its client gone first — cost the carrier nothing, so its payment comes back
+// too (botocore has no such retry: its token bucket blocks, never refuses).
+class RetryQuotaStrategy final : public ResilienceStrategy {
+ public:
+  Outcome execute(QuoteContext& c, const Next& next) override {
+    Outcome out = next(c);
+    settle(c);
+    return out;
+  }
+
+  std::optional<Reason> admit_retry(QuoteContext& c, CallError failure) override {
+    RetryQuota* const quota = quota_of(c);
+    if (!quota) return std::nullopt;
+    const int cost = quota->retry_cost(failure);
+    if (!quota->acquire(cost)) return Reason::retry_quota;
+    paid_ = cost;
+    paid_for_ = c.attempt + 1;
+    return std::nullopt;
+  }
+
+  void retry_dropped(QuoteContext& c) override { settle(c); }
+
+ private:
+  static RetryQuota* quota_of(const QuoteContext& c) {
+    return c.policy.overload.retry_quota ? c.guards.retry_quota : nullptr;
+  }
+  // Attempt slot c.attempt is over, as the trace shows it.
+  void settle(const QuoteContext& c) {
+    RetryQuota* const quota = quota_of(c);
+    if (!quota) return;
+    if (c.trace.status == QuoteStatus::completed) return quota->on_success(paid_);
+    if (!paid_ || paid_for_ != c.attempt || reached_carrier(c.trace, c.attempt)) return;
+    quota->release(*paid_);
+    paid_.reset();
+  }
+
+  std::optional<int> paid_;
+  int paid_for_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ResilienceStrategy> make_retry_quota() { return std::make_unique<RetryQuotaStrategy>(); }
+
+}  // namespace quote_lab

@@ -1,0 +1,49 @@
+#pragma once
+// The strategies of a pipeline (pipeline.hpp), one class each behind ResilienceStrategy
+// (strategy.hpp), each made fresh for one flow. strategy_table.cpp maps a Strategy to its
+// maker; nothing else names these.
+
+#include <memory>
+
+#include "lab/resilience/breaker.hpp"
+#include "lab/resilience/fallback_cache.hpp"
+#include "lab/resilience/strategy.hpp"
+
+namespace quote_lab {
+
+/// What the strategies of a lab share besides the guards: the breaker the policy asks and
+/// the cache its fallback reads.
+struct StrategyDeps {
+  Breaker& breaker;
+  FallbackCache& cache;
+};
+
+/// Answers from the cache when the flow inside got no live answer (a seed quote when the
+/// cache holds none for the customer), and fills the cache with every live answer. A flow
+/// whose client left gets no fallback: nobody waits for it.
+std::unique_ptr<ResilienceStrategy> make_fallback(FallbackCache& cache);
+/// At most max_concurrent flows inside at once per lab, max_queued waiting up to
+/// queue_timeout_ms (Bulkhead, overload/bulkhead.hpp); no place: `rejected` bulkhead_full.
+std::unique_ptr<ResilienceStrategy> make_bulkhead();
+/// Starts the flow's total deadline (deadline_ms): every wait and attempt inside ends by it.
+std::unique_ptr<ResilienceStrategy> make_deadline();
+/// Attempts, backoff with jitter, Retry-After, retry_on and the retry budget (retry_decision.hpp).
+std::unique_ptr<ResilienceStrategy> make_retry();
+/// botocore's retry quota (retry_quota.hpp): a retry pays before its wait, a live answer refills.
+std::unique_ptr<ResilienceStrategy> make_retry_quota();
+/// The breaker's admission and record (breaker.hpp); the half-open probe is marked in the context.
+std::unique_ptr<ResilienceStrategy> make_circuit_breaker(Breaker& breaker);
+/// The SRE book's client-side throttling (overload/adaptive_throttle.hpp): `rejected` throttled.
+std::unique_ptr<ResilienceStrategy> make_adaptive_throttle();
+/// The AWS SDKs' adaptive retry token (overload/cubic_rate_limiter.hpp): `token_wait`, or
+/// `rejected` client_rate_limited past max_wait_ms.
+std::unique_ptr<ResilienceStrategy> make_adaptive_retry();
+/// Envoy's gradient concurrency limit (overload/gradient_concurrency_limit.hpp): `rejected`
+/// concurrency_limit at the limit.
+std::unique_ptr<ResilienceStrategy> make_concurrency_limit();
+/// Hedged requests (overload/hedged_call.hpp): the call inside goes as a hedged call.
+std::unique_ptr<ResilienceStrategy> make_hedging();
+/// The call itself, with its timeout (timeout_ms, or what is left of the deadline).
+std::unique_ptr<ResilienceStrategy> make_timeout();
+
+}  // namespace quote_lab
