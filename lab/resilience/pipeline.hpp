@@ -28,7 +28,8 @@
 
 namespace quote_lab {
 
-/// One strategy of a pipeline (the policies file's `"strategy"` names).
+/// One strategy of a pipeline (the policies file's `"strategy"` names). Each has one row in
+/// strategies/strategy_table.cpp: its name, place, steps and maker.
 enum class Strategy {
   fallback,           ///< answer with the cached quote when the flow gets no live one
   bulkhead,           ///< at most N quotes of the policy at once in the lab, a queue, then `rejected: bulkhead_full`
@@ -45,7 +46,7 @@ enum class Strategy {
 std::string_view to_string(Strategy s);
 /// The strategy named `text`; nullopt if unknown.
 std::optional<Strategy> parse_strategy(std::string_view text);
-/// Every strategy name, in the executor's order.
+/// Every strategy name, in the enum's order.
 std::vector<std::string> strategy_names();
 
 /// Bulkhead settings (Polly's Bulkhead, resilience4j's SemaphoreBulkhead).

@@ -26,6 +26,9 @@ class RetryStrategy final : public ResilienceStrategy {
     auto& steps = c.trace.events;
     Millis previous_wait{0};
     for (c.attempt = 1;; ++c.attempt) {
+      // The answer shows the breaker as this attempt's record left it; after a wait, or with
+      // no record, the executor reads it anew (it may have moved meanwhile).
+      c.recorded.reset();
       if (const auto stop = before(c)) {
         steps.push_back(*stop);
         for (const auto& inner : next.rest()) inner->retry_dropped(c);
@@ -56,7 +59,6 @@ class RetryStrategy final : public ResilienceStrategy {
         // A stop during the wait ends it at once; before() then skips the retry (or ends the
         // flow, its client gone).
         c.clock.sleep_unless_stopped(retry.delay, c.stop);
-        c.recorded.reset();  // the breaker may have moved during the wait
       }
     }
   }

@@ -1,37 +1,74 @@
+// Every strategy, one row each: its name in the policies file, metrics and docs, its place in
+// the shipped order, the steps it alone produces, and its maker. Adding a strategy is one
+// class (strategies/), one row here, its settings row (strategy_settings.hpp) and its doc row.
 #include "lab/resilience/strategies/strategy_table.hpp"
 
+#include <algorithm>
 #include <array>
-#include <utility>
 
 namespace quote_lab {
 namespace {
 
 using Maker = std::unique_ptr<ResilienceStrategy> (*)(const StrategyDeps&);
 
-// Every strategy's maker, one row each.
-const std::array<std::pair<Strategy, Maker>, 11> kMakers{{
-    {Strategy::fallback, [](const StrategyDeps& d) { return make_fallback(d.cache); }},
-    {Strategy::bulkhead, [](const StrategyDeps&) { return make_bulkhead(); }},
-    {Strategy::deadline, [](const StrategyDeps&) { return make_deadline(); }},
-    {Strategy::retry, [](const StrategyDeps&) { return make_retry(); }},
-    {Strategy::retry_quota, [](const StrategyDeps&) { return make_retry_quota(); }},
-    {Strategy::circuit_breaker, [](const StrategyDeps& d) { return make_circuit_breaker(d.breaker); }},
-    {Strategy::adaptive_throttle, [](const StrategyDeps&) { return make_adaptive_throttle(); }},
-    {Strategy::adaptive_retry, [](const StrategyDeps&) { return make_adaptive_retry(); }},
-    {Strategy::concurrency_limit, [](const StrategyDeps&) { return make_concurrency_limit(); }},
-    {Strategy::hedging, [](const StrategyDeps&) { return make_hedging(); }},
-    {Strategy::timeout, [](const StrategyDeps&) { return make_timeout(); }},
+struct StrategyRow {
+  Strategy strategy;
+  std::string_view name;
+  int rank;              ///< position in the shipped policies' order (0 = outermost); the gates share one
+  StrategySteps steps;   ///< the steps it alone produces (metrics make their series from start)
+  Maker make;
+};
+
+// In the enum's order, as every `one of` list names them; `rank` gives the shipped order.
+const std::array<StrategyRow, 11> kStrategies{{
+    {Strategy::fallback, "fallback", 0, {}, [](const StrategyDeps& d) { return make_fallback(d.cache); }},
+    {Strategy::bulkhead, "bulkhead", 1, {.rejected = Reason::bulkhead_full},
+     [](const StrategyDeps&) { return make_bulkhead(); }},
+    {Strategy::deadline, "deadline", 2, {}, [](const StrategyDeps&) { return make_deadline(); }},
+    {Strategy::retry, "retry", 3, {}, [](const StrategyDeps&) { return make_retry(); }},
+    {Strategy::retry_quota, "retry_quota", 4, {.retry_skipped = Reason::retry_quota},
+     [](const StrategyDeps&) { return make_retry_quota(); }},
+    {Strategy::circuit_breaker, "circuit_breaker", 6, {},
+     [](const StrategyDeps& d) { return make_circuit_breaker(d.breaker); }},
+    {Strategy::adaptive_throttle, "adaptive_throttle", 5, {.rejected = Reason::throttled},
+     [](const StrategyDeps&) { return make_adaptive_throttle(); }},
+    {Strategy::adaptive_retry, "adaptive_retry", 5, {.rejected = Reason::client_rate_limited},
+     [](const StrategyDeps&) { return make_adaptive_retry(); }},
+    {Strategy::concurrency_limit, "concurrency_limit", 5, {.rejected = Reason::concurrency_limit},
+     [](const StrategyDeps&) { return make_concurrency_limit(); }},
+    {Strategy::hedging, "hedging", 7, {.hedges = true}, [](const StrategyDeps&) { return make_hedging(); }},
+    {Strategy::timeout, "timeout", 8, {}, [](const StrategyDeps&) { return make_timeout(); }},
 }};
 
+const StrategyRow& row(Strategy s) {
+  return *std::find_if(kStrategies.begin(), kStrategies.end(), [s](const StrategyRow& r) { return r.strategy == s; });
+}
+
 }  // namespace
+
+std::string_view to_string(Strategy s) { return row(s).name; }
+
+std::optional<Strategy> parse_strategy(std::string_view text) {
+  for (const StrategyRow& r : kStrategies)
+    if (r.name == text) return r.strategy;
+  return std::nullopt;
+}
+
+std::vector<std::string> strategy_names() {
+  std::vector<std::string> out;
+  for (const StrategyRow& r : kStrategies) out.emplace_back(r.name);
+  return out;
+}
+
+StrategySteps steps_of(Strategy s) { return row(s).steps; }
+
+int strategy_rank(Strategy s) { return row(s).rank; }
 
 std::vector<std::unique_ptr<ResilienceStrategy>> make_pipeline(const std::vector<Strategy>& pipeline,
                                                                const StrategyDeps& deps) {
   std::vector<std::unique_ptr<ResilienceStrategy>> out;
   out.reserve(pipeline.size());
-  for (const Strategy s : pipeline)
-    for (const auto& [strategy, make] : kMakers)
-      if (strategy == s) out.push_back(make(deps));
+  for (const Strategy s : pipeline) out.push_back(row(s).make(deps));
   return out;
 }
 
