@@ -173,6 +173,8 @@ Explanation explanation(const QuoteTrace& t) {
 }
 
 std::string policy_note(const RetryPolicy& p, Language language) {
+  const bool breaker = p.uses(Strategy::circuit_breaker);
+  const bool fallback = p.uses(Strategy::fallback);
   if (language == Language::es) {
     const std::string name = "`" + p.mode + "`";
     // `dependency` is always the carrier's one breaker; say whether this request used it.
@@ -180,9 +182,9 @@ std::string policy_note(const RetryPolicy& p, Language language) {
                                   "`resilient`; esta solicitud no lo consultó ni lo cambió";
     const std::string asks = "consulta el disyuntor del proveedor (`dependency`) antes de cada intento";
     const std::string falls_back = "responde con la última cotización buena (respaldo) cuando fallan todos los intentos";
-    if (!p.circuit_breaker && !p.fallback) return name + " no tiene disyuntor ni respaldo: " + untouched;
-    if (!p.circuit_breaker) return name + " no tiene disyuntor, pero " + falls_back + "; " + untouched;
-    if (!p.fallback)
+    if (!breaker && !fallback) return name + " no tiene disyuntor ni respaldo: " + untouched;
+    if (!breaker) return name + " no tiene disyuntor, pero " + falls_back + "; " + untouched;
+    if (!fallback)
       return name + " " + asks + " y no tiene respaldo: cuando fallan todos los intentos la respuesta es un 503";
     return name + " " + asks + " y " + falls_back;
   }
@@ -190,9 +192,9 @@ std::string policy_note(const RetryPolicy& p, Language language) {
                                 "this request neither asked it nor changed it";
   const std::string asks = "asks the carrier's circuit breaker (`dependency`) before every attempt";
   const std::string falls_back = "serves the last good quote when every attempt fails";
-  if (!p.circuit_breaker && !p.fallback) return p.mode + " has no circuit breaker and no fallback: " + untouched;
-  if (!p.circuit_breaker) return p.mode + " has no circuit breaker but " + falls_back + "; " + untouched;
-  if (!p.fallback) return p.mode + " " + asks + " and has no fallback: when every attempt fails the answer is a 503";
+  if (!breaker && !fallback) return p.mode + " has no circuit breaker and no fallback: " + untouched;
+  if (!breaker) return p.mode + " has no circuit breaker but " + falls_back + "; " + untouched;
+  if (!fallback) return p.mode + " " + asks + " and has no fallback: when every attempt fails the answer is a 503";
   return p.mode + " " + asks + " and " + falls_back;
 }
 

@@ -273,8 +273,6 @@ PipelinePolicy pipeline_from_json(const json& list, const std::string& name, boo
   }
   const auto has = [&listed](Strategy s) { return std::find(listed.begin(), listed.end(), s) != listed.end(); };
   RetryPolicy& p = out.retry;
-  p.fallback = has(Strategy::fallback);
-  p.circuit_breaker = has(Strategy::circuit_breaker);
   if (!has(Strategy::retry)) p.max_attempts = 1;
   p.pipeline = listed;
   const std::size_t before = errors.size();

@@ -84,8 +84,11 @@ void read_policy(const json& value, const std::string& name, RetryPolicy& policy
 
 void read_retry_keys(const json& j, const std::string& prefix, RetryPolicy& p, std::vector<std::string>& errors) {
   for (const auto& f : retry_int_fields()) read_int(j, prefix, f.key, f.lo, f.hi, p.*f.member, errors);
-  read_field(j, prefix, "circuit_breaker", p.circuit_breaker, errors);
-  read_field(j, prefix, "fallback", p.fallback, errors);
+  for (const Strategy s : {Strategy::circuit_breaker, Strategy::fallback}) {
+    bool on = p.uses(s);
+    read_field(j, prefix, std::string(to_string(s)).c_str(), on, errors);
+    switch_strategy(p, s, on);
+  }
   if (j.contains("jitter")) {
     const auto& v = j.at("jitter");
     if (!v.is_string() || !parse_jitter(v.get<std::string>(), p.jitter))
@@ -174,8 +177,8 @@ nlohmann::ordered_json to_json(const RetryPolicy& p, bool every_key) {
           {"jitter", std::string(to_string(p.jitter))},
           {"jitter_min_ms", p.jitter_min_ms},
           {"jitter_max_ms", p.jitter_max_ms},
-          {"circuit_breaker", p.circuit_breaker},
-          {"fallback", p.fallback}};
+          {"circuit_breaker", p.uses(Strategy::circuit_breaker)},
+          {"fallback", p.uses(Strategy::fallback)}};
   // The optional keys: always for a named policy; for the course's two only when they
   // differ from the defaults, so their answers show only the keys the course teaches.
   const RetryPolicy defaults;

@@ -18,7 +18,9 @@ namespace quote_lab {
 ///     outermost first, each with its settings; or
 ///   - flat, today's keys (timeout_ms, max_attempts, ..., "breaker" for a named policy's own),
 ///     overlaid on the policy of `base` (a new named one starts from RetryPolicy's defaults,
-///     the resilient numbers); a pipeline `base` declared follows the keys (align_pipeline).
+///     the resilient numbers); its pipeline follows the keys: `circuit_breaker` and `fallback`
+///     switch their strategy, and a setting that switches one on adds it at its place
+///     (align_pipeline).
 /// GET /'s form, a policy's flat keys beside its pipeline, reads back too: each key must say
 /// what the pipeline says. Throws PolicyError naming every unknown key, strategy or setting,
 /// wrong type, out-of-range value and misordered pipeline at once; integers are range-checked

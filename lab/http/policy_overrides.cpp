@@ -79,7 +79,7 @@ const std::vector<PolicyOverride>& policy_overrides() {
        [](RetryPolicy& p, double, const std::string& c) { parse_idempotency_key(c, p.idempotency_key); }},
       {"circuit_breaker", K::choice, 0, 0, {"true", "false"}, MessageId::unknown_choice,
        "si la solicitud consulta el disyuntor", "whether the request asks the circuit breaker",
-       [](RetryPolicy& p, double, const std::string& c) { p.circuit_breaker = c == "true"; }},
+       [](RetryPolicy& p, double, const std::string& c) { switch_strategy(p, Strategy::circuit_breaker, c == "true"); }},
   };
   return table;
 }

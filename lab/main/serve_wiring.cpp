@@ -161,13 +161,14 @@ void log_started(const ServeOptions& o, const ServePaths& paths, const ScenarioC
       spdlog::warn("scenario {}: capacity {} + queue {} exceed the {} calls the carrier's queues may hold "
                    "(--carrier-workers {} - {}): calls beyond are shed as workers_busy", s.name, s.shedding->capacity,
                    s.shedding->queue.max, may_hold, o.carrier_workers, kSpareCarrierWorkers);
+  const auto on = [](const RetryPolicy& p, Strategy s) { return p.uses(s) ? "on" : "off"; };
   spdlog::info("legacy policy: timeout {} ms x {} attempts, no backoff, breaker {}, fallback {}",
-               l.timeout_ms, l.max_attempts, l.circuit_breaker ? "on" : "off", l.fallback ? "on" : "off");
+               l.timeout_ms, l.max_attempts, on(l, Strategy::circuit_breaker), on(l, Strategy::fallback));
   spdlog::info("resilient policy: timeout {} ms x {} attempts, backoff {} ms x 2^(n-1) + {} jitter {}-{} ms (cap {} ms), "
                "breaker opens after {} failures for {} s, fallback {}",
                r.timeout_ms, r.max_attempts, r.backoff_base_ms, to_string(r.jitter), r.jitter_min_ms,
                r.jitter_max_ms, r.backoff_max_ms, policies.breaker.failure_threshold,
-               policies.breaker.open_duration_s, r.fallback ? "on" : "off");
+               policies.breaker.open_duration_s, on(r, Strategy::fallback));
   spdlog::info("state file: {}", paths.state_file.string());
   spdlog::info("messages in {} unless a request's Accept-Language asks for {} (--language {})",
                o.language == Language::es ? "Spanish" : "English", o.language == Language::es ? "English" : "Spanish",

@@ -15,7 +15,6 @@ RetryPolicy resilient_numbers(const std::string& name) {
 
 NamedPolicy throttled_policy() {
   RetryPolicy p = resilient_numbers("throttled");
-  p.circuit_breaker = false;
   p.overload.adaptive_throttle = AdaptiveThrottleSettings{};
   p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::adaptive_throttle, Strategy::timeout};
   return {p, std::nullopt};
@@ -23,7 +22,6 @@ NamedPolicy throttled_policy() {
 
 NamedPolicy adaptive_limit_policy() {
   RetryPolicy p = resilient_numbers("adaptive_limit");
-  p.circuit_breaker = false;
   // Envoy's gradient without its 25 % buffer: with the √limit headroom the limit settles
   // near capacity + √limit (Envoy's default lets it settle at 1.25 × capacity + √limit).
   GradientLimitSettings limit;
@@ -45,7 +43,6 @@ NamedPolicy hedged_policy() {
   RetryPolicy p = resilient_numbers("hedged");
   p.timeout_ms = 1500;
   p.max_attempts = 1;
-  p.circuit_breaker = false;
   HedgingPolicy h;
   h.delay.percentile = 90;
   h.delay.fixed_delay_ms = 300;
@@ -67,7 +64,6 @@ NamedPolicy aws_adaptive_policy() {
   p.jitter = Jitter::full;
   p.jitter_min_ms = 0;
   p.jitter_max_ms = 0;
-  p.circuit_breaker = false;
   // botocore's adaptive mode registers the standard mode's retry quota beside its rate
   // limiter (client.py _register_retries): both, with botocore's numbers.
   p.overload.retry_quota = RetryQuotaSettings{};

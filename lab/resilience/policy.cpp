@@ -43,41 +43,46 @@ constexpr std::array<std::pair<unsigned, std::string_view>, 6> kRetryOnNames{{
     {kRetryOnBadResponse, "bad_response"},
 }};
 
-// Whether `p` uses strategy `s`, from its keys and its overload settings; retry when it
-// retries (a pipeline may leave retry out only when max_attempts is 1).
-bool uses(const RetryPolicy& p, Strategy s) {
+// Whether `p`'s settings switch strategy `s` on: deadline_ms, an overload strategy's settings,
+// retry when it retries (a pipeline may leave retry out only when max_attempts is 1); empty for
+// the strategies that have no such setting (fallback, circuit_breaker, timeout): listing them
+// is what switches them on.
+std::optional<bool> set_by_settings(const RetryPolicy& p, Strategy s) {
   const OverloadStrategies& o = p.overload;
   switch (s) {
-    case Strategy::fallback: return p.fallback;
     case Strategy::bulkhead: return o.bulkhead.has_value();
     case Strategy::deadline: return p.deadline_ms > 0;
     case Strategy::retry: return p.max_attempts > 1;
     case Strategy::retry_quota: return o.retry_quota.has_value();
-    case Strategy::circuit_breaker: return p.circuit_breaker;
     case Strategy::adaptive_throttle: return o.adaptive_throttle.has_value();
     case Strategy::adaptive_retry: return o.adaptive_retry.has_value();
     case Strategy::concurrency_limit: return o.concurrency_limit.has_value();
     case Strategy::hedging: return o.hedging.has_value();
-    case Strategy::timeout: return true;
+    case Strategy::fallback:
+    case Strategy::circuit_breaker:
+    case Strategy::timeout: return std::nullopt;
   }
-  return false;
+  return std::nullopt;
 }
 
 bool listed(const std::vector<Strategy>& pipeline, Strategy s) {
   return std::find(pipeline.begin(), pipeline.end(), s) != pipeline.end();
 }
 
-// A declared pipeline must run as written and list exactly the strategies the policy uses.
+// A pipeline must run as written and list exactly the strategies its settings switch on.
 void validate_pipeline(const RetryPolicy& p, const std::string& n, std::vector<std::string>& errors) {
-  if (p.pipeline.empty()) return;
   if (const std::string problem = pipeline_problem(p.pipeline); !problem.empty())
     errors.push_back(n + "pipeline: " + problem);
+  if (!listed(p.pipeline, Strategy::timeout))
+    errors.push_back(n + "pipeline leaves out 'timeout': every pipeline ends with the call");
   for (const std::string& name : strategy_names()) {
     const Strategy s = *parse_strategy(name);
+    const std::optional<bool> set = set_by_settings(p, s);
+    if (!set) continue;
     const bool in = listed(p.pipeline, s);
-    if (!in && uses(p, s))
+    if (!in && *set)
       errors.push_back(n + "pipeline leaves out '" + name + "', which the policy uses");
-    else if (in && !uses(p, s) && s != Strategy::retry)
+    else if (in && !*set && s != Strategy::retry)
       errors.push_back(n + "pipeline lists '" + name + "', which the policy does not use");
   }
 }
@@ -104,19 +109,25 @@ void validate(const RetryPolicy& p, std::vector<std::string>& errors) {
   validate_pipeline(p, n, errors);
 }
 
+bool RetryPolicy::uses(Strategy s) const { return listed(pipeline, s); }
+
+void switch_strategy(RetryPolicy& p, Strategy s, bool on) {
+  const bool in = p.uses(s);
+  if (in && !on) {
+    std::erase(p.pipeline, s);
+  } else if (!in && on) {
+    // After every strategy the shipped order runs outside it or beside it (a gate joins the gates).
+    auto at = std::find_if(p.pipeline.begin(), p.pipeline.end(),
+                           [&](Strategy t) { return strategy_rank(t) > strategy_rank(s); });
+    p.pipeline.insert(at, s);
+  }
+}
+
 void align_pipeline(RetryPolicy& p) {
-  if (p.pipeline.empty()) return;
   for (const std::string& name : strategy_names()) {
     const Strategy s = *parse_strategy(name);
-    const bool in = listed(p.pipeline, s);
-    if (in && !uses(p, s) && s != Strategy::retry && s != Strategy::timeout) {
-      p.pipeline.erase(std::find(p.pipeline.begin(), p.pipeline.end(), s));
-    } else if (!in && uses(p, s)) {
-      // After every strategy the executor runs outside it or beside it (a gate joins the gates).
-      auto at = std::find_if(p.pipeline.begin(), p.pipeline.end(),
-                             [&](Strategy t) { return strategy_rank(t) > strategy_rank(s); });
-      p.pipeline.insert(at, s);
-    }
+    const std::optional<bool> set = set_by_settings(p, s);
+    if (set && (*set || s != Strategy::retry)) switch_strategy(p, s, *set);
   }
 }
 
@@ -167,22 +178,7 @@ std::vector<std::string> Policies::names() const {
   return out;
 }
 
-std::vector<Strategy> pipeline_of(const RetryPolicy& p) {
-  if (!p.pipeline.empty()) return p.pipeline;
-  std::vector<Strategy> out;
-  if (p.fallback) out.push_back(Strategy::fallback);
-  if (p.overload.bulkhead) out.push_back(Strategy::bulkhead);
-  if (p.deadline_ms > 0) out.push_back(Strategy::deadline);
-  out.push_back(Strategy::retry);
-  if (p.overload.retry_quota) out.push_back(Strategy::retry_quota);
-  if (p.overload.adaptive_throttle) out.push_back(Strategy::adaptive_throttle);
-  if (p.overload.adaptive_retry) out.push_back(Strategy::adaptive_retry);
-  if (p.overload.concurrency_limit) out.push_back(Strategy::concurrency_limit);
-  if (p.circuit_breaker) out.push_back(Strategy::circuit_breaker);
-  if (p.overload.hedging) out.push_back(Strategy::hedging);
-  out.push_back(Strategy::timeout);
-  return out;
-}
+std::vector<Strategy> pipeline_of(const RetryPolicy& p) { return p.pipeline; }
 
 bool valid_policy_name(std::string_view name) {
   if (name.empty() || name.size() > 32 || name == "breaker") return false;
@@ -200,9 +196,7 @@ NamedPolicy adr0005_policy() {
                         .backoff_max_ms = 2000,
                         .jitter = Jitter::decorrelated,
                         .jitter_min_ms = 0,
-                        .jitter_max_ms = 0,
-                        .circuit_breaker = true,
-                        .fallback = true};
+                        .jitter_max_ms = 0};
   n.breaker = BreakerPolicy{.failure_threshold = 5, .open_duration_s = 30};
   return n;
 }
@@ -224,8 +218,7 @@ RetryPolicy legacy_numbers() {
                      .jitter = Jitter::none,
                      .jitter_min_ms = 0,
                      .jitter_max_ms = 0,
-                     .circuit_breaker = false,
-                     .fallback = false};
+                     .pipeline = {Strategy::retry, Strategy::timeout}};
 }
 
 Policies default_policies() {

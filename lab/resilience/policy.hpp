@@ -54,7 +54,7 @@ std::vector<std::string> retry_on_all_names();
 unsigned parse_retry_on(std::string_view text);
 
 /// How one policy calls the carrier. Immutable once loaded; per-request state lives in the
-/// executor. Units are in the field names. The fields after `fallback` are optional keys;
+/// executor. Units are in the field names. The fields after `jitter_max_ms` are optional keys;
 /// default_policies() leaves them at these defaults (ADR-0005's retry_on, no budget, no deadline).
 struct RetryPolicy {
   std::string mode;                   ///< the policy's name: "legacy", "resilient" or a named one
@@ -65,8 +65,6 @@ struct RetryPolicy {
   Jitter jitter = Jitter::additive;
   int jitter_min_ms = 15;             ///< additive jitter range, inclusive
   int jitter_max_ms = 45;
-  bool circuit_breaker = true;        ///< ask the upstream's breaker before each attempt
-  bool fallback = true;               ///< answer with the cached quote when all attempts fail
   unsigned retry_on = kRetryOnAdr0005;  ///< RetryOn bits: which failures are retried
   /// Retry budget (Finagle's RetryBudget): retries within the last 10 s may be at most
   /// ratio × requests in that window + min_per_s × 10. nullopt = no budget.
@@ -74,24 +72,30 @@ struct RetryPolicy {
   int retry_budget_min_per_s = 10;    ///< the budget's floor, retries per second
   int deadline_ms = 0;                ///< total deadline across attempts and waits; 0 = none
   IdempotencyKey idempotency_key = IdempotencyKey::per_flow;
-  /// The strategies as the policies file lists them, outermost first (pipeline.hpp); empty
-  /// for a policy written as flat keys: pipeline_of() derives its list from them.
-  std::vector<Strategy> pipeline{};
-  /// The overload strategies it uses, with their settings (none for the course's two).
+  /// The policy itself: its strategies, outermost first (pipeline.hpp), run in this order.
+  /// A strategy is on exactly when it is listed; the fields above and `overload` are their
+  /// settings. Resilient's list by default.
+  std::vector<Strategy> pipeline{Strategy::fallback, Strategy::retry, Strategy::circuit_breaker, Strategy::timeout};
+  /// The overload strategies' settings (none for the course's two).
   OverloadStrategies overload{};
+
+  /// Whether the pipeline lists `s`.
+  bool uses(Strategy s) const;
 };
 
-/// `p`'s strategies outermost first: its declared pipeline, or the one its keys imply
-/// (fallback if it falls back, its bulkhead, deadline if it has one, retry, its overload
-/// gates, circuit_breaker if it asks the breaker, its hedging, timeout).
+/// Lists `s` in `p`'s pipeline at its place in the shipped order (a gate after the gates
+/// already listed), or takes it out: the flat keys `circuit_breaker` and `fallback`, and a
+/// request's `?circuit_breaker=`, switch their strategy so.
+void switch_strategy(RetryPolicy& p, Strategy s, bool on);
+
+/// `p`'s strategies outermost first (p.pipeline).
 std::vector<Strategy> pipeline_of(const RetryPolicy& p);
 
-/// Brings a declared pipeline in line with `p`'s keys after they changed (a flat overlay in
-/// the policies file, a request's overrides): fallback, deadline and circuit_breaker are
-/// listed exactly when the policy uses them, and so is each overload strategy with settings;
-/// retry is added when max_attempts exceeds 1 (never removed). Each strategy added goes to
-/// its place in the executor's order (a gate after the gates already listed). A policy
-/// without a declared pipeline is left alone: pipeline_of() derives its list anyway.
+/// Brings `p`'s pipeline in line with the settings that switch a strategy on after they
+/// changed (a flat overlay in the policies file, a request's overrides): deadline is listed
+/// exactly when deadline_ms is set, and each overload strategy exactly when it has settings;
+/// retry is added when max_attempts exceeds 1 (never removed). Each goes to its place in the
+/// shipped order (switch_strategy).
 void align_pipeline(RetryPolicy& p);
 
 /// The breaker of one upstream (SPEC: opens after 2 consecutive failed attempts, stays
@@ -192,9 +196,9 @@ inline constexpr int kDeadlineMsMax = 60000;
 std::vector<std::string> validate(const Policies& p);
 /// Range problems of one policy, each prefixed with its name: its keys, its overload
 /// strategies' settings (strategy_settings.hpp: "bulkhead.max_concurrent must be between 1
-/// and 1000 (got 0)"), and a declared pipeline that would not run as written
-/// (pipeline_problem) or leaves out or lists a strategy the policy does not match
-/// ("hedged.pipeline leaves out 'fallback', which the policy uses").
+/// and 1000 (got 0)"), and a pipeline that would not run as written (pipeline_problem),
+/// lacks `timeout`, or leaves out or lists a strategy its settings do not match
+/// ("hedged.pipeline leaves out 'bulkhead', which the policy uses").
 void validate(const RetryPolicy& p, std::vector<std::string>& errors);
 /// Range problems of one breaker, each prefixed with `name` ("breaker", "adr0005.breaker").
 void validate(const BreakerPolicy& b, const std::string& name, std::vector<std::string>& errors);

@@ -19,12 +19,12 @@ TEST_CASE("policy_note says which protections a policy has, from its flags, neve
         "resilient asks the carrier's circuit breaker (`dependency`) before every attempt and serves the last good "
         "quote when every attempt fails");
   RetryPolicy breaker_only = p.resilient;
-  breaker_only.fallback = false;
+  switch_strategy(breaker_only, Strategy::fallback, false);
   CHECK(policy_note(breaker_only) ==
         "resilient asks the carrier's circuit breaker (`dependency`) before every attempt and has no fallback: when "
         "every attempt fails the answer is a 503");
   RetryPolicy fallback_only = p.legacy;
-  fallback_only.fallback = true;
+  switch_strategy(fallback_only, Strategy::fallback, true);
   CHECK(policy_note(fallback_only).find("legacy has no circuit breaker but serves the last good quote") == 0);
   CHECK(policy_note(fallback_only).find("neither asked it nor changed it") != std::string::npos);
 }

@@ -305,7 +305,7 @@ TEST_CASE("one retry budget per lab and policy: resilient's requests earn adr000
   Lab lab;
   const auto with_budget = [&lab](const std::string& name, double ratio) {
     RetryPolicy p = *lab.app.find_policy(name);
-    p.circuit_breaker = false;  // the budget alone
+    switch_strategy(p, Strategy::circuit_breaker, false);  // the budget alone
     p.retry_budget_ratio = ratio;
     p.retry_budget_min_per_s = 0;
     return quote_answer(lab.app, lab.app.quote(name, "provider_down", 42, 3, &p), &p, {"retry_budget_ratio"});

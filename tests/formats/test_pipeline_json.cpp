@@ -100,8 +100,8 @@ TEST_CASE("a pipeline is the whole policy: a strategy left out is off, whatever 
   const NamedPolicy& a = *p.find_named("adr0005");
   CHECK(a.retry.timeout_ms == 300);
   CHECK(a.retry.max_attempts == 1);        // no retry: one attempt
-  CHECK_FALSE(a.retry.fallback);           // no fallback: a 503 when it fails
-  CHECK_FALSE(a.retry.circuit_breaker);    // no circuit_breaker: none asked
+  CHECK_FALSE(a.retry.uses(Strategy::fallback));           // no fallback: a 503 when it fails
+  CHECK_FALSE(a.retry.uses(Strategy::circuit_breaker));    // no circuit_breaker: none asked
   CHECK_FALSE(a.breaker);                  // so no breaker of its own either
   CHECK(p.resilient.deadline_ms == 900);
   CHECK(p.resilient.timeout_ms == 220);    // a setting left out takes its default

@@ -102,8 +102,8 @@ TEST_CASE("every field a policy object shows reads back to the same policy") {
   p.resilient.jitter = Jitter::decorrelated;
   p.resilient.jitter_min_ms = 5;
   p.resilient.jitter_max_ms = 9;
-  p.resilient.fallback = false;
-  p.legacy.circuit_breaker = true;
+  switch_strategy(p.resilient, Strategy::fallback, false);
+  switch_strategy(p.legacy, Strategy::circuit_breaker, true);
   p.breaker.failure_threshold = 5;
   p.breaker.open_duration_s = 2.5;
   for (const bool with_pipelines : {false, true}) {

@@ -102,7 +102,7 @@ TEST_CASE("throttled against carrier_offline: once its window fills, under 0.15 
   CHECK(dropped.attempts() == 0);
   CHECK(event_names(dropped) == std::vector<std::string>{"rejected", "fallback_used"});
   RetryPolicy no_breaker = default_policies().resilient;
-  no_breaker.circuit_breaker = false;
+  switch_strategy(no_breaker, Strategy::circuit_breaker, false);
   const double without = calls_per_quote_at_the_end(rig.clock, rig.carrier, 400, 200, [&] {
     rig.executor.run(request("resilient"), no_breaker, FlowGuards{});
   });
@@ -251,7 +251,7 @@ class DownHedger final : public HedgedCaller {
 // hedged, with the course's breaker before the hedging: a user's policy.
 RetryPolicy hedged_behind_breaker() {
   RetryPolicy p = hedged_policy().retry;
-  p.circuit_breaker = true;
+  switch_strategy(p, Strategy::circuit_breaker, true);
   p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::circuit_breaker, Strategy::hedging, Strategy::timeout};
   return p;
 }

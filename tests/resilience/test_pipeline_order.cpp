@@ -22,8 +22,6 @@ RetryPolicy resilient_in(std::vector<Strategy> order, int deadline_ms = 0) {
   p.mode = "mine";
   p.pipeline = std::move(order);
   const auto listed = [&p](Strategy s) { return std::find(p.pipeline.begin(), p.pipeline.end(), s) != p.pipeline.end(); };
-  p.circuit_breaker = listed(Strategy::circuit_breaker);
-  p.fallback = listed(Strategy::fallback);
   if (listed(Strategy::adaptive_throttle)) p.overload.adaptive_throttle = AdaptiveThrottleSettings{};
   std::vector<std::string> problems;
   validate(p, problems);

@@ -14,16 +14,16 @@ TEST_CASE("the defaults are the numbers the course teaches") {
   CHECK(p.legacy.timeout_ms == 360);
   CHECK(p.legacy.max_attempts == 4);
   CHECK(p.legacy.backoff_base_ms == 0);
-  CHECK_FALSE(p.legacy.circuit_breaker);
-  CHECK_FALSE(p.legacy.fallback);
+  CHECK_FALSE(p.legacy.uses(Strategy::circuit_breaker));
+  CHECK_FALSE(p.legacy.uses(Strategy::fallback));
   CHECK(p.resilient.timeout_ms == 220);
   CHECK(p.resilient.max_attempts == 2);
   CHECK(p.resilient.backoff_base_ms == 80);
   CHECK(p.resilient.jitter == Jitter::additive);
   CHECK(p.resilient.jitter_min_ms == 15);
   CHECK(p.resilient.jitter_max_ms == 45);
-  CHECK(p.resilient.circuit_breaker);
-  CHECK(p.resilient.fallback);
+  CHECK(p.resilient.uses(Strategy::circuit_breaker));
+  CHECK(p.resilient.uses(Strategy::fallback));
   CHECK(p.breaker.failure_threshold == 2);
   CHECK(p.breaker.open_duration_s == 30);
   CHECK(validate(p).empty());
@@ -60,11 +60,11 @@ TEST_CASE("validate names the field, the range and the value, for every problem 
   CHECK(says("resilient.jitter_min_ms must not exceed jitter_max_ms"));
 }
 
-TEST_CASE("validate checks a declared pipeline: it runs as written and lists exactly what the policy uses") {
+TEST_CASE("validate checks a pipeline: it runs as written and lists exactly what the settings switch on") {
   Policies p = default_policies();
   RetryPolicy& hedged = p.named[4].retry;
   REQUIRE(hedged.mode == "hedged");
-  hedged.fallback = false;                            // still listed
+  hedged.overload.hedging.reset();                    // still listed
   hedged.overload.bulkhead = BulkheadPolicy{};        // not listed
   RetryPolicy& throttled = p.named[1].retry;
   REQUIRE(throttled.mode == "throttled");
@@ -74,16 +74,16 @@ TEST_CASE("validate checks a declared pipeline: it runs as written and lists exa
                            "throttled.adaptive_throttle.window_ms must be a multiple of buckets (got 10000 and 30)",
                            "throttled.pipeline: 'adaptive_throttle' must come before 'timeout': 'timeout' is the "
                            "call itself, so it comes last",
-                           "hedged.pipeline lists 'fallback', which the policy does not use",
                            "hedged.pipeline leaves out 'bulkhead', which the policy uses",
+                           "hedged.pipeline lists 'hedging', which the policy does not use",
                        });
 }
 
-TEST_CASE("align_pipeline: a declared pipeline follows the keys, each strategy added at its place") {
+TEST_CASE("align_pipeline: a pipeline follows the settings that switch a strategy on, each added at its place") {
   RetryPolicy p = hedged_policy().retry;
   REQUIRE(p.pipeline == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::hedging, Strategy::timeout});
-  p.fallback = false;
-  p.circuit_breaker = true;
+  switch_strategy(p, Strategy::fallback, false);
+  switch_strategy(p, Strategy::circuit_breaker, true);
   p.deadline_ms = 900;
   align_pipeline(p);
   CHECK(p.pipeline == std::vector<Strategy>{Strategy::deadline, Strategy::retry, Strategy::circuit_breaker,
@@ -92,10 +92,9 @@ TEST_CASE("align_pipeline: a declared pipeline follows the keys, each strategy a
   align_pipeline(p);
   CHECK(p.pipeline.size() == 5);  // retry is never taken out: one attempt is still its setting
   RetryPolicy flat = default_policies().resilient;
-  flat.circuit_breaker = false;
+  switch_strategy(flat, Strategy::circuit_breaker, false);  // the flat key circuit_breaker: false
   align_pipeline(flat);
-  CHECK(flat.pipeline.empty());  // nothing declared: pipeline_of derives it
-  CHECK(pipeline_of(flat) == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::timeout});
+  CHECK(flat.pipeline == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::timeout});
   std::vector<std::string> errors;
   validate(p, errors);
   CHECK(errors.empty());

@@ -90,6 +90,7 @@ TEST_CASE("Retry-After: the wait is max(backoff, Retry-After), capped by backoff
   SUBCASE("beyond what is left of the deadline: no wait, the retry is skipped") {
     RetryPolicy d = p;
     d.deadline_ms = 1000;
+    align_pipeline(d);  // as ?deadline_ms= does: the pipeline lists `deadline`
     rig.carrier.fail(CallError::http_429, 10, milliseconds(1500)).succeed(20);
     const QuoteTrace t = rig.run(d);
     CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "retry_skipped", "fallback_used"});
@@ -137,7 +138,7 @@ TEST_CASE("retry budget: retries within 10 s ≤ ratio × requests + min_per_s �
 TEST_CASE("a refused retry is retry_skipped with reason retry_budget, 10 % lets 1 in 10 flows retry") {
   Rig rig;
   RetryPolicy p = rig.policies.resilient;
-  p.circuit_breaker = false;  // the budget alone
+  switch_strategy(p, Strategy::circuit_breaker, false);  // the budget alone
   p.retry_budget_ratio = 0.1;
   p.retry_budget_min_per_s = 0;
   RetryBudget budget{rig.clock};
@@ -153,7 +154,7 @@ TEST_CASE("a refused retry is retry_skipped with reason retry_budget, 10 % lets 
   CHECK(calls == 11);  // 10 requests, 1 retry: the SRE book's 1.1
   Rig other;           // without a ratio the budget is never asked
   RetryPolicy q = other.policies.resilient;
-  q.circuit_breaker = false;
+  switch_strategy(q, Strategy::circuit_breaker, false);
   other.carrier.fail(CallError::http_5xx, 0).fail(CallError::http_5xx, 0);
   CHECK(other.run(q, &budget).attempts() == 2);
 }
@@ -163,6 +164,7 @@ TEST_CASE("deadline_ms: attempts get what is left, and no wait or attempt starts
   RetryPolicy p = rig.policies.resilient;  // 220 ms attempts, first backoff 110 ms
   SUBCASE("400 ms: 220 + 110, then the second attempt gets the 70 ms left") {
     p.deadline_ms = 400;
+    align_pipeline(p);  // as ?deadline_ms= does: the pipeline lists `deadline`
     const QuoteTrace t = rig.run(p);
     const auto sent = rig.carrier.requests();
     REQUIRE(sent.size() == 2);
@@ -175,6 +177,7 @@ TEST_CASE("deadline_ms: attempts get what is left, and no wait or attempt starts
   }
   SUBCASE("300 ms: the 110 ms wait would reach it, so the retry is skipped") {
     p.deadline_ms = 300;
+    align_pipeline(p);  // as ?deadline_ms= does: the pipeline lists `deadline`
     const QuoteTrace t = rig.run(p);
     CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "retry_skipped", "fallback_used"});
     CHECK(t.events[1].reason == Reason::deadline);
@@ -191,7 +194,8 @@ TEST_CASE("deadline_ms: an attempt the deadline cuts fails as timeout, whatever 
   Rig rig;
   RetryPolicy p = rig.policies.resilient;  // 220 ms attempts, first backoff 110 ms
   p.deadline_ms = 400;                      // the second attempt gets the last 70 ms
-  p.circuit_breaker = false;                // 100 quotes in a row: each shows its own attempts
+  align_pipeline(p);  // as ?deadline_ms= does: the pipeline lists `deadline`
+  switch_strategy(p, Strategy::circuit_breaker, false);                // 100 quotes in a row: each shows its own attempts
   const CallError answers[] = {CallError::http_5xx, CallError::connect_error, CallError::http_429,
                                CallError::bad_response, CallError::timeout};
   int labelled_timeout = 0;
@@ -212,6 +216,7 @@ TEST_CASE("deadline_ms: an attempt the deadline cuts fails as timeout, whatever 
   }
   SUBCASE("an attempt with its own whole timeout is not cut by the deadline: a 5xx at 220 ms stays a 5xx") {
     p.deadline_ms = 2000;
+    align_pipeline(p);  // as ?deadline_ms= does: the pipeline lists `deadline`
     rig.carrier.fail(CallError::http_5xx, 220).succeed(20);
     const QuoteTrace t = rig.run(p, nullptr, "uncut");
     CHECK(t.events[0].reason == Reason::http_5xx);
