@@ -23,7 +23,7 @@ class Hedging final : public ResilienceStrategy {
   }
 
  private:
-  static CallOutcome hedged(const QuoteContext& c, const CarrierRequest& call) {
+  static CallOutcome hedged(QuoteContext& c, const CarrierRequest& call) {
     const FlowGuards& g = c.guards;
     HedgingDelay* const learnt = g.hedging_delay;
     const Millis delay(static_cast<long long>(learnt ? learnt->delay_ms() : c.policy.overload.hedging->delay.fixed_delay_ms));
