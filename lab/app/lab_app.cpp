@@ -21,7 +21,7 @@ std::vector<std::string> canonical_names(const ScenarioCatalog& c) {
 
 Metrics::Pipelines pipelines_of(const Policies& policies) {
   Metrics::Pipelines pipelines;
-  for (const std::string& name : policies.names()) pipelines[name] = pipeline_of(*policies.find(name));
+  for (const std::string& name : policies.names()) pipelines[name] = policies.find(name)->pipeline;
   return pipelines;
 }
 }  // namespace

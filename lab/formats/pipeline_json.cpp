@@ -301,7 +301,7 @@ PipelinePolicy pipeline_from_json(const json& list, const std::string& name, boo
 json pipeline_to_json(const RetryPolicy& p, const std::optional<BreakerPolicy>& own_breaker) {
   json list = json::array();
   const OverloadStrategies& o = p.overload;
-  for (const Strategy s : pipeline_of(p)) {
+  for (const Strategy s : p.pipeline) {
     json e = {{"strategy", std::string(to_string(s))}};
     switch (s) {
       case Strategy::fallback: break;

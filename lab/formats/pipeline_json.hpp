@@ -44,7 +44,7 @@ struct PipelinePolicy {
 PipelinePolicy pipeline_from_json(const nlohmann::ordered_json& list, const std::string& name, bool own_breaker_allowed,
                                   std::vector<std::string>& errors);
 
-/// `p`'s pipeline (pipeline_of) as the list above, every setting of every strategy written;
+/// `p.pipeline` as the list above, every setting of every strategy written;
 /// `own_breaker` goes into its circuit_breaker. Reads back to the same policy.
 nlohmann::ordered_json pipeline_to_json(const RetryPolicy& p, const std::optional<BreakerPolicy>& own_breaker);
 

@@ -178,8 +178,6 @@ std::vector<std::string> Policies::names() const {
   return out;
 }
 
-std::vector<Strategy> pipeline_of(const RetryPolicy& p) { return p.pipeline; }
-
 bool valid_policy_name(std::string_view name) {
   if (name.empty() || name.size() > 32 || name == "breaker") return false;
   for (const char c : name)

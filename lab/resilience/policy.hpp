@@ -88,9 +88,6 @@ struct RetryPolicy {
 /// request's `?circuit_breaker=`, switch their strategy so.
 void switch_strategy(RetryPolicy& p, Strategy s, bool on);
 
-/// `p`'s strategies outermost first (p.pipeline).
-std::vector<Strategy> pipeline_of(const RetryPolicy& p);
-
 /// Brings `p`'s pipeline in line with the settings that switch a strategy on after they
 /// changed (a flat overlay in the policies file, a request's overrides): deadline is listed
 /// exactly when deadline_ms is set, and each overload strategy exactly when it has settings;

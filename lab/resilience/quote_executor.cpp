@@ -40,7 +40,7 @@ QuoteTrace QuoteExecutor::run(const QuoteRequest& request, const RetryPolicy& po
                        .guards = guards, .started = clock_.now(), .stop = stop.token(), .cancel = request.cancel,
                        .shutdown = shutdown_,
                        .send = [this](const CarrierRequest& call) { return carrier_.call(call); }};
-  const auto strategies = make_pipeline(pipeline_of(policy), StrategyDeps{breaker_, cache_});
+  const auto strategies = make_pipeline(policy.pipeline, StrategyDeps{breaker_, cache_});
   end_refusal(context, Next(strategies)(context));
   trace.elapsed_ms = elapsed_ms(context.started, clock_.now());
   trace.timestamp = clock_.wall_now();

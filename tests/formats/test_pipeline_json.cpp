@@ -88,8 +88,8 @@ TEST_CASE("legacy, resilient and adr0005 written as pipelines read into the very
   const NamedPolicy& a = *piped.find_named("adr0005");
   CHECK(whole(a.retry, a.breaker) == whole(flat.find_named("adr0005")->retry, flat.find_named("adr0005")->breaker));
   CHECK(whole(a.retry, a.breaker) == whole(adr0005_policy().retry, adr0005_policy().breaker));
-  CHECK(pipeline_of(piped.legacy) == std::vector<Strategy>{Strategy::retry, Strategy::timeout});
-  CHECK(pipeline_of(a.retry) ==
+  CHECK(piped.legacy.pipeline == std::vector<Strategy>{Strategy::retry, Strategy::timeout});
+  CHECK(a.retry.pipeline ==
         std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::circuit_breaker, Strategy::timeout});
 }
 
@@ -120,7 +120,7 @@ TEST_CASE("the policies that ship write as pipelines and read back to themselves
     CAPTURE(n.retry.mode);
     const NamedPolicy& b = *back.find_named(n.retry.mode);
     CHECK(whole(b.retry, b.breaker) == whole(n.retry, n.breaker));
-    CHECK(pipeline_of(b.retry) == pipeline_of(n.retry));
+    CHECK(b.retry.pipeline == n.retry.pipeline);
   }
   CHECK(file["bulkhead"]["pipeline"][0] ==
         json::parse(R"({"strategy": "bulkhead", "max_concurrent": 4, "max_queued": 0, "queue_timeout_ms": 0})"));
@@ -294,7 +294,7 @@ TEST_CASE("a file with several problems in its pipelines reports them all at onc
 TEST_CASE("a flat overlay on a policy that ships as a pipeline keeps its pipeline in line with its keys") {
   const Policies p = read(R"({"throttled": {"fallback": false, "circuit_breaker": true, "deadline_ms": 800}})");
   const RetryPolicy& t = *p.find("throttled");
-  CHECK(pipeline_of(t) == std::vector<Strategy>{Strategy::deadline, Strategy::retry, Strategy::adaptive_throttle,
+  CHECK(t.pipeline == std::vector<Strategy>{Strategy::deadline, Strategy::retry, Strategy::adaptive_throttle,
                                                 Strategy::circuit_breaker, Strategy::timeout});
   CHECK(t.overload.adaptive_throttle.has_value());  // the overlay leaves the strategy's settings alone
 }

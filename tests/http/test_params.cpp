@@ -74,12 +74,12 @@ TEST_CASE("per-request policy overrides keep a declared pipeline in line: withou
   RetryPolicy p = hedged_policy().retry;  // fallback, retry (one attempt), hedging, timeout
   std::vector<std::string> changed;
   CHECK_FALSE(apply_policy_overrides(lookup, p, changed));
-  CHECK(pipeline_of(p) == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::circuit_breaker,
+  CHECK(p.pipeline == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::circuit_breaker,
                                                 Strategy::hedging, Strategy::timeout});
   std::map<std::string, std::string> off{{"circuit_breaker", "false"}};
   const auto lookup_off = lookup_in(off);
   CHECK_FALSE(apply_policy_overrides(lookup_off, p, changed));
-  CHECK(pipeline_of(p) == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::hedging, Strategy::timeout});
+  CHECK(p.pipeline == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::hedging, Strategy::timeout});
 }
 
 TEST_CASE("per-request policy overrides: bad values are 400s that name the parameter, and change nothing") {

@@ -108,8 +108,8 @@ TEST_CASE("the steps of overload strategies and skipped retries count by policy 
 TEST_CASE("each policy's own refusals, skipped retries and hedges read 0 from start and after a reset, not nothing") {
   const Policies shipped = default_policies();
   Metrics::Pipelines pipelines;
-  for (const NamedPolicy& p : shipped.named) pipelines[p.retry.mode] = pipeline_of(p.retry);
-  pipelines["resilient"] = pipeline_of(shipped.resilient);
+  for (const NamedPolicy& p : shipped.named) pipelines[p.retry.mode] = p.retry.pipeline;
+  pipelines["resilient"] = shipped.resilient.pipeline;
   pipelines["unknown"] = {Strategy::bulkhead};  // no such mode: no series
   Metrics m({"ok"}, {}, shipped.names(), pipelines);
   const auto expect_zeros = [](const std::string& text) {

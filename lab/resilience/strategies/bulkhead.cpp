@@ -1,5 +1,6 @@
 // The bulkhead around the flow inside it: no place (and no queue place, or the queue's wait
 // ran out), no call.
+#include "lab/resilience/strategies/gate.hpp"
 #include "lab/resilience/strategies/strategies.hpp"
 
 namespace quote_lab {
@@ -13,12 +14,7 @@ class BulkheadStrategy final : public ResilienceStrategy {
     // A client that leaves while queued leaves the queue (the stop ends the wait).
     const std::optional<BulkheadPermit> place =
         bulkhead->enter(Millis(c.policy.overload.bulkhead->queue_timeout_ms), c.stop).permit;
-    if (!place) {
-      if (c.cancelled()) c.trace.events.push_back({.step = Step::cancelled, .attempt = c.attempt});
-      else c.trace.events.push_back({.step = Step::rejected, .attempt = c.attempt, .reason = Reason::bulkhead_full});
-      return Outcome::over();
-    }
-    return next(c);
+    return place ? next(c) : refuse(c, Reason::bulkhead_full);
   }
 };
 

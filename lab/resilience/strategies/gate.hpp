@@ -1,7 +1,7 @@
 #pragma once
-// What the admission gates (adaptive_throttle, adaptive_retry, concurrency_limit) share: a
-// refusal ends the flow with a `rejected` step (no retry: the gate said the carrier is
-// overloaded), or with `cancelled` when the client left while the gate made it wait.
+// What the admission gates (bulkhead, adaptive_throttle, adaptive_retry, concurrency_limit)
+// share: a refusal ends the flow with a `rejected` step (no retry: the gate said the carrier
+// is overloaded), or with `cancelled` when the client left while the gate made it wait.
 
 #include "lab/resilience/strategy.hpp"
 
