@@ -21,15 +21,18 @@ PolicyRuntimes::PolicyRuntimes(const Policies& policies, CarrierCaller& carrier,
   add(policies.resilient);
   for (const auto& n : policies.named) {
     PolicyRuntime& r = add(n.retry);
-    const OverloadStrategies& o = n.retry.overload;
-    if (o.bulkhead) r.bulkhead = std::make_unique<Bulkhead>(BulkheadSettings{o.bulkhead->max_concurrent, o.bulkhead->max_queued});
-    if (o.retry_quota) r.retry_quota = std::make_unique<RetryQuota>(*o.retry_quota);
-    if (o.adaptive_throttle) r.throttle = std::make_unique<AdaptiveThrottle>(clock, random, *o.adaptive_throttle);
-    if (o.adaptive_retry) r.rate = std::make_unique<CubicRateLimiter>(clock);
-    if (o.concurrency_limit) r.concurrency = std::make_unique<GradientConcurrencyLimit>(clock, random, *o.concurrency_limit);
-    if (o.hedging) {
-      r.hedge_budget = std::make_unique<HedgeBudget>(clock, o.hedging->budget);
-      r.hedging_delay = std::make_unique<HedgingDelay>(o.hedging->delay);
+    const RetryPolicy& p = n.retry;
+    const OverloadStrategies& o = p.overload;
+    if (p.uses(Strategy::bulkhead))
+      r.bulkhead = std::make_unique<Bulkhead>(BulkheadSettings{o.bulkhead.max_concurrent, o.bulkhead.max_queued});
+    if (p.uses(Strategy::retry_quota)) r.retry_quota = std::make_unique<RetryQuota>(o.retry_quota);
+    if (p.uses(Strategy::adaptive_throttle)) r.throttle = std::make_unique<AdaptiveThrottle>(clock, random, o.adaptive_throttle);
+    if (p.uses(Strategy::adaptive_retry)) r.rate = std::make_unique<CubicRateLimiter>(clock);
+    if (p.uses(Strategy::concurrency_limit))
+      r.concurrency = std::make_unique<GradientConcurrencyLimit>(clock, random, o.concurrency_limit);
+    if (p.uses(Strategy::hedging)) {
+      r.hedge_budget = std::make_unique<HedgeBudget>(clock, o.hedging.budget);
+      r.hedging_delay = std::make_unique<HedgingDelay>(o.hedging.delay);
       r.hedger = std::make_unique<ThreadedHedgedCaller>(carrier);
     }
     if (!n.breaker) continue;

@@ -183,7 +183,7 @@ void read_strategy(Strategy s, const json& settings, const std::string& where, b
     case Strategy::concurrency_limit:
       o.concurrency_limit = read_settings(settings, where, concurrency_limit_settings(), errors);
       read_choice(settings, where, "headroom", parse_gradient_headroom, gradient_headroom_names(),
-                  o.concurrency_limit->headroom, errors);
+                  o.concurrency_limit.headroom, errors);
       return;
     case Strategy::hedging: o.hedging = read_hedging(settings, where, errors); return;
     case Strategy::timeout: return read_retry_keys(settings, where, p, errors);
@@ -289,10 +289,7 @@ PipelinePolicy pipeline_from_json(const json& list, const std::string& name, boo
     std::vector<Strategy> once;
     for (const Strategy s : p.pipeline)
       if (std::find(once.begin(), once.end(), s) == once.end()) once.push_back(s);
-    if (!has(Strategy::retry)) {  // a quota with no retry to pay for: reported above, left out
-      std::erase(once, Strategy::retry_quota);
-      p.overload.retry_quota.reset();
-    }
+    if (!has(Strategy::retry)) std::erase(once, Strategy::retry_quota);  // nothing to pay for: reported above
     p.pipeline = once;
   }
   return out;
@@ -305,7 +302,7 @@ json pipeline_to_json(const RetryPolicy& p, const std::optional<BreakerPolicy>& 
     json e = {{"strategy", std::string(to_string(s))}};
     switch (s) {
       case Strategy::fallback: break;
-      case Strategy::bulkhead: write_table(e, o.bulkhead.value_or(BulkheadPolicy{}), bulkhead_settings()); break;
+      case Strategy::bulkhead: write_table(e, o.bulkhead, bulkhead_settings()); break;
       case Strategy::deadline: e["deadline_ms"] = p.deadline_ms; break;
       case Strategy::retry: {
         const json flat = to_json(p, true);
@@ -313,25 +310,25 @@ json pipeline_to_json(const RetryPolicy& p, const std::optional<BreakerPolicy>& 
         break;
       }
       case Strategy::retry_quota:
-        write_table(e, o.retry_quota.value_or(RetryQuotaSettings{}), retry_quota_settings());
+        write_table(e, o.retry_quota, retry_quota_settings());
         break;
       case Strategy::circuit_breaker:
         if (own_breaker) e.update(to_json(*own_breaker));
         break;
       case Strategy::adaptive_throttle:
-        write_table(e, o.adaptive_throttle.value_or(AdaptiveThrottleSettings{}), adaptive_throttle_settings());
+        write_table(e, o.adaptive_throttle, adaptive_throttle_settings());
         break;
       case Strategy::adaptive_retry:
-        write_table(e, o.adaptive_retry.value_or(AdaptiveRetryPolicy{}), adaptive_retry_settings());
+        write_table(e, o.adaptive_retry, adaptive_retry_settings());
         break;
       case Strategy::concurrency_limit: {
-        const GradientLimitSettings g = o.concurrency_limit.value_or(GradientLimitSettings{});
+        const GradientLimitSettings& g = o.concurrency_limit;
         write_table(e, g, concurrency_limit_settings());
         e["headroom"] = std::string(to_string(g.headroom));
         break;
       }
       case Strategy::hedging: {
-        const HedgingPolicy h = o.hedging.value_or(HedgingPolicy{});
+        const HedgingPolicy& h = o.hedging;
         json delay = {{"mode", std::string(to_string(h.delay.mode))}};
         write_table(delay, h.delay, hedging_delay_settings());
         json budget = json::object();

@@ -72,7 +72,9 @@ void read_policy(const json& value, const std::string& name, RetryPolicy& policy
     return;
   }
   read_retry(value, name, policy, errors);
-  align_pipeline(policy);
+  // A flat key that needs a strategy lists it, where the shipped order puts it.
+  if (value.contains("deadline_ms")) switch_strategy(policy, Strategy::deadline, policy.deadline_ms > 0);
+  if (policy.max_attempts > 1) switch_strategy(policy, Strategy::retry, true);
   if (!own || !value.contains("breaker")) return;
   if (value.at("breaker").is_null()) return own->reset();
   BreakerPolicy b = own->value_or(course_breaker);

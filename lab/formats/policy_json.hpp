@@ -19,8 +19,8 @@ namespace quote_lab {
 ///   - flat, today's keys (timeout_ms, max_attempts, ..., "breaker" for a named policy's own),
 ///     overlaid on the policy of `base` (a new named one starts from RetryPolicy's defaults,
 ///     the resilient numbers); its pipeline follows the keys: `circuit_breaker` and `fallback`
-///     switch their strategy, and a setting that switches one on adds it at its place
-///     (align_pipeline).
+///     switch their strategy, `deadline_ms` lists `deadline` (0 takes it out) and
+///     `max_attempts` over 1 lists `retry`, each at its place (switch_strategy).
 /// GET /'s form, a policy's flat keys beside its pipeline, reads back too: each key must say
 /// what the pipeline says. Throws PolicyError naming every unknown key, strategy or setting,
 /// wrong type, out-of-range value and misordered pipeline at once; integers are range-checked

@@ -131,7 +131,6 @@ std::optional<ApiError> apply_policy_overrides(const std::function<const std::st
     if (auto e = parse_override(*o, *raw, number)) return e;
     o->apply(p, number, *raw);
   }
-  align_pipeline(p);  // e.g. deadline_ms=800: the pipeline it runs lists `deadline`
   if (const Millis worst = worst_case_duration(p); worst.count() > kMaxQuoteMs)
     return api_error(400, "quote_too_long", MessageId::quote_too_long,
                      {{"worst_ms", std::to_string(worst.count())}, {"bound_ms", std::to_string(kMaxQuoteMs)}});

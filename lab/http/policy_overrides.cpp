@@ -45,7 +45,10 @@ const std::vector<PolicyOverride>& policy_overrides() {
        [](RetryPolicy& p, double v, const std::string&) { p.timeout_ms = static_cast<int>(v); }},
       {"max_attempts", K::integer, 1, 10, {}, MessageId::unknown_choice,
        "intentos como máximo, el primero incluido", "attempts at most, the first included",
-       [](RetryPolicy& p, double v, const std::string&) { p.max_attempts = static_cast<int>(v); }},
+       [](RetryPolicy& p, double v, const std::string&) {
+         p.max_attempts = static_cast<int>(v);
+         if (p.max_attempts > 1) switch_strategy(p, Strategy::retry, true);  // one attempt keeps it listed
+       }},
       {"backoff_base_ms", K::integer, 0, 5000, {}, MessageId::unknown_choice,
        "espera base entre reintentos (ms), que se duplica en cada uno",
        "backoff base between retries (ms), doubled on each",
@@ -73,7 +76,10 @@ const std::vector<PolicyOverride>& policy_overrides() {
       {"deadline_ms", K::integer, 10, 5000, {}, MessageId::unknown_choice,
        "plazo total de la solicitud (ms), reintentos incluidos",
        "total deadline of the request (ms), retries included",
-       [](RetryPolicy& p, double v, const std::string&) { p.deadline_ms = static_cast<int>(v); }},
+       [](RetryPolicy& p, double v, const std::string&) {
+         p.deadline_ms = static_cast<int>(v);
+         switch_strategy(p, Strategy::deadline, true);  // the pipeline it runs lists `deadline`
+       }},
       {"idempotency_key", K::choice, 0, 0, idempotency_key_names(), MessageId::unknown_choice,
        "clave de idempotencia que recibe el proveedor", "the idempotency key the carrier gets",
        [](RetryPolicy& p, double, const std::string& c) { parse_idempotency_key(c, p.idempotency_key); }},

@@ -1,5 +1,6 @@
 // The overload policies that ship (policy.hpp): each is written as the pipeline the policies
-// file would list, so the index shows what runs.
+// file would list, so the index shows what runs; a strategy's settings are its sources'
+// defaults unless set here.
 #include "lab/resilience/policy.hpp"
 
 namespace quote_lab {
@@ -15,7 +16,6 @@ RetryPolicy resilient_numbers(const std::string& name) {
 
 NamedPolicy throttled_policy() {
   RetryPolicy p = resilient_numbers("throttled");
-  p.overload.adaptive_throttle = AdaptiveThrottleSettings{};
   p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::adaptive_throttle, Strategy::timeout};
   return {p, std::nullopt};
 }
@@ -34,7 +34,6 @@ NamedPolicy adaptive_limit_policy() {
 NamedPolicy bulkhead_policy() {
   RetryPolicy p = legacy_numbers();
   p.mode = "bulkhead";
-  p.overload.bulkhead = BulkheadPolicy{};
   p.pipeline = {Strategy::bulkhead, Strategy::retry, Strategy::timeout};
   return {p, std::nullopt};
 }
@@ -65,9 +64,7 @@ NamedPolicy aws_adaptive_policy() {
   p.jitter_min_ms = 0;
   p.jitter_max_ms = 0;
   // botocore's adaptive mode registers the standard mode's retry quota beside its rate
-  // limiter (client.py _register_retries): both, with botocore's numbers.
-  p.overload.retry_quota = RetryQuotaSettings{};
-  p.overload.adaptive_retry = AdaptiveRetryPolicy{};
+  // limiter (client.py _register_retries): both, with botocore's numbers (their defaults).
   p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::retry_quota, Strategy::adaptive_retry,
                 Strategy::timeout};
   return {p, std::nullopt};

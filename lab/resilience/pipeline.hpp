@@ -71,14 +71,16 @@ struct AdaptiveRetryPolicy {
   int max_wait_ms = 1000;  ///< the longest an attempt waits for its token, 0–5000; longer: rejected
 };
 
-/// The overload strategies a policy may hold; each absent means the policy does not use it.
+/// The settings of a policy's overload strategies, one struct per strategy. A strategy runs
+/// only when the pipeline lists it: the list is the one switch, these are its settings (the
+/// defaults, the sources' numbers, until the policies file says otherwise).
 struct OverloadStrategies {
-  std::optional<BulkheadPolicy> bulkhead;
-  std::optional<RetryQuotaSettings> retry_quota;
-  std::optional<AdaptiveThrottleSettings> adaptive_throttle;
-  std::optional<AdaptiveRetryPolicy> adaptive_retry;
-  std::optional<GradientLimitSettings> concurrency_limit;
-  std::optional<HedgingPolicy> hedging;
+  BulkheadPolicy bulkhead{};
+  RetryQuotaSettings retry_quota{};
+  AdaptiveThrottleSettings adaptive_throttle{};
+  AdaptiveRetryPolicy adaptive_retry{};
+  GradientLimitSettings concurrency_limit{};
+  HedgingPolicy hedging{};
 };
 
 /// The steps of a flow that `s` alone produces, as the metrics count them: the reason of its
@@ -93,7 +95,7 @@ struct StrategySteps {
 StrategySteps steps_of(Strategy s);
 
 /// The position of `s` in the shipped policies' order (0 = outermost; the three gates share
-/// one): where a strategy a request's keys add goes (align_pipeline).
+/// one): where a strategy a flat key or a request's override adds goes (switch_strategy).
 int strategy_rank(Strategy s);
 /// Why `pipeline` cannot run as written ("", when it can), naming the rule it breaks:
 ///   - a strategy listed twice;

@@ -43,58 +43,35 @@ constexpr std::array<std::pair<unsigned, std::string_view>, 6> kRetryOnNames{{
     {kRetryOnBadResponse, "bad_response"},
 }};
 
-// Whether `p`'s settings switch strategy `s` on: deadline_ms, an overload strategy's settings,
-// retry when it retries (a pipeline may leave retry out only when max_attempts is 1); empty for
-// the strategies that have no such setting (fallback, circuit_breaker, timeout): listing them
-// is what switches them on.
-std::optional<bool> set_by_settings(const RetryPolicy& p, Strategy s) {
-  const OverloadStrategies& o = p.overload;
-  switch (s) {
-    case Strategy::bulkhead: return o.bulkhead.has_value();
-    case Strategy::deadline: return p.deadline_ms > 0;
-    case Strategy::retry: return p.max_attempts > 1;
-    case Strategy::retry_quota: return o.retry_quota.has_value();
-    case Strategy::adaptive_throttle: return o.adaptive_throttle.has_value();
-    case Strategy::adaptive_retry: return o.adaptive_retry.has_value();
-    case Strategy::concurrency_limit: return o.concurrency_limit.has_value();
-    case Strategy::hedging: return o.hedging.has_value();
-    case Strategy::fallback:
-    case Strategy::circuit_breaker:
-    case Strategy::timeout: return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 bool listed(const std::vector<Strategy>& pipeline, Strategy s) {
   return std::find(pipeline.begin(), pipeline.end(), s) != pipeline.end();
 }
 
-// A pipeline must run as written and list exactly the strategies its settings switch on.
+// A pipeline must run as written, end with the call, and list what the course settings
+// need: deadline exactly when deadline_ms is set, retry when max_attempts exceeds 1. The
+// other strategies run when listed: the list is their one switch.
 void validate_pipeline(const RetryPolicy& p, const std::string& n, std::vector<std::string>& errors) {
   if (const std::string problem = pipeline_problem(p.pipeline); !problem.empty())
     errors.push_back(n + "pipeline: " + problem);
-  if (!listed(p.pipeline, Strategy::timeout))
+  if (!p.uses(Strategy::timeout))
     errors.push_back(n + "pipeline leaves out 'timeout': every pipeline ends with the call");
-  for (const std::string& name : strategy_names()) {
-    const Strategy s = *parse_strategy(name);
-    const std::optional<bool> set = set_by_settings(p, s);
-    if (!set) continue;
-    const bool in = listed(p.pipeline, s);
-    if (!in && *set)
-      errors.push_back(n + "pipeline leaves out '" + name + "', which the policy uses");
-    else if (in && !*set && s != Strategy::retry)
-      errors.push_back(n + "pipeline lists '" + name + "', which the policy does not use");
-  }
+  if (p.deadline_ms > 0 && !p.uses(Strategy::deadline))
+    errors.push_back(n + "pipeline leaves out 'deadline', which the policy uses");
+  if (p.deadline_ms <= 0 && p.uses(Strategy::deadline))
+    errors.push_back(n + "pipeline lists 'deadline', which the policy does not use");
+  if (p.max_attempts > 1 && !p.uses(Strategy::retry))
+    errors.push_back(n + "pipeline leaves out 'retry', which the policy uses");
 }
 
+// The settings of the overload strategies the pipeline lists; the others are not read.
 void validate_overload(const RetryPolicy& p, const std::string& n, std::vector<std::string>& errors) {
   const OverloadStrategies& o = p.overload;
-  if (o.bulkhead) validate(*o.bulkhead, n + "bulkhead.", errors);
-  if (o.retry_quota) validate(*o.retry_quota, n + "retry_quota.", errors);
-  if (o.adaptive_throttle) validate(*o.adaptive_throttle, n + "adaptive_throttle.", errors);
-  if (o.adaptive_retry) validate(*o.adaptive_retry, n + "adaptive_retry.", errors);
-  if (o.concurrency_limit) validate(*o.concurrency_limit, n + "concurrency_limit.", errors);
-  if (o.hedging) validate(*o.hedging, n + "hedging.", errors);
+  if (p.uses(Strategy::bulkhead)) validate(o.bulkhead, n + "bulkhead.", errors);
+  if (p.uses(Strategy::retry_quota)) validate(o.retry_quota, n + "retry_quota.", errors);
+  if (p.uses(Strategy::adaptive_throttle)) validate(o.adaptive_throttle, n + "adaptive_throttle.", errors);
+  if (p.uses(Strategy::adaptive_retry)) validate(o.adaptive_retry, n + "adaptive_retry.", errors);
+  if (p.uses(Strategy::concurrency_limit)) validate(o.concurrency_limit, n + "concurrency_limit.", errors);
+  if (p.uses(Strategy::hedging)) validate(o.hedging, n + "hedging.", errors);
 }
 
 }  // namespace
@@ -120,14 +97,6 @@ void switch_strategy(RetryPolicy& p, Strategy s, bool on) {
     auto at = std::find_if(p.pipeline.begin(), p.pipeline.end(),
                            [&](Strategy t) { return strategy_rank(t) > strategy_rank(s); });
     p.pipeline.insert(at, s);
-  }
-}
-
-void align_pipeline(RetryPolicy& p) {
-  for (const std::string& name : strategy_names()) {
-    const Strategy s = *parse_strategy(name);
-    const std::optional<bool> set = set_by_settings(p, s);
-    if (set && (*set || s != Strategy::retry)) switch_strategy(p, s, *set);
   }
 }
 

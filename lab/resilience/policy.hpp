@@ -88,13 +88,6 @@ struct RetryPolicy {
 /// request's `?circuit_breaker=`, switch their strategy so.
 void switch_strategy(RetryPolicy& p, Strategy s, bool on);
 
-/// Brings `p`'s pipeline in line with the settings that switch a strategy on after they
-/// changed (a flat overlay in the policies file, a request's overrides): deadline is listed
-/// exactly when deadline_ms is set, and each overload strategy exactly when it has settings;
-/// retry is added when max_attempts exceeds 1 (never removed). Each goes to its place in the
-/// shipped order (switch_strategy).
-void align_pipeline(RetryPolicy& p);
-
 /// The breaker of one upstream (SPEC: opens after 2 consecutive failed attempts, stays
 /// open 30 s, then lets exactly one probe through).
 struct BreakerPolicy {

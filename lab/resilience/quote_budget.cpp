@@ -14,9 +14,9 @@ Millis worst_case_from(const RetryPolicy& policy, int attempt) {
   Millis total{static_cast<long long>(std::max(0, policy.timeout_ms)) * (attempts - attempt + 1)};
   // The overload strategies' own waits: a place in the bulkhead's queue before the first
   // attempt, and adaptive retry's token before each.
-  if (policy.overload.bulkhead && attempt == 1) total += Millis(policy.overload.bulkhead->queue_timeout_ms);
-  if (policy.overload.adaptive_retry)
-    total += Millis(static_cast<long long>(policy.overload.adaptive_retry->max_wait_ms) * (attempts - attempt + 1));
+  if (policy.uses(Strategy::bulkhead) && attempt == 1) total += Millis(policy.overload.bulkhead.queue_timeout_ms);
+  if (policy.uses(Strategy::adaptive_retry))
+    total += Millis(static_cast<long long>(policy.overload.adaptive_retry.max_wait_ms) * (attempts - attempt + 1));
   // The top of the draw is the longest wait for every strategy (decorrelated grows from
   // the previous wait, so the chain of longest waits is its longest too).
   const double top = std::nextafter(1.0, 0.0);

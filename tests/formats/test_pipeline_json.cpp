@@ -168,10 +168,10 @@ TEST_CASE("every setting of every strategy survives a round trip, gates in the o
   const NamedPolicy& b = *back.find_named("custom");
   CHECK(whole(b.retry, b.breaker) == whole(r, custom.breaker));
   CHECK(b.retry.pipeline == r.pipeline);  // the gates as listed, not in a canonical order
-  CHECK(b.retry.overload.hedging->delay.mode == HedgingDelayMode::fixed);
-  CHECK(b.retry.overload.concurrency_limit->headroom == GradientHeadroom::sqrt_scaled_limit);
+  CHECK(b.retry.overload.hedging.delay.mode == HedgingDelayMode::fixed);
+  CHECK(b.retry.overload.concurrency_limit.headroom == GradientHeadroom::sqrt_scaled_limit);
   CHECK(b.breaker->open_duration_s == 2.5);
-  CHECK(b.retry.overload.retry_quota->timeout_retry_cost == 7);
+  CHECK(b.retry.overload.retry_quota.timeout_retry_cost == 7);
 }
 
 TEST_CASE("each setting a strategy refuses is named with the policy, the index, the strategy and what is allowed") {
@@ -296,7 +296,6 @@ TEST_CASE("a flat overlay on a policy that ships as a pipeline keeps its pipelin
   const RetryPolicy& t = *p.find("throttled");
   CHECK(t.pipeline == std::vector<Strategy>{Strategy::deadline, Strategy::retry, Strategy::adaptive_throttle,
                                                 Strategy::circuit_breaker, Strategy::timeout});
-  CHECK(t.overload.adaptive_throttle.has_value());  // the overlay leaves the strategy's settings alone
 }
 
 }  // namespace test_pipeline_json

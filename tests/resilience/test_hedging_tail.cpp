@@ -92,8 +92,8 @@ QuoteRequest request() { return QuoteRequest{"hedged", "tail_latency", 42, 3, "r
 Run run(std::uint64_t seed, HedgingDelayMode mode) {
   ExecutorRig rig;
   const RetryPolicy policy = hedged_policy().retry;
-  HedgeBudget budget(rig.clock, policy.overload.hedging->budget);
-  HedgingDelaySettings settings = policy.overload.hedging->delay;
+  HedgeBudget budget(rig.clock, policy.overload.hedging.budget);
+  HedgingDelaySettings settings = policy.overload.hedging.delay;
   settings.mode = mode;
   HedgingDelay delay(settings);
   SimulatedHedger hedger(rig.clock, seed);

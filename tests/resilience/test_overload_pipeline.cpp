@@ -89,7 +89,7 @@ double calls_per_quote_at_the_end(FakeClock& clock, RefusingCarrier& carrier, in
 TEST_CASE("throttled against carrier_offline: once its window fills, under 0.15 carrier calls per quote, against resilient without a breaker's 2") {
   ExecutorRigWith<RefusingCarrier> rig;  // random 0.5: a drop whenever the drop probability is over one half
   const RetryPolicy throttled = throttled_policy().retry;
-  AdaptiveThrottle throttle(rig.clock, rig.random, *throttled.overload.adaptive_throttle);
+  AdaptiveThrottle throttle(rig.clock, rig.random, throttled.overload.adaptive_throttle);
   // 400 quotes, 50 ms apart: 20 s, two windows of 10 s.
   const double with_throttle = calls_per_quote_at_the_end(rig.clock, rig.carrier, 400, 200, [&] {
     const QuoteTrace t = rig.executor.run(request("throttled"), throttled, FlowGuards{.throttle = &throttle});
@@ -112,7 +112,7 @@ TEST_CASE("throttled against carrier_offline: once its window fills, under 0.15 
 TEST_CASE("bulkhead: legacy's retries behind 4 places, the 5th quote is refused at once with bulkhead_full, no call made") {
   ExecutorRigWith<HoldingCarrier> rig;
   const RetryPolicy policy = bulkhead_policy().retry;
-  REQUIRE(policy.overload.bulkhead->max_concurrent == 4);
+  REQUIRE(policy.overload.bulkhead.max_concurrent == 4);
   Bulkhead bulkhead(BulkheadSettings{4, 0});
   std::vector<std::thread> inside;
   for (int i = 0; i < 4; ++i)
@@ -133,7 +133,7 @@ TEST_CASE("bulkhead: legacy's retries behind 4 places, the 5th quote is refused 
 TEST_CASE("adaptive_limit: while it measures the carrier's minimum RTT the limit is 3, and a 4th call is refused with concurrency_limit and served from the fallback") {
   ExecutorRigWith<HoldingCarrier> rig;
   const RetryPolicy policy = adaptive_limit_policy().retry;
-  GradientConcurrencyLimit limit(rig.clock, rig.random, *policy.overload.concurrency_limit);
+  GradientConcurrencyLimit limit(rig.clock, rig.random, policy.overload.concurrency_limit);
   std::vector<std::thread> inside;
   for (int i = 0; i < 3; ++i)
     inside.emplace_back(
@@ -200,7 +200,7 @@ class AlwaysSlow final : public HedgedCaller {
 TEST_CASE("hedged in a partial outage where every call is slow: hedges stay within 15 % of requests plus 1 a second, the rest are hedge_skipped") {
   ExecutorRig rig;
   const RetryPolicy policy = hedged_policy().retry;
-  HedgeBudget budget(rig.clock, policy.overload.hedging->budget);
+  HedgeBudget budget(rig.clock, policy.overload.hedging.budget);
   AlwaysSlow hedger;
   int hedges = 0, skipped = 0;
   for (int i = 0; i < 500; ++i) {  // 500 quotes in 5 s
@@ -261,7 +261,7 @@ TEST_CASE("a half-open breaker before hedging lets one carrier call through: the
   ExecutorRig rig;
   const RetryPolicy policy = hedged_behind_breaker();
   REQUIRE(pipeline_problem(policy.pipeline).empty());
-  HedgeBudget budget(rig.clock, policy.overload.hedging->budget);
+  HedgeBudget budget(rig.clock, policy.overload.hedging.budget);
   DownHedger hedger(rig.clock);
   const FlowGuards guards{.hedge_budget = &budget, .hedger = &hedger};
   for (int i = 0; i < 2; ++i) rig.executor.run(request("hedged"), policy, guards);  // 2 failures open it
@@ -284,8 +284,8 @@ TEST_CASE("an attempt the deadline cuts fails as timeout, whatever the hedged ca
   ExecutorRig rig;
   RetryPolicy policy = hedged_policy().retry;  // 1500 ms attempts: a 400 ms deadline cuts the first
   policy.deadline_ms = 400;
-  align_pipeline(policy);  // as a request's ?deadline_ms= does: the pipeline gains `deadline`
-  HedgeBudget budget(rig.clock, policy.overload.hedging->budget);
+  switch_strategy(policy, Strategy::deadline, true);  // as a request's ?deadline_ms= does
+  HedgeBudget budget(rig.clock, policy.overload.hedging.budget);
   DownHedger hedger(rig.clock, CallError::http_5xx);  // the carrier's 504 deadline_exceeded, at the deadline
   for (int i = 0; i < 100; ++i) {
     const QuoteTrace t = rig.executor.run(request("hedged"), policy, FlowGuards{.hedge_budget = &budget, .hedger = &hedger});
@@ -350,12 +350,12 @@ namespace test_overload_pipeline {
 TEST_CASE("the worst case of a flow counts the overload strategies' waits: adaptive retry's token before each attempt, the bulkhead's queue once") {
   RetryPolicy aws = aws_adaptive_policy().retry;
   RetryPolicy without = aws;
-  without.overload.adaptive_retry.reset();
+  switch_strategy(without, Strategy::adaptive_retry, false);
   CHECK(worst_case_duration(aws) - worst_case_duration(without) == Millis(3 * 1000));
   CHECK(worst_case_duration(aws).count() <= kMaxQuoteMs);  // the shipped policy keeps the 5 s rule
   RetryPolicy queued = bulkhead_policy().retry;
   const Millis unqueued = worst_case_duration(queued);
-  queued.overload.bulkhead->queue_timeout_ms = 500;
+  queued.overload.bulkhead.queue_timeout_ms = 500;
   CHECK(worst_case_duration(queued) - unqueued == Millis(500));
   CHECK(worst_case_from(queued, 2) == worst_case_from(bulkhead_policy().retry, 2));  // only before the first
 }

@@ -21,8 +21,6 @@ RetryPolicy resilient_in(std::vector<Strategy> order, int deadline_ms = 0) {
   p.deadline_ms = deadline_ms;
   p.mode = "mine";
   p.pipeline = std::move(order);
-  const auto listed = [&p](Strategy s) { return std::find(p.pipeline.begin(), p.pipeline.end(), s) != p.pipeline.end(); };
-  if (listed(Strategy::adaptive_throttle)) p.overload.adaptive_throttle = AdaptiveThrottleSettings{};
   std::vector<std::string> problems;
   validate(p, problems);
   REQUIRE(problems.empty());

@@ -60,41 +60,40 @@ TEST_CASE("validate names the field, the range and the value, for every problem 
   CHECK(says("resilient.jitter_min_ms must not exceed jitter_max_ms"));
 }
 
-TEST_CASE("validate checks a pipeline: it runs as written and lists exactly what the settings switch on") {
+TEST_CASE("validate checks a pipeline: it runs as written and lists what the course settings need") {
   Policies p = default_policies();
   RetryPolicy& hedged = p.named[4].retry;
   REQUIRE(hedged.mode == "hedged");
-  hedged.overload.hedging.reset();                    // still listed
-  hedged.overload.bulkhead = BulkheadPolicy{};        // not listed
+  hedged.overload.bulkhead.max_concurrent = 0;  // not listed: settings that do not run are not read
+  hedged.deadline_ms = 800;                      // needs `deadline`, which the list leaves out
   RetryPolicy& throttled = p.named[1].retry;
   REQUIRE(throttled.mode == "throttled");
   throttled.pipeline = {Strategy::fallback, Strategy::retry, Strategy::timeout, Strategy::adaptive_throttle};
-  throttled.overload.adaptive_throttle->buckets = 30;  // 10000 ms is not a multiple of 30
+  throttled.overload.adaptive_throttle.buckets = 30;  // 10000 ms is not a multiple of 30
+  RetryPolicy& limit = p.named[2].retry;
+  REQUIRE(limit.mode == "adaptive_limit");
+  switch_strategy(limit, Strategy::deadline, true);  // listed with no deadline_ms
+  switch_strategy(limit, Strategy::retry, false);    // max_attempts 2 needs it
   CHECK(validate(p) == std::vector<std::string>{
                            "throttled.adaptive_throttle.window_ms must be a multiple of buckets (got 10000 and 30)",
                            "throttled.pipeline: 'adaptive_throttle' must come before 'timeout': 'timeout' is the "
                            "call itself, so it comes last",
-                           "hedged.pipeline leaves out 'bulkhead', which the policy uses",
-                           "hedged.pipeline lists 'hedging', which the policy does not use",
+                           "adaptive_limit.pipeline lists 'deadline', which the policy does not use",
+                           "adaptive_limit.pipeline leaves out 'retry', which the policy uses",
+                           "hedged.pipeline leaves out 'deadline', which the policy uses",
                        });
 }
 
-TEST_CASE("align_pipeline: a pipeline follows the settings that switch a strategy on, each added at its place") {
+TEST_CASE("switch_strategy adds a strategy at its place in the shipped order and takes it out") {
   RetryPolicy p = hedged_policy().retry;
   REQUIRE(p.pipeline == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::hedging, Strategy::timeout});
   switch_strategy(p, Strategy::fallback, false);
   switch_strategy(p, Strategy::circuit_breaker, true);
   p.deadline_ms = 900;
-  align_pipeline(p);
+  switch_strategy(p, Strategy::deadline, true);
+  switch_strategy(p, Strategy::deadline, true);  // already listed: stays once
   CHECK(p.pipeline == std::vector<Strategy>{Strategy::deadline, Strategy::retry, Strategy::circuit_breaker,
                                             Strategy::hedging, Strategy::timeout});
-  p.max_attempts = 1;
-  align_pipeline(p);
-  CHECK(p.pipeline.size() == 5);  // retry is never taken out: one attempt is still its setting
-  RetryPolicy flat = default_policies().resilient;
-  switch_strategy(flat, Strategy::circuit_breaker, false);  // the flat key circuit_breaker: false
-  align_pipeline(flat);
-  CHECK(flat.pipeline == std::vector<Strategy>{Strategy::fallback, Strategy::retry, Strategy::timeout});
   std::vector<std::string> errors;
   validate(p, errors);
   CHECK(errors.empty());

@@ -90,7 +90,7 @@ TEST_CASE("Retry-After: the wait is max(backoff, Retry-After), capped by backoff
   SUBCASE("beyond what is left of the deadline: no wait, the retry is skipped") {
     RetryPolicy d = p;
     d.deadline_ms = 1000;
-    align_pipeline(d);  // as ?deadline_ms= does: the pipeline lists `deadline`
+    switch_strategy(d, Strategy::deadline, true);  // as ?deadline_ms= does
     rig.carrier.fail(CallError::http_429, 10, milliseconds(1500)).succeed(20);
     const QuoteTrace t = rig.run(d);
     CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "retry_skipped", "fallback_used"});
@@ -164,7 +164,7 @@ TEST_CASE("deadline_ms: attempts get what is left, and no wait or attempt starts
   RetryPolicy p = rig.policies.resilient;  // 220 ms attempts, first backoff 110 ms
   SUBCASE("400 ms: 220 + 110, then the second attempt gets the 70 ms left") {
     p.deadline_ms = 400;
-    align_pipeline(p);  // as ?deadline_ms= does: the pipeline lists `deadline`
+    switch_strategy(p, Strategy::deadline, true);  // as ?deadline_ms= does
     const QuoteTrace t = rig.run(p);
     const auto sent = rig.carrier.requests();
     REQUIRE(sent.size() == 2);
@@ -177,7 +177,7 @@ TEST_CASE("deadline_ms: attempts get what is left, and no wait or attempt starts
   }
   SUBCASE("300 ms: the 110 ms wait would reach it, so the retry is skipped") {
     p.deadline_ms = 300;
-    align_pipeline(p);  // as ?deadline_ms= does: the pipeline lists `deadline`
+    switch_strategy(p, Strategy::deadline, true);  // as ?deadline_ms= does
     const QuoteTrace t = rig.run(p);
     CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "retry_skipped", "fallback_used"});
     CHECK(t.events[1].reason == Reason::deadline);
@@ -194,7 +194,7 @@ TEST_CASE("deadline_ms: an attempt the deadline cuts fails as timeout, whatever 
   Rig rig;
   RetryPolicy p = rig.policies.resilient;  // 220 ms attempts, first backoff 110 ms
   p.deadline_ms = 400;                      // the second attempt gets the last 70 ms
-  align_pipeline(p);  // as ?deadline_ms= does: the pipeline lists `deadline`
+  switch_strategy(p, Strategy::deadline, true);  // as ?deadline_ms= does
   switch_strategy(p, Strategy::circuit_breaker, false);                // 100 quotes in a row: each shows its own attempts
   const CallError answers[] = {CallError::http_5xx, CallError::connect_error, CallError::http_429,
                                CallError::bad_response, CallError::timeout};
@@ -216,7 +216,7 @@ TEST_CASE("deadline_ms: an attempt the deadline cuts fails as timeout, whatever 
   }
   SUBCASE("an attempt with its own whole timeout is not cut by the deadline: a 5xx at 220 ms stays a 5xx") {
     p.deadline_ms = 2000;
-    align_pipeline(p);  // as ?deadline_ms= does: the pipeline lists `deadline`
+    switch_strategy(p, Strategy::deadline, true);  // as ?deadline_ms= does
     rig.carrier.fail(CallError::http_5xx, 220).succeed(20);
     const QuoteTrace t = rig.run(p, nullptr, "uncut");
     CHECK(t.events[0].reason == Reason::http_5xx);

@@ -67,7 +67,7 @@ QuoteRequest offline() { return QuoteRequest{"aws_adaptive", "carrier_offline", 
 TEST_CASE("aws_adaptive on carrier_offline: 120 quotes pay for 100 retries, the quota's 500 at 5 each, then try once") {
   ExecutorRig rig;
   const RetryPolicy policy = aws_adaptive_policy().retry;
-  RetryQuota quota(*policy.overload.retry_quota);
+  RetryQuota quota(policy.overload.retry_quota);
   CubicRateLimiter rate(rig.clock);
   int retries_refused = 0;
   for (int i = 0; i < 120; ++i) {
@@ -94,7 +94,7 @@ TEST_CASE("aws_adaptive on carrier_offline: 120 quotes pay for 100 retries, the 
 TEST_CASE("aws_adaptive's quota refills as botocore's: +1 a first-try success, the last retry's cost back after a retried one") {
   ExecutorRig rig;
   const RetryPolicy policy = aws_adaptive_policy().retry;
-  RetryQuota quota(*policy.overload.retry_quota);
+  RetryQuota quota(policy.overload.retry_quota);
   const FlowGuards guards{.retry_quota = &quota};
   // Two timeouts' retries cost 10 each: 25 flows that fail three times empty it.
   for (int i = 0; i < 25; ++i) {
@@ -129,7 +129,7 @@ TEST_CASE("aws_adaptive's quota refills as botocore's: +1 a first-try success, t
 TEST_CASE("a paid retry whose call never leaves gives its payment back: refused by adaptive retry's pacing") {
   ExecutorRig rig;
   const RetryPolicy policy = aws_adaptive_policy().retry;
-  RetryQuota quota(*policy.overload.retry_quota);
+  RetryQuota quota(policy.overload.retry_quota);
   CubicRateLimiter rate(rig.clock);
   // A 429 turns the pacing on at 0.5 a second: the retry's token is 2 s away, past its 1 s.
   rig.carrier.fail(CallError::http_429, 5);
@@ -166,7 +166,7 @@ TEST_CASE("a paid retry whose call never leaves gives its payment back: the clie
   LeavingClock clock(rig.clock, leave);
   QuoteExecutor executor(rig.carrier, rig.breaker, rig.cache, clock, rig.random);
   const RetryPolicy policy = aws_adaptive_policy().retry;
-  RetryQuota quota(*policy.overload.retry_quota);
+  RetryQuota quota(policy.overload.retry_quota);
   QuoteRequest request = offline();
   request.cancel = leave.get_token();
   rig.carrier.fail(CallError::timeout, 220);

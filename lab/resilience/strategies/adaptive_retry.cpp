@@ -10,8 +10,8 @@ class AdaptiveRetryStrategy final : public ResilienceStrategy {
  public:
   Outcome execute(QuoteContext& c, const Next& next) override {
     CubicRateLimiter* const rate = c.guards.rate;
-    if (!rate || !c.policy.overload.adaptive_retry) return next(c);
-    const std::optional<Millis> waited = rate->acquire(c.policy.overload.adaptive_retry->max_wait_ms, c.stop);
+    if (!rate) return next(c);
+    const std::optional<Millis> waited = rate->acquire(c.policy.overload.adaptive_retry.max_wait_ms, c.stop);
     if (!waited) return refuse(c, Reason::client_rate_limited);
     if (*waited > Millis::zero())
       c.trace.events.push_back({.step = Step::token_wait, .attempt = c.attempt, .wait_ms = waited->count()});

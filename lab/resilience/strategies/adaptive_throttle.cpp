@@ -10,7 +10,7 @@ class AdaptiveThrottleStrategy final : public ResilienceStrategy {
  public:
   Outcome execute(QuoteContext& c, const Next& next) override {
     AdaptiveThrottle* const throttle = c.guards.throttle;
-    if (!throttle || !c.policy.overload.adaptive_throttle) return next(c);
+    if (!throttle) return next(c);
     if (!throttle->admit()) return refuse(c, Reason::throttled);
     Outcome out = next(c);
     // An accept unless the carrier failed (a 4xx is the request's fault, not an overload).

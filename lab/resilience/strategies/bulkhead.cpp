@@ -10,10 +10,10 @@ class BulkheadStrategy final : public ResilienceStrategy {
  public:
   Outcome execute(QuoteContext& c, const Next& next) override {
     Bulkhead* const bulkhead = c.guards.bulkhead;
-    if (!bulkhead || !c.policy.overload.bulkhead) return next(c);
+    if (!bulkhead) return next(c);
     // A client that leaves while queued leaves the queue (the stop ends the wait).
     const std::optional<BulkheadPermit> place =
-        bulkhead->enter(Millis(c.policy.overload.bulkhead->queue_timeout_ms), c.stop).permit;
+        bulkhead->enter(Millis(c.policy.overload.bulkhead.queue_timeout_ms), c.stop).permit;
     return place ? next(c) : refuse(c, Reason::bulkhead_full);
   }
 };

@@ -10,7 +10,7 @@ class ConcurrencyLimitStrategy final : public ResilienceStrategy {
  public:
   Outcome execute(QuoteContext& c, const Next& next) override {
     GradientConcurrencyLimit* const limit = c.guards.concurrency;
-    if (!limit || !c.policy.overload.concurrency_limit) return next(c);
+    if (!limit) return next(c);
     std::optional<ConcurrencyPermit> in_flight = limit->try_acquire();
     if (!in_flight) return refuse(c, Reason::concurrency_limit);
     Outcome out = next(c);

@@ -11,7 +11,7 @@ class Hedging final : public ResilienceStrategy {
  public:
   Outcome execute(QuoteContext& c, const Next& next) override {
     const FlowGuards& g = c.guards;
-    if (!g.hedger || !c.policy.overload.hedging) return next(c);
+    if (!g.hedger) return next(c);
     // The budget counts flows, not attempts: hedges ≤ share × requests.
     if (!counted_ && g.hedge_budget) g.hedge_budget->on_request();
     counted_ = true;
@@ -26,7 +26,7 @@ class Hedging final : public ResilienceStrategy {
   static CallOutcome hedged(QuoteContext& c, const CarrierRequest& call) {
     const FlowGuards& g = c.guards;
     HedgingDelay* const learnt = g.hedging_delay;
-    const Millis delay(static_cast<long long>(learnt ? learnt->delay_ms() : c.policy.overload.hedging->delay.fixed_delay_ms));
+    const Millis delay(static_cast<long long>(learnt ? learnt->delay_ms() : c.policy.overload.hedging.delay.fixed_delay_ms));
     HedgeBudget* const budget = g.hedge_budget;
     // A half-open breaker admits one call, not one call and its copy (resilience4j counts
     // permitted calls in half-open; Polly v8 puts the breaker inside each hedged attempt): the

@@ -42,9 +42,7 @@ class RetryQuotaStrategy final : public ResilienceStrategy {
   void retry_dropped(QuoteContext& c) override { settle(c); }
 
  private:
-  static RetryQuota* quota_of(const QuoteContext& c) {
-    return c.policy.overload.retry_quota ? c.guards.retry_quota : nullptr;
-  }
+  static RetryQuota* quota_of(const QuoteContext& c) { return c.guards.retry_quota; }
   // Attempt slot c.attempt is over, as the trace shows it.
   void settle(const QuoteContext& c) {
     RetryQuota* const quota = quota_of(c);
