@@ -125,7 +125,7 @@ LabApp::QuoteResult LabApp::quote(const std::string& policy_name, const std::str
                        new_id(16), new_id(32), name_, priority, std::move(cancel)};
   const RetryPolicy& chosen = override_policy ? *override_policy : *policies_.find(policy_name);
   QuoteExecutor& executor = runtime.executor ? *runtime.executor : executor_;
-  QuoteTrace trace = executor.run(request, chosen, runtime.guards());
+  QuoteTrace trace = executor.run(request, chosen, runtime.guards);
   FlowRecord flow = flow_record(trace, queue_ms);
   if (!class_log_) telemetry_.record(flow);  // else where it is shared (publish_quote)
   metrics_.record(trace);

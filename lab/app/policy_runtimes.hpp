@@ -3,8 +3,9 @@
 // the stateful strategies of its pipeline (pipeline.hpp), one set per lab and policy, so that
 // one student's storm neither spends another's retries nor fills another's bulkhead nor teaches
 // another's throttle; and, for a named policy with a breaker of its own, that breaker (in
-// memory only) and an executor bound to it. Built once, never changed after: read without a
-// lock; each strategy guards its own state.
+// memory only) and an executor bound to it. The states come from the policy's list
+// (strategies/strategy_table.hpp), so nothing here names a strategy. Built once, never
+// changed after: read without a lock; each state guards itself.
 
 #include <map>
 #include <memory>
@@ -18,16 +19,10 @@
 #include "lab/observability/strategy_gauges.hpp"
 #include "lab/resilience/circuit_breaker.hpp"
 #include "lab/resilience/fallback_cache.hpp"
-#include "lab/resilience/overload/adaptive_throttle.hpp"
-#include "lab/resilience/overload/bulkhead.hpp"
-#include "lab/resilience/overload/cubic_rate_limiter.hpp"
-#include "lab/resilience/overload/gradient_concurrency_limit.hpp"
-#include "lab/resilience/overload/hedge_budget.hpp"
-#include "lab/resilience/overload/hedging_delay.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/quote_executor.hpp"
 #include "lab/resilience/retry_budget.hpp"
-#include "lab/resilience/retry_quota.hpp"
+#include "lab/resilience/strategy_state.hpp"
 
 namespace quote_lab {
 
@@ -36,18 +31,10 @@ struct PolicyRuntime {
   std::unique_ptr<RetryBudget> budget;
   std::unique_ptr<CircuitBreaker> breaker;   ///< its own breaker, or null: the course breaker's
   std::unique_ptr<QuoteExecutor> executor;   ///< bound to `breaker`, or null: the lab's executor
-  // Its overload strategies, each null when the policy has none. The hedged calls' threads
-  // last: they finish before the delay they report to is destroyed.
-  std::unique_ptr<Bulkhead> bulkhead;
-  std::unique_ptr<RetryQuota> retry_quota;
-  std::unique_ptr<AdaptiveThrottle> throttle;
-  std::unique_ptr<CubicRateLimiter> rate;
-  std::unique_ptr<GradientConcurrencyLimit> concurrency;
-  std::unique_ptr<HedgeBudget> hedge_budget;
-  std::unique_ptr<HedgingDelay> hedging_delay;
-  std::unique_ptr<HedgedCaller> hedger;
-  /// What the executor asks of them for one flow.
-  FlowGuards guards() const;
+  /// The state of each strategy of its pipeline that keeps one (strategies/strategy_table.hpp).
+  std::vector<std::unique_ptr<StrategyState>> states;
+  /// What the executor asks of them for one flow: the budget and each state, lent once.
+  FlowGuards guards;
 };
 
 /// Every policy's runtime in one lab, by the policy's name.
@@ -62,8 +49,8 @@ class PolicyRuntimes {
   /// The runtime of policy `name`; throws std::out_of_range for a name the lab does not serve
   /// (the routes check names first).
   const PolicyRuntime& at(std::string_view name) const;
-  /// The live value of each policy's overload strategies (one entry per policy that has one);
-  /// adaptive retry's send rate only once a 429 turned its pacing on.
+  /// The live value of each policy's overload strategies (one entry per policy that keeps
+  /// strategy state); adaptive retry's send rate only once a 429 turned its pacing on.
   std::vector<StrategyGauges> gauges() const;
   /// Every budget, strategy and own breaker back to its start (the lab's reset).
   void reset();

@@ -3,10 +3,12 @@
 #include <array>
 #include <utility>
 
+#include "lab/resilience/strategies/strategy_table.hpp"
+
 namespace quote_lab {
 
 std::optional<std::string_view> metric_help_es(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 30> kHelp{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 22> kHelp{{
       {"quote_lab_quote_requests_total",
        "Solicitudes de cotización que respondió el laboratorio, por modo, escenario y estado final (`completed` = "
        "cotización en vivo, `degraded` = cotización de respaldo, `failed` = 503)."},
@@ -35,19 +37,6 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
       {"quote_lab_hedges_total",
        "Llamadas de cobertura por modo y resultado: sent (salió una segunda llamada al proveedor), won (respondió "
        "primero), skipped (la retuvo el presupuesto de coberturas, o era la llamada de prueba del disyuntor semiabierto)."},
-      {"quote_lab_throttle_drop_ratio",
-       "Probabilidad con que la limitación adaptativa descarta ahora una llamada (libro de SRE), por modo."},
-      {"quote_lab_concurrency_limit", "Límite adaptativo de llamadas en curso al proveedor (gradiente de Envoy), por modo."},
-      {"quote_lab_concurrency_in_flight", "Llamadas en curso al proveedor que cuenta el límite adaptativo, por modo."},
-      {"quote_lab_hedge_delay_seconds",
-       "Espera antes de enviar la llamada de cobertura (fija, o el percentil observado), en segundos, por modo."},
-      {"quote_lab_adaptive_retry_send_rate",
-       "Llamadas por segundo que permite ahora el reintento adaptativo (CUBIC, como los SDK de AWS), por modo."},
-      {"quote_lab_bulkhead_active", "Cotizaciones dentro del mamparo (bulkhead) de la política ahora, por modo."},
-      {"quote_lab_bulkhead_queued", "Cotizaciones en la cola del mamparo (bulkhead) de la política, esperando un lugar, por modo."},
-      {"quote_lab_retry_quota_available",
-       "Capacidad que le queda a la cuota de reintentos de la política (la de los SDK de AWS: los reintentos pagan, "
-       "las respuestas correctas la recargan), por modo."},
       {"quote_lab_retries_skipped_total",
        "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, retry_quota, "
        "not_retryable, circuit_open, ...)."},
@@ -75,6 +64,8 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
   }};
   for (const auto& [family, help] : kHelp)
     if (family == name) return help;
+  for (const GaugeFamily* f : strategy_gauge_families())  // each strategy's gauges carry their own
+    if (f->name == name) return f->help_es;
   return std::nullopt;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The Spanish of every metric family's HELP text, for the /metrics JSON a Spanish page reads
 // (Prometheus's own text keeps the English HELP, declared with each family in metrics.cpp).
-// One line per family name, in the course glossary's terms.
+// One line per family name, in the course glossary's terms; a strategy's gauges carry their
+// Spanish with them (strategy_state.hpp).
 
 #include <optional>
 #include <string_view>

@@ -44,13 +44,28 @@ class CarrierWithHook final : public CarrierCaller {
   std::function<void()> during_next_call;
 };
 
-// The lab as `serve` composes it, at the user's default settings.
+// The value of gauge `family` for policy `mode` now, as /metrics shows it; empty when it has
+// none. The policy must keep strategy state (the test fails otherwise).
+std::optional<double> gauge(const LabApp& app, const std::string& mode, std::string_view family) {
+  for (const StrategyGauges& g : app.strategy_gauges()) {
+    if (g.mode != mode) continue;
+    for (const GaugeReading& r : g.readings)
+      if (r.family->name == family) return r.value;
+    return std::nullopt;
+  }
+  FAIL("no gauges for " << mode);
+  return std::nullopt;
+}
+
+// The lab as `serve` composes it, at the user's default settings (or with a policies file's).
 struct Lab {
+  explicit Lab(Policies policies = default_policies())
+      : app{LabDeps{.scenarios = shipped_scenarios(), .policies = std::move(policies), .carrier = carrier,
+                    .clock = clock, .random = random}} {}
   FakeClock clock;  // starts at 2026-11-29T00:00:00.000Z
   CarrierWithHook carrier{clock};
   FixedRandom random{0.5};  // first resilient backoff: 80 + 30 = 110 ms
-  LabApp app{LabDeps{.scenarios = shipped_scenarios(), .policies = default_policies(), .carrier = carrier,
-                     .clock = clock, .random = random}};
+  LabApp app;
 
   json quote(Mode mode, const std::string& scenario, int customer_id = 42, int items = 3) {
     return quote_answer(app, app.quote(mode, scenario, customer_id, items));
@@ -320,13 +335,26 @@ TEST_CASE("one retry budget per lab and policy: resilient's requests earn adr000
   CHECK(with_budget("resilient", 0.5)["attempts"] == 1);  // 1 request since the reset
 }
 
+TEST_CASE("a policies file that gives resilient a bulkhead gets one: a second quote while the first holds the place is rejected, then answered from the cache") {
+  Policies policies = default_policies();
+  switch_strategy(policies.resilient, Strategy::bulkhead, true);
+  policies.resilient.overload.bulkhead.max_concurrent = 1;
+  REQUIRE(validate(policies).empty());
+  Lab lab(policies);
+  json concurrent;
+  lab.carrier.during_next_call = [&] { concurrent = lab.quote(Mode::resilient, "ok"); };
+  lab.carrier.script.succeed(140);
+  CHECK(lab.quote(Mode::resilient, "ok")["status"] == "completed");
+  CHECK(event_names(concurrent) == std::vector<std::string>{"rejected", "fallback_used"});
+  CHECK(concurrent["events"][0]["reason"] == "bulkhead_full");
+  CHECK(lab.carrier_calls() == 1);
+  CHECK(gauge(lab.app, "resilient", "quote_lab_bulkhead_active") == 0.0);  // the place is back
+}
+
 TEST_CASE("a reset brings the overload strategies back too: adaptive retry's pace is off again after a 429") {
   Lab lab;
   const auto send_rate = [&lab]() -> std::optional<double> {
-    for (const StrategyGauges& g : lab.app.strategy_gauges())
-      if (g.mode == "aws_adaptive") return g.send_rate_per_s;
-    FAIL("no gauges for aws_adaptive");
-    return std::nullopt;
+    return gauge(lab.app, "aws_adaptive", "quote_lab_adaptive_retry_send_rate");
   };
   CHECK_FALSE(send_rate());  // no 429 seen: not pacing
   lab.carrier.script.fail(CallError::http_429, 30, milliseconds(1000)).succeed(25);
@@ -339,9 +367,7 @@ TEST_CASE("a reset brings the overload strategies back too: adaptive retry's pac
 TEST_CASE("aws_adaptive's retry quota, per lab: 50 quotes that fail three times spend its 500, the next retries nothing and says why, a reset fills it") {
   Lab lab;
   const auto quota_left = [&lab]() -> std::optional<double> {
-    for (const StrategyGauges& g : lab.app.strategy_gauges())
-      if (g.mode == "aws_adaptive") return g.retry_quota_available;
-    return std::nullopt;
+    return gauge(lab.app, "aws_adaptive", "quote_lab_retry_quota_available");
   };
   CHECK(quota_left() == 500.0);  // the series exists from the start
   for (int i = 0; i < 50; ++i) {

@@ -21,8 +21,35 @@ class AdaptiveRetryStrategy final : public ResilienceStrategy {
   }
 };
 
+constexpr GaugeFamily kSendRate{
+    "quote_lab_adaptive_retry_send_rate", "Calls per second adaptive retry allows now (CUBIC, as the AWS SDKs), by mode.",
+    "Llamadas por segundo que permite ahora el reintento adaptativo (CUBIC, como los SDK de AWS), por modo."};
+
+class AdaptiveRetryState final : public StrategyState {
+ public:
+  explicit AdaptiveRetryState(const StateDeps& d) : rate_(d.clock) {}
+  void lend(FlowGuards& g) override { g.rate = &rate_; }
+  // No rate before a 429 turned the pacing on: until then every send goes at once.
+  void read(std::vector<GaugeReading>& out) override {
+    if (const auto s = rate_.stats(); s.enabled) out.push_back({&kSendRate, s.send_rate_per_s});
+  }
+  void reset() override { rate_.reset(); }
+
+ private:
+  CubicRateLimiter rate_;
+};
+
 }  // namespace
 
 std::unique_ptr<ResilienceStrategy> make_adaptive_retry() { return std::make_unique<AdaptiveRetryStrategy>(); }
+
+std::unique_ptr<StrategyState> make_adaptive_retry_state(const RetryPolicy&, const StateDeps& d) {
+  return std::make_unique<AdaptiveRetryState>(d);
+}
+
+std::span<const GaugeFamily* const> adaptive_retry_gauges() {
+  static constexpr const GaugeFamily* kFamilies[] = {&kSendRate};
+  return kFamilies;
+}
 
 }  // namespace quote_lab

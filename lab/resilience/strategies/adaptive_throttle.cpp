@@ -19,8 +19,34 @@ class AdaptiveThrottleStrategy final : public ResilienceStrategy {
   }
 };
 
+constexpr GaugeFamily kDropRatio{
+    "quote_lab_throttle_drop_ratio", "Probability that adaptive throttling drops a call now (SRE book), by mode.",
+    "Probabilidad con que la limitación adaptativa descarta ahora una llamada (libro de SRE), por modo."};
+
+class AdaptiveThrottleState final : public StrategyState {
+ public:
+  AdaptiveThrottleState(const StateDeps& d, const AdaptiveThrottleSettings& s) : throttle_(d.clock, d.random, s) {}
+  void lend(FlowGuards& g) override { g.throttle = &throttle_; }
+  void read(std::vector<GaugeReading>& out) override {
+    out.push_back({&kDropRatio, throttle_.drop_probability()});
+  }
+  void reset() override { throttle_.reset(); }
+
+ private:
+  AdaptiveThrottle throttle_;
+};
+
 }  // namespace
 
 std::unique_ptr<ResilienceStrategy> make_adaptive_throttle() { return std::make_unique<AdaptiveThrottleStrategy>(); }
+
+std::unique_ptr<StrategyState> make_adaptive_throttle_state(const RetryPolicy& p, const StateDeps& d) {
+  return std::make_unique<AdaptiveThrottleState>(d, p.overload.adaptive_throttle);
+}
+
+std::span<const GaugeFamily* const> adaptive_throttle_gauges() {
+  static constexpr const GaugeFamily* kFamilies[] = {&kDropRatio};
+  return kFamilies;
+}
 
 }  // namespace quote_lab

@@ -18,8 +18,40 @@ class BulkheadStrategy final : public ResilienceStrategy {
   }
 };
 
+constexpr GaugeFamily kActive{"quote_lab_bulkhead_active", "Quotes inside the policy's bulkhead now, by mode.",
+                               "Cotizaciones dentro del mamparo (bulkhead) de la política ahora, por modo."};
+constexpr GaugeFamily kQueued{"quote_lab_bulkhead_queued",
+                              "Quotes waiting in the policy's bulkhead queue for a place now, by mode.",
+                              "Cotizaciones en la cola del mamparo (bulkhead) de la política, esperando un lugar, "
+                              "por modo."};
+
+// The places are the flows': a reset leaves them to the flows that hold them.
+class BulkheadState final : public StrategyState {
+ public:
+  explicit BulkheadState(const BulkheadPolicy& p) : bulkhead_(BulkheadSettings{p.max_concurrent, p.max_queued}) {}
+  void lend(FlowGuards& g) override { g.bulkhead = &bulkhead_; }
+  void read(std::vector<GaugeReading>& out) override {
+    const BulkheadStats s = bulkhead_.stats();
+    out.push_back({&kActive, static_cast<double>(s.active)});
+    out.push_back({&kQueued, static_cast<double>(s.queued)});
+  }
+  void reset() override {}
+
+ private:
+  Bulkhead bulkhead_;
+};
+
 }  // namespace
 
 std::unique_ptr<ResilienceStrategy> make_bulkhead() { return std::make_unique<BulkheadStrategy>(); }
+
+std::unique_ptr<StrategyState> make_bulkhead_state(const RetryPolicy& p, const StateDeps&) {
+  return std::make_unique<BulkheadState>(p.overload.bulkhead);
+}
+
+std::span<const GaugeFamily* const> bulkhead_gauges() {
+  static constexpr const GaugeFamily* kFamilies[] = {&kActive, &kQueued};
+  return kFamilies;
+}
 
 }  // namespace quote_lab

@@ -22,8 +22,39 @@ class ConcurrencyLimitStrategy final : public ResilienceStrategy {
   }
 };
 
+constexpr GaugeFamily kLimit{"quote_lab_concurrency_limit",
+                             "The adaptive limit on calls in flight to the carrier (Envoy's gradient), by mode.",
+                             "Límite adaptativo de llamadas en curso al proveedor (gradiente de Envoy), por modo."};
+constexpr GaugeFamily kInFlight{"quote_lab_concurrency_in_flight",
+                                "Calls in flight to the carrier that the adaptive limit counts, by mode.",
+                                "Llamadas en curso al proveedor que cuenta el límite adaptativo, por modo."};
+
+class ConcurrencyLimitState final : public StrategyState {
+ public:
+  ConcurrencyLimitState(const StateDeps& d, const GradientLimitSettings& s) : limit_(d.clock, d.random, s) {}
+  void lend(FlowGuards& g) override { g.concurrency = &limit_; }
+  void read(std::vector<GaugeReading>& out) override {
+    const auto s = limit_.stats();
+    out.push_back({&kLimit, static_cast<double>(s.limit)});
+    out.push_back({&kInFlight, static_cast<double>(s.in_flight)});
+  }
+  void reset() override { limit_.reset(); }
+
+ private:
+  GradientConcurrencyLimit limit_;
+};
+
 }  // namespace
 
 std::unique_ptr<ResilienceStrategy> make_concurrency_limit() { return std::make_unique<ConcurrencyLimitStrategy>(); }
+
+std::unique_ptr<StrategyState> make_concurrency_limit_state(const RetryPolicy& p, const StateDeps& d) {
+  return std::make_unique<ConcurrencyLimitState>(d, p.overload.concurrency_limit);
+}
+
+std::span<const GaugeFamily* const> concurrency_limit_gauges() {
+  static constexpr const GaugeFamily* kFamilies[] = {&kLimit, &kInFlight};
+  return kFamilies;
+}
 
 }  // namespace quote_lab

@@ -47,8 +47,44 @@ class Hedging final : public ResilienceStrategy {
   bool counted_ = false;
 };
 
+constexpr GaugeFamily kDelay{
+    "quote_lab_hedge_delay_seconds",
+    "The wait before a hedged call is sent (fixed, or the observed percentile), in seconds, by mode.",
+    "Espera antes de enviar la llamada de cobertura (fija, o el percentil observado), en segundos, por modo."};
+
+// The hedged calls' threads last: they finish before the delay they report to is destroyed.
+class HedgingState final : public StrategyState {
+ public:
+  HedgingState(const StateDeps& d, const HedgingPolicy& h)
+      : budget_(d.clock, h.budget), delay_(h.delay), hedger_(d.make_hedger ? d.make_hedger() : nullptr) {}
+  void lend(FlowGuards& g) override {
+    g.hedge_budget = &budget_;
+    g.hedging_delay = &delay_;
+    g.hedger = hedger_.get();
+  }
+  void read(std::vector<GaugeReading>& out) override { out.push_back({&kDelay, delay_.delay_ms() / 1000.0}); }
+  void reset() override {
+    budget_.reset();
+    delay_.reset();
+  }
+
+ private:
+  HedgeBudget budget_;
+  HedgingDelay delay_;
+  std::unique_ptr<HedgedCaller> hedger_;
+};
+
 }  // namespace
 
 std::unique_ptr<ResilienceStrategy> make_hedging() { return std::make_unique<Hedging>(); }
+
+std::unique_ptr<StrategyState> make_hedging_state(const RetryPolicy& p, const StateDeps& d) {
+  return std::make_unique<HedgingState>(d, p.overload.hedging);
+}
+
+std::span<const GaugeFamily* const> hedging_gauges() {
+  static constexpr const GaugeFamily* kFamilies[] = {&kDelay};
+  return kFamilies;
+}
 
 }  // namespace quote_lab

@@ -57,8 +57,36 @@ class RetryQuotaStrategy final : public ResilienceStrategy {
   int paid_for_ = 0;
 };
 
+constexpr GaugeFamily kAvailable{
+    "quote_lab_retry_quota_available",
+    "Capacity left in the policy's retry quota (the AWS SDKs' retry quota: retries pay, successes refill), by mode.",
+    "Capacidad que le queda a la cuota de reintentos de la política (la de los SDK de AWS: los reintentos pagan, "
+    "las respuestas correctas la recargan), por modo."};
+
+class RetryQuotaState final : public StrategyState {
+ public:
+  explicit RetryQuotaState(const RetryQuotaSettings& s) : quota_(s) {}
+  void lend(FlowGuards& g) override { g.retry_quota = &quota_; }
+  void read(std::vector<GaugeReading>& out) override {
+    out.push_back({&kAvailable, static_cast<double>(quota_.available())});
+  }
+  void reset() override { quota_.reset(); }
+
+ private:
+  RetryQuota quota_;
+};
+
 }  // namespace
 
 std::unique_ptr<ResilienceStrategy> make_retry_quota() { return std::make_unique<RetryQuotaStrategy>(); }
+
+std::unique_ptr<StrategyState> make_retry_quota_state(const RetryPolicy& p, const StateDeps&) {
+  return std::make_unique<RetryQuotaState>(p.overload.retry_quota);
+}
+
+std::span<const GaugeFamily* const> retry_quota_gauges() {
+  static constexpr const GaugeFamily* kFamilies[] = {&kAvailable};
+  return kFamilies;
+}
 
 }  // namespace quote_lab

@@ -1,13 +1,17 @@
 #pragma once
 // The strategies of a pipeline (pipeline.hpp), one class each behind ResilienceStrategy
-// (strategy.hpp), each made fresh for one flow. strategy_table.cpp maps a Strategy to its
-// maker; nothing else names these.
+// (strategy.hpp), each made fresh for one flow; and, for those that keep state between flows,
+// their state (strategy_state.hpp), made once per policy and lab from the policy's settings,
+// with the gauge families it shows. strategy_table.cpp maps a Strategy to its makers; nothing
+// else names these.
 
 #include <memory>
+#include <span>
 
 #include "lab/resilience/breaker.hpp"
 #include "lab/resilience/fallback_cache.hpp"
 #include "lab/resilience/strategy.hpp"
+#include "lab/resilience/strategy_state.hpp"
 
 namespace quote_lab {
 
@@ -45,5 +49,25 @@ std::unique_ptr<ResilienceStrategy> make_concurrency_limit();
 std::unique_ptr<ResilienceStrategy> make_hedging();
 /// The call itself, with its timeout (timeout_ms, or what is left of the deadline).
 std::unique_ptr<ResilienceStrategy> make_timeout();
+
+/// The states of the strategies that keep one, from the policy's settings (OverloadStrategies),
+/// and the gauge families each shows: the bulkhead's places (quote_lab_bulkhead_active,
+/// _queued), the retry quota's tokens (quote_lab_retry_quota_available), the throttle's window
+/// (quote_lab_throttle_drop_ratio), adaptive retry's CUBIC bucket
+/// (quote_lab_adaptive_retry_send_rate), the gradient limit (quote_lab_concurrency_limit,
+/// _in_flight), and hedging's budget, learnt delay (quote_lab_hedge_delay_seconds) and the
+/// threads its calls run on (StateDeps::make_hedger; none: hedging passes the call through).
+std::unique_ptr<StrategyState> make_bulkhead_state(const RetryPolicy& p, const StateDeps& d);
+std::unique_ptr<StrategyState> make_retry_quota_state(const RetryPolicy& p, const StateDeps& d);
+std::unique_ptr<StrategyState> make_adaptive_throttle_state(const RetryPolicy& p, const StateDeps& d);
+std::unique_ptr<StrategyState> make_adaptive_retry_state(const RetryPolicy& p, const StateDeps& d);
+std::unique_ptr<StrategyState> make_concurrency_limit_state(const RetryPolicy& p, const StateDeps& d);
+std::unique_ptr<StrategyState> make_hedging_state(const RetryPolicy& p, const StateDeps& d);
+std::span<const GaugeFamily* const> bulkhead_gauges();
+std::span<const GaugeFamily* const> retry_quota_gauges();
+std::span<const GaugeFamily* const> adaptive_throttle_gauges();
+std::span<const GaugeFamily* const> adaptive_retry_gauges();
+std::span<const GaugeFamily* const> concurrency_limit_gauges();
+std::span<const GaugeFamily* const> hedging_gauges();
 
 }  // namespace quote_lab

@@ -1,5 +1,6 @@
 #pragma once
-// From a policy's list of strategies (pipeline.hpp) to the objects that run one flow of it.
+// From a policy's list of strategies (pipeline.hpp) to the objects that run one flow of it,
+// and to the states its strategies keep between flows.
 
 #include <memory>
 #include <vector>
@@ -12,5 +13,12 @@ namespace quote_lab {
 /// One strategy object per entry of `pipeline`, in its order (outermost first), made for one flow.
 std::vector<std::unique_ptr<ResilienceStrategy>> make_pipeline(const std::vector<Strategy>& pipeline,
                                                                const StrategyDeps& deps);
+
+/// The state of each strategy `policy` lists that keeps one (a bulkhead, a quota, a limit...),
+/// in the list's order, made from the policy's settings: one set per policy and lab.
+std::vector<std::unique_ptr<StrategyState>> make_states(const RetryPolicy& policy, const StateDeps& deps);
+
+/// Every gauge family a strategy's state may show, in the strategies' order.
+std::vector<const GaugeFamily*> strategy_gauge_families();
 
 }  // namespace quote_lab

@@ -1,0 +1,55 @@
+#pragma once
+// What a strategy keeps between flows for one policy in one lab: a bulkhead's places, a
+// quota's tokens, a throttle's window. Each stateful strategy makes its own from the policy's
+// settings (its row in strategies/strategy_table.cpp), lends it to every flow through the
+// flow guards, shows its live figures as gauges and goes back to its start on the lab's
+// reset, so the lab that owns the states names none of them. Standard library only.
+
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "lab/base/clock.hpp"
+#include "lab/base/random.hpp"
+#include "lab/resilience/flow_guards.hpp"
+
+namespace quote_lab {
+
+/// One gauge family a strategy's state shows (Prometheus naming: base unit in the name),
+/// labelled by the policy's name; help in English and Spanish.
+struct GaugeFamily {
+  std::string_view name;
+  std::string_view help_en;
+  std::string_view help_es;
+};
+
+/// One value of a gauge family now, for one policy.
+struct GaugeReading {
+  const GaugeFamily* family;
+  double value;
+};
+
+/// The state of one strategy for one policy in one lab. Made once, shared by every flow of
+/// the policy; thread-safe (each state guards its own).
+class StrategyState {
+ public:
+  virtual ~StrategyState() = default;
+  /// Points the guards' field for this strategy at this state, for the flows to use.
+  virtual void lend(FlowGuards& guards) = 0;
+  /// Appends its live figures; none when it has nothing to show yet (adaptive retry before a
+  /// 429). Not const: a reading may first bring the state up to date (a due limit update).
+  virtual void read(std::vector<GaugeReading>& out) = 0;
+  /// Back to its start, as a new lab (the lab's reset).
+  virtual void reset() = 0;
+};
+
+/// What a state may need from the lab: the clock and randomness it reads, and the threads
+/// hedged calls run on (resilience/ starts none itself).
+struct StateDeps {
+  Clock& clock;
+  RandomSource& random;
+  std::function<std::unique_ptr<HedgedCaller>()> make_hedger;
+};
+
+}  // namespace quote_lab
