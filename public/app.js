@@ -276,7 +276,7 @@ function clearAnswer(mode) {
 // ---------- overload strategies ----------
 const isOverload = mode => state.overload.some(p => p.name === mode);
 const renderOverload = () =>
-  renderOverloadView(overloadRows(state.overload, state.summary?.modes, state.overloadMetrics), t(), fmt);
+  renderOverloadView(overloadRows(state.overload, state.summary?.modes, state.overloadMetrics), t(), fmt, state.lang);
 
 // The last answer of an overload policy, on an axis of its own.
 function renderOverloadAnswer() {

@@ -120,12 +120,9 @@ export const TEXT = {
       amplification: 'llamadas al proveedor por solicitud', health: 'p99 de /health', wasted: 'llamadas desperdiciadas',
       noQuote: 'sin cotización (503)', fallback: 'cotización de respaldo',
       offered: 'carga ofrecida (llegadas/s)', goodput: 'respuestas útiles (a tiempo)' },
-    // The overload strategies panel: one term per strategy, as the lab's answers say them.
+    // The overload strategies panel (each strategy's term comes from GET /'s `strategies`).
     overloadTitle: 'Estrategias de sobrecarga',
     overloadHelp: 'Por política: cuántas solicitudes llegaron, cuántas llamadas dejó pasar al proveedor, cuántas rechazó (y por qué) o cubrió, y el valor en vivo de su estrategia. Cuentas del laboratorio, leídas cada segundo mientras algo pasa.',
-    strategy: { adaptive_throttle: 'limitación adaptativa', concurrency_limit: 'límite adaptativo de concurrencia',
-      bulkhead: 'mamparo', hedging: 'llamadas de cobertura', adaptive_retry: 'reintento adaptativo',
-      retry_quota: 'cuota de reintentos' },
     overloadKeys: { requests: 'solicitudes', calls: 'llamadas admitidas (al proveedor)', rejected: 'rechazadas sin llamar al proveedor',
       hedgeSent: 'llamadas de cobertura enviadas', hedgeWon: 'coberturas que respondieron primero', hedgeSkipped: 'omitidas: sin presupuesto de coberturas',
       dropRatio: 'probabilidad de descarte ahora', limit: 'límite de llamadas en curso', inFlight: 'llamadas en curso',
@@ -240,9 +237,6 @@ export const TEXT = {
       offered: 'offered load (arrivals/s)', goodput: 'goodput (useful answers in time)' },
     overloadTitle: 'Overload strategies',
     overloadHelp: "Per policy: how many requests came, how many calls it let through to the carrier, how many it refused (and why) or hedged, and its strategy's live value. The lab's own counts, read every second while something happens.",
-    strategy: { adaptive_throttle: 'adaptive throttling', concurrency_limit: 'adaptive concurrency limit',
-      bulkhead: 'bulkhead', hedging: 'hedged requests', adaptive_retry: 'adaptive retry',
-      retry_quota: 'retry quota' },
     overloadKeys: { requests: 'requests', calls: 'calls admitted (to the carrier)', rejected: 'refused without calling the carrier',
       hedgeSent: 'hedged calls sent', hedgeWon: 'hedged calls that answered first', hedgeSkipped: 'skipped: hedge budget spent',
       dropRatio: 'drop probability now', limit: 'limit on calls in flight', inFlight: 'calls in flight',

@@ -21,15 +21,20 @@ export const OVERLOAD_FAMILIES = [
 /// The path that reads them (the page's lab is added by net.js).
 export const overloadMetricsPath = () => `/metrics?family=${OVERLOAD_FAMILIES.join(',')}`;
 
-/// The policies with an overload strategy, in the index's order: [{name, strategies, settings}]
-/// where `settings[strategy]` is that pipeline step as the index shows it.
+/// The policies with an overload strategy, in the index's order: [{name, strategies, terms,
+/// settings}] where `settings[strategy]` is that pipeline step as the index shows it and
+/// `terms[strategy]` its name in prose, {es, en}, as the index's `strategies` say it (the
+/// strategy's own name where an older lab's index has none).
 export function overloadPolicies(index) {
+  const known = Object.fromEntries((index?.strategies || []).map(s => [s.name, s.term]));
   const out = [];
   for (const [name, policy] of Object.entries(index?.policies || {})) {
     const steps = (policy?.pipeline || []).filter(s => OVERLOAD_STRATEGIES.includes(s.strategy));
     if (!steps.length) continue;
     steps.sort((a, b) => OVERLOAD_STRATEGIES.indexOf(a.strategy) - OVERLOAD_STRATEGIES.indexOf(b.strategy));
-    out.push({ name, strategies: steps.map(s => s.strategy), settings: Object.fromEntries(steps.map(s => [s.strategy, s])) });
+    const strategies = steps.map(s => s.strategy);
+    out.push({ name, strategies, settings: Object.fromEntries(steps.map(s => [s.strategy, s])),
+      terms: Object.fromEntries(strategies.map(s => [s, known[s] || { es: s, en: s }])) });
   }
   return out;
 }
@@ -68,7 +73,7 @@ export function overloadRows(policies, summaryModes, metrics) {
       .reduce((sum, s) => sum + Number(s.value), 0);
     const delayS = one(samples, 'quote_lab_hedge_delay_seconds', p.name);
     return {
-      name: p.name, strategies: p.strategies,
+      name: p.name, strategies: p.strategies, terms: p.terms,
       requests: Number(m.requests ?? 0), calls: Number(m.attempts ?? 0),
       rejected, rejectedTotal: Object.values(rejected).reduce((a, b) => a + b, 0),
       hedges: p.strategies.includes('hedging') ? { sent: outcome('sent'), won: outcome('won'), skipped: outcome('skipped') } : null,

@@ -154,7 +154,7 @@ const REFUSING = ['adaptive_throttle', 'concurrency_limit', 'bulkhead', 'adaptiv
 /// The overload strategies panel: a card per policy (overload.js's rows), what it admitted,
 /// refused by reason or hedged, then its strategy's live value. Each figure carries its
 /// number in data-value (tests); a card its requests in data-requests.
-export function renderOverloadView(rows, w, f) {
+export function renderOverloadView(rows, w, f, lang) {
   const box = $('#overload-policies');
   if (!box) return;
   const k = w.overloadKeys;
@@ -166,7 +166,7 @@ export function renderOverloadView(rows, w, f) {
   const count = (key, n) => fig(key, n, f.num(n), k[key]);
   box.replaceChildren(...rows.map(r => {
     const title = el('h3', {}, el('span', { class: 'mono', text: r.name }),
-      el('span', { class: 'strategy', text: ` · ${r.strategies.map(s => w.strategy[s]).join(', ')}` }));
+      el('span', { class: 'strategy', text: ` · ${r.strategies.map(s => r.terms?.[s]?.[lang] ?? s).join(', ')}` }));
     const figures = [count('requests', r.requests), count('calls', r.calls)];
     if (r.strategies.some(s => REFUSING.includes(s))) figures.push(count('rejected', r.rejectedTotal));
     if (r.hedges) figures.push(fig('hedgeSent', r.hedges.sent, f.num(r.hedges.sent), k.hedgeSent),

@@ -1,5 +1,5 @@
 // GET /: the JSON index of the lab for curl (every route of the table, the parameters,
-// scenarios and policies), the dashboard for a browser. Its sentences (route descriptions,
+// scenarios, policies and the strategies a policy may list), the dashboard for a browser. Its sentences (route descriptions,
 // parameter ranges) speak the language the request's Accept-Language prefers; names, paths
 // and values are the contract's and stay as they are.
 #include <httplib.h>
@@ -10,6 +10,7 @@
 #include "lab/api/route_support.hpp"
 #include "lab/api/route_table.hpp"
 #include "lab/app/lab_app.hpp"
+#include "lab/formats/pipeline_json.hpp"
 #include "lab/formats/policy_json.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/policy_overrides.hpp"
@@ -108,6 +109,7 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
           {"carrier_mode", app.carrier_mode()},
           {"carrier_url", ctx.carrier_url},
           {"policies", policies_shown_json(app.policies(), true)},
+          {"strategies", strategies_to_json()},
           {"try",
            {"curl '" + base + "/quote-legacy" + example + "'",
             "curl '" + base + "/quote-resilient" + example + "'",

@@ -228,26 +228,12 @@ void check_order(const std::string& name, const std::vector<Strategy>& listed, c
 }  // namespace
 
 std::vector<std::string> strategy_setting_names(Strategy s) {
-  switch (s) {
-    case Strategy::fallback: return {};
-    case Strategy::bulkhead: return keys_of(bulkhead_settings());
-    case Strategy::deadline: return {"deadline_ms"};
-    case Strategy::retry:
-      return {"max_attempts", "backoff_base_ms", "backoff_max_ms", "jitter", "jitter_min_ms", "jitter_max_ms",
-              "retry_on", "retry_budget_ratio", "retry_budget_min_per_s", "idempotency_key"};
-    case Strategy::retry_quota: return keys_of(retry_quota_settings());
-    case Strategy::circuit_breaker: return {"failure_threshold", "open_duration_s"};
-    case Strategy::adaptive_throttle: return keys_of(adaptive_throttle_settings());
-    case Strategy::adaptive_retry: return keys_of(adaptive_retry_settings());
-    case Strategy::concurrency_limit: {
-      auto keys = keys_of(concurrency_limit_settings());
-      keys.emplace_back("headroom");
-      return keys;
-    }
-    case Strategy::hedging: return {"delay", "budget"};
-    case Strategy::timeout: return {"timeout_ms"};
+  std::vector<std::string> out;
+  for (const SettingAbout& a : settings_about(s)) {
+    std::string key = a.key.substr(0, a.key.find('.'));  // "delay.mode": the entry's key is "delay"
+    if (!contains(out, key)) out.push_back(std::move(key));
   }
-  return {};
+  return out;
 }
 
 PipelinePolicy pipeline_from_json(const json& list, const std::string& name, bool own_breaker_allowed,
@@ -340,6 +326,43 @@ json pipeline_to_json(const RetryPolicy& p, const std::optional<BreakerPolicy>& 
       case Strategy::timeout: e["timeout_ms"] = p.timeout_ms; break;
     }
     list.push_back(std::move(e));
+  }
+  return list;
+}
+
+json strategies_to_json() {
+  json list = json::array();
+  for (const std::string& name : strategy_names()) {
+    const Strategy s = *parse_strategy(name);
+    RetryPolicy defaults;  // the resilient numbers and each strategy's sources' defaults
+    defaults.pipeline = {s};
+    const json entry = pipeline_to_json(defaults, BreakerPolicy{}).at(0);
+    json settings = json::array();
+    for (const SettingAbout& a : settings_about(s)) {
+      json row = {{"name", a.key}};
+      if (!a.choices.empty()) {
+        row["choices"] = a.choices;
+      } else if (a.integer) {
+        row["min"] = static_cast<long long>(a.lo), row["max"] = static_cast<long long>(a.hi);
+      } else {
+        row["min"] = a.lo, row["max"] = a.hi;
+      }
+      const auto dot = a.key.find('.');
+      const json value = dot == std::string::npos ? entry.value(a.key, json())
+                                                   : entry.at(a.key.substr(0, dot)).value(a.key.substr(dot + 1), json());
+      // deadline_ms 0 is "none": no default a listed deadline could take.
+      const bool in_range = !value.is_number() || (value.get<double>() >= a.lo && value.get<double>() <= a.hi);
+      row["default"] = in_range ? value : json();
+      row["description"] = {{"es", a.does.es}, {"en", a.does.en}};
+      row["source"] = a.source;
+      settings.push_back(std::move(row));
+    }
+    const StrategyAbout about_it = about(s);
+    list.push_back({{"name", name},
+                    {"term", {{"es", about_it.label.es}, {"en", about_it.label.en}}},
+                    {"description", {{"es", about_it.does.es}, {"en", about_it.does.en}}},
+                    {"source", about_it.source},
+                    {"settings", std::move(settings)}});
   }
   return list;
 }

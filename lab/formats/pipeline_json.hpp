@@ -51,4 +51,11 @@ nlohmann::ordered_json pipeline_to_json(const RetryPolicy& p, const std::optiona
 /// The settings strategy `s` takes in a pipeline, in the order they are written.
 std::vector<std::string> strategy_setting_names(Strategy s);
 
+/// Every strategy a pipeline may list, as GET / shows it to a student writing a policy:
+/// [{name, term {es, en}, description {es, en}, source, settings: [{name, min and max or
+/// choices, default, description {es, en}, source}]}], from the strategies' rows and their
+/// settings' (strategy_settings.hpp); a nested setting is named with a dot ("delay.mode"), and
+/// a default a listed strategy could not take (deadline_ms 0, "none") is null.
+nlohmann::ordered_json strategies_to_json();
+
 }  // namespace quote_lab

@@ -83,6 +83,21 @@ struct OverloadStrategies {
   HedgingPolicy hedging{};
 };
 
+/// The same words in the two languages the lab speaks (the course glossary's terms in Spanish).
+struct Prose {
+  std::string_view es;
+  std::string_view en;
+};
+
+/// What a student reads of a strategy (GET /'s `strategies`): its name in prose, what it
+/// does in one sentence, and where its rule and numbers come from.
+struct StrategyAbout {
+  Prose label;
+  Prose does;
+  std::string_view source;
+};
+StrategyAbout about(Strategy s);
+
 /// The steps of a flow that `s` alone produces, as the metrics count them: the reason of its
 /// `rejected` steps (quote_lab_overload_rejections_total), of its `retry_skipped` steps
 /// (quote_lab_retries_skipped_total), and whether it hedges (quote_lab_hedges_total). A

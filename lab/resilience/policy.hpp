@@ -76,7 +76,7 @@ struct RetryPolicy {
   /// A strategy is on exactly when it is listed; the fields above and `overload` are their
   /// settings. Resilient's list by default.
   std::vector<Strategy> pipeline{Strategy::fallback, Strategy::retry, Strategy::circuit_breaker, Strategy::timeout};
-  /// The overload strategies' settings (none for the course's two).
+  /// The overload strategies' settings, read only for those the pipeline lists.
   OverloadStrategies overload{};
 
   /// Whether the pipeline lists `s`.

@@ -1,41 +1,13 @@
 #pragma once
-// The settings each overload strategy of a pipeline takes in a policy (pipeline.hpp), with
-// the range the policies file accepts for each: one table per strategy, read by the JSON
-// reader and writer (formats/pipeline_json.hpp) and by validate() (policy.hpp), so the file,
-// the index and the check can never disagree on a name or a bound. Each range lies inside
-// what the strategy's class accepts (its constructor would throw outside it) and is bounded
-// above by what one lab can use. Standard library only.
-//
-//   strategy           setting                 range            source of the default
-//   bulkhead           max_concurrent          1–1000           the lab's: 4
-//                      max_queued              0–1000           Polly v8 ConcurrencyLimiter QueueLimit: 0
-//                      queue_timeout_ms        0–5000           the lab's: 0 (no wait)
-//   retry_quota        capacity                0–100000         botocore 500
-//                      retry_cost              0–100000         botocore 5
-//                      timeout_retry_cost      0–100000         botocore 10
-//                      no_retry_increment      0–100000         botocore 1
-//   adaptive_throttle  k                       1–10             go-zero 1.5 (SRE book: 2)
-//                      window_ms               1000–600000, a multiple of buckets   go-zero 10 s
-//                      buckets                 1–1000           go-zero 40
-//                      protection              0–1000           go-zero 5
-//   adaptive_retry     max_wait_ms             0–5000           the lab's: 1000
-//   concurrency_limit  initial_limit           min_concurrency–max_limit            Envoy: min_concurrency
-//                      max_limit               1–1000, ≥ min_concurrency            Envoy 1000
-//                      min_concurrency         1–1000           Envoy 3
-//                      update_interval_ms      1–60000          Envoy's example 100 ms
-//                      min_rtt_interval_ms     100–3600000      Envoy's example 60 s
-//                      min_rtt_request_count   1–10000          Envoy 50 (10000: the samples a window keeps)
-//                      jitter_pct              0–100            Envoy 15
-//                      buffer_pct              0–100            Envoy 25
-//                      sample_percentile       0–100            Envoy 50
-//                      headroom                sqrt_previous_limit | sqrt_scaled_limit (Envoy's docs | Envoy's code)
-//   hedging.delay      mode                    fixed | observed_percentile
-//                      fixed_delay_ms          0–10000          the tail_latency carrier's p90: 300
-//                      percentile              0–100            The Tail at Scale: 95
-//                      window_samples          1–10000          the lab's: 200
-//                      min_samples             1–window_samples the lab's: 20
-//   hedging.budget     share                   0–1              the lab's: 0.1
-//                      min_per_s               0–1000           the lab's: 1
+// The settings each strategy of a pipeline takes in a policy (pipeline.hpp), with the range
+// the policies file accepts for each, what it sets (es/en) and the source of its default: one
+// row per setting, read by the JSON reader and writer (formats/pipeline_json.hpp), by
+// validate() (policy.hpp) and by GET /'s `strategies`, so the file, the index and the check
+// can never disagree on a name or a bound. Each range lies inside what the strategy's class
+// accepts (its constructor would throw outside it) and is bounded above by what one lab can
+// use. The course's settings (retry, timeout, deadline, circuit_breaker) keep their fields in
+// RetryPolicy and BreakerPolicy; their rows here add what they set and their source.
+// Standard library only.
 
 #include <span>
 #include <string>
@@ -55,7 +27,25 @@ struct StrategySetting {
   double S::*number_member;
   double lo;
   double hi;
+  Prose does;          ///< what it sets, for GET /
+  const char* source;  ///< where its default comes from
 };
+
+/// One setting of a strategy as a student reads it (GET /'s `strategies`): its key in the
+/// policies file's entry ("delay.percentile" for one nested in an object), its range or its
+/// choices, what it sets and where its default comes from.
+struct SettingAbout {
+  std::string key;
+  double lo = 0;                       ///< inclusive; unused for a choice
+  double hi = 0;
+  bool integer = false;
+  std::vector<std::string> choices{};  ///< the values a choice takes (`retry_on`: a list of them)
+  Prose does{};
+  std::string_view source{};
+};
+/// Every setting strategy `s` takes in its entry of a pipeline, in the order the policies
+/// file writes them; none for fallback. The one list the JSON reader checks keys against.
+std::vector<SettingAbout> settings_about(Strategy s);
 
 /// The settings of each strategy, in the order the policies file writes them.
 std::span<const StrategySetting<BulkheadPolicy>> bulkhead_settings();

@@ -52,6 +52,9 @@ test('overload strategies: a throttled and a hedged storm show what each refused
     for (const p of OVERLOAD) assert.ok(stormable.includes(p), `${p} in the storm form`);
     assert.deepEqual(await page.locator('.overload-card').evaluateAll(cs => cs.map(c => c.dataset.policy)), OVERLOAD);
     assert.equal(await page.locator('#overload-title').textContent(), 'Estrategias de sobrecarga');
+    // each strategy by its Spanish term, as GET /'s strategies give it
+    assert.equal(await page.locator('.overload-card[data-policy=aws_adaptive] .strategy').textContent(),
+      ' · reintento adaptativo, cuota de reintentos');
     assert.equal(await page.locator('#overload-none').isVisible(), true);  // nothing yet, and it says so
 
     // hedged against tail_latency: a hedged call goes when the first has not answered by the

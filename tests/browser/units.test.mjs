@@ -217,7 +217,10 @@ const INDEX = { policies: {
   hedged: { pipeline: [{ strategy: 'retry' }, { strategy: 'hedging', delay: {}, budget: { share: 0.15 } }] },
   aws_adaptive: { pipeline: [{ strategy: 'retry' }, { strategy: 'retry_quota', capacity: 500 },
     { strategy: 'adaptive_retry', max_wait_ms: 1000 }] },
-} };
+}, strategies: [
+  { name: 'adaptive_throttle', term: { es: 'limitación adaptativa', en: 'adaptive throttling' } },
+  { name: 'retry_quota', term: { es: 'cuota de reintentos', en: 'retry quota' } },
+] };
 // GET /metrics?family=… after a throttled and a hedged storm.
 const family = (name, samples) => ({ name, type: 'counter', samples: samples.map(([labels, value]) => ({ labels, value })) });
 const METRICS = { metrics: [
@@ -265,10 +268,10 @@ test('overload strategies: one row per policy with a strategy, the lab\'s counts
   // it asks the lab for its families only
   assert.equal(overloadMetricsPath(), `/metrics?family=${OVERLOAD_FAMILIES.join(',')}`);
   assert.ok(OVERLOAD_FAMILIES.every(f => /^quote_lab_[a-z_]+$/.test(f)));
-  // one Spanish term per strategy, the lab's
-  assert.deepEqual(TEXT.es.strategy, { adaptive_throttle: 'limitación adaptativa', concurrency_limit: 'límite adaptativo de concurrencia',
-    bulkhead: 'mamparo', hedging: 'llamadas de cobertura', adaptive_retry: 'reintento adaptativo',
-    retry_quota: 'cuota de reintentos' });
+  // each strategy's term is the lab's (GET /'s strategies), its name where the index has none
+  assert.deepEqual(by.throttled.terms, { adaptive_throttle: { es: 'limitación adaptativa', en: 'adaptive throttling' } });
+  assert.deepEqual(by.aws_adaptive.terms.retry_quota, { es: 'cuota de reintentos', en: 'retry quota' });
+  assert.deepEqual(by.aws_adaptive.terms.adaptive_retry, { es: 'adaptive_retry', en: 'adaptive_retry' });
 });
 
 test('the live stream backoff: full jitter under an exponential cap', () => {

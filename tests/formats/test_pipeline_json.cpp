@@ -3,11 +3,17 @@
 // refusal names the policy, the index, the strategy or setting and what is allowed.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 
 #include "lab/formats/pipeline_json.hpp"
 #include "lab/formats/policy_json.hpp"
 #include "lab/resilience/policy.hpp"
+#include "tests/support/paths.hpp"
 
 namespace test_pipeline_json {
 
@@ -296,6 +302,95 @@ TEST_CASE("a flat overlay on a policy that ships as a pipeline keeps its pipelin
   const RetryPolicy& t = *p.find("throttled");
   CHECK(t.pipeline == std::vector<Strategy>{Strategy::deadline, Strategy::retry, Strategy::adaptive_throttle,
                                                 Strategy::circuit_breaker, Strategy::timeout});
+}
+
+TEST_CASE("GET /'s strategies: every setting with its range, default, es/en text and source, and an entry written from them reads back") {
+  const json strategies = strategies_to_json();
+  REQUIRE(strategies.size() == strategy_names().size());
+  json policies = json::object();
+  for (const json& st : strategies) {
+    const std::string name = st["name"];
+    CAPTURE(name);
+    CHECK_FALSE(st["term"]["es"].get<std::string>().empty());
+    CHECK_FALSE(st["description"]["en"].get<std::string>().empty());
+    CHECK_FALSE(st["source"].get<std::string>().empty());
+    // The entry a student would write from the index: every setting at its default (a null
+    // default, deadline_ms's "none", at its least).
+    json entry = {{"strategy", name}};
+    for (const json& setting : st["settings"]) {
+      const std::string key = setting["name"];
+      CAPTURE(key);
+      CHECK_FALSE(setting["description"]["es"].get<std::string>().empty());
+      CHECK_FALSE(setting["source"].get<std::string>().empty());
+      json value = setting["default"];
+      if (setting.contains("choices")) {
+        const json& choices = setting["choices"];
+        for (const json& v : value.is_array() ? value : json::array({value}))
+          CHECK(std::find(choices.begin(), choices.end(), v) != choices.end());
+      } else if (!value.is_null()) {
+        CHECK(value.get<double>() >= setting["min"].get<double>());
+        CHECK(value.get<double>() <= setting["max"].get<double>());
+      } else if (key == "deadline_ms") {
+        value = setting["min"];
+      }
+      const auto dot = key.find('.');
+      if (dot == std::string::npos) entry[key] = value;
+      else entry[key.substr(0, dot)][key.substr(dot + 1)] = value;
+    }
+    json pipeline = json::array({entry});
+    if (name == "retry_quota") pipeline.insert(pipeline.begin(), json{{"strategy", "retry"}});
+    if (name != "timeout") pipeline.push_back({{"strategy", "timeout"}});
+    policies["with_" + name] = {{"pipeline", pipeline}};
+  }
+  CHECK(refusal(policies.dump()) == "");
+  const Policies read_back = policies_from_json(policies, default_policies());
+  CHECK(read_back.find("with_retry_quota")->overload.retry_quota.capacity == 500);
+  CHECK(read_back.find_named("with_circuit_breaker")->breaker->failure_threshold == 2);
+  // One row as a student reads it.
+  const json& quota = strategies[static_cast<std::size_t>(Strategy::retry_quota)];
+  CHECK(quota["term"] == json{{"es", "cuota de reintentos"}, {"en", "retry quota"}});
+  CHECK(quota["settings"][0] == json::parse(R"({"name": "capacity", "min": 0, "max": 100000, "default": 500,
+      "description": {"es": "unidades de la cuota al empezar, y su máximo", "en": "the quota's units at the start, and its most"},
+      "source": "botocore retries/quota.py"})"));
+}
+
+TEST_CASE("docs/policies.md's settings tables say what GET / says: each overload setting, its range and its default") {
+  std::map<std::string, json> shown;  // "bulkhead.max_queued" → its row in GET /
+  for (const json& st : strategies_to_json())
+    for (const json& setting : st["settings"]) shown[st["name"].get<std::string>() + "." + setting["name"].get<std::string>()] = setting;
+  std::ifstream in(std::filesystem::path(quote_lab::testing::source_dir()) / "docs" / "policies.md");
+  REQUIRE(in);
+  const std::regex heading(R"(^\*\*`(\w+)`\*\*)");
+  const std::regex row(R"(^\| `([\w.]+)` \| ([^|]+) \| ([^|]+) \|)");
+  const std::regex plain_range(R"(^(\d+(?:\.\d+)?)–(\d+(?:\.\d+)?)(?:,.*)?$)");
+  std::string strategy;
+  std::set<std::string> documented;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (line.rfind("#", 0) == 0) strategy.clear();  // a new section: no strategy's table
+    if (std::regex_search(line, m, heading)) strategy = m[1];
+    if (strategy.empty() || !std::regex_search(line, m, row) || m[1] == "setting") continue;
+    const std::string key = strategy + "." + m[1].str();
+    CAPTURE(key);
+    REQUIRE(shown.count(key) == 1);
+    documented.insert(key);
+    const json& s = shown[key];
+    std::string range = m[2], fallback = m[3];
+    std::erase(fallback, '`');
+    if (s.contains("choices")) {
+      CHECK(s["default"] == fallback);
+      continue;
+    }
+    CHECK(s["default"].get<double>() == std::stod(fallback));
+    std::smatch r;
+    if (std::regex_match(range, r, plain_range)) {
+      CHECK(s["min"].get<double>() == std::stod(r[1]));
+      CHECK(s["max"].get<double>() == std::stod(r[2]));
+    }
+  }
+  for (const char* strategy : {"bulkhead", "retry_quota", "adaptive_throttle", "adaptive_retry", "concurrency_limit", "hedging"})
+    for (const auto& [key, _] : shown)
+      if (key.rfind(std::string(strategy) + ".", 0) == 0) CHECK_MESSAGE(documented.count(key) == 1, key << " has no row");
 }
 
 }  // namespace test_pipeline_json

@@ -19,6 +19,7 @@ struct StrategyRow {
   std::string_view name;
   int rank;              ///< position in the shipped policies' order (0 = outermost); the gates share one
   StrategySteps steps;   ///< the steps it alone produces (metrics make their series from start)
+  StrategyAbout about;  ///< what a student reads of it (GET /)
   Maker make;
   StateMaker make_state = nullptr;  ///< null: nothing kept between flows
   Gauges gauges = nullptr;          ///< the gauge families its state shows
@@ -26,26 +27,86 @@ struct StrategyRow {
 
 // In the enum's order, as every `one of` list names them; `rank` gives the shipped order.
 const std::array<StrategyRow, 11> kStrategies{{
-    {Strategy::fallback, "fallback", 0, {}, [](const StrategyDeps& d) { return make_fallback(d.cache); }},
+    {Strategy::fallback, "fallback", 0, {},
+     {{"respaldo", "fallback"},
+      {"responde con la última cotización buena guardada cuando el flujo no obtiene una en vivo",
+       "answers with the last good quote kept when the flow gets no live one"},
+      "Polly v8 FallbackStrategyOptions"},
+     [](const StrategyDeps& d) { return make_fallback(d.cache); }},
     {Strategy::bulkhead, "bulkhead", 1, {.rejected = Reason::bulkhead_full},
-     [](const StrategyDeps&) { return make_bulkhead(); }, make_bulkhead_state, bulkhead_gauges},
-    {Strategy::deadline, "deadline", 2, {}, [](const StrategyDeps&) { return make_deadline(); }},
-    {Strategy::retry, "retry", 3, {}, [](const StrategyDeps&) { return make_retry(); }},
+     {{"mamparo", "bulkhead"},
+      {"deja entrar a lo sumo max_concurrent cotizaciones de la política a la vez, con una cola; sin lugar, rechaza "
+       "sin llamar al proveedor",
+       "lets at most max_concurrent quotes of the policy in at once, with a queue; no place: refused without calling "
+       "the carrier"},
+      "Polly v8 ConcurrencyLimiter, resilience4j SemaphoreBulkhead"},
+     [](const StrategyDeps&) { return make_bulkhead(); },
+     make_bulkhead_state, bulkhead_gauges},
+    {Strategy::deadline, "deadline", 2, {},
+     {{"plazo total", "total deadline"},
+      {"un plazo para todo el flujo, intentos y esperas incluidos, contado desde donde la lista lo pone",
+       "one deadline for the whole flow, attempts and waits included, counted from where the list puts it"},
+      "gRPC A6 (DEADLINE_EXCEEDED)"},
+     [](const StrategyDeps&) { return make_deadline(); }},
+    {Strategy::retry, "retry", 3, {},
+     {{"reintentos", "retry"},
+      {"repite un intento fallido tras una espera con variación aleatoria, dentro de max_attempts, retry_on y el "
+       "presupuesto de reintentos",
+       "repeats a failed attempt after a jittered backoff, within max_attempts, retry_on and the retry budget"},
+      "AWS Architecture Blog, 'Exponential Backoff And Jitter'; Finagle RetryBudget"},
+     [](const StrategyDeps&) { return make_retry(); }},
     {Strategy::retry_quota, "retry_quota", 4, {.retry_skipped = Reason::retry_quota},
-     [](const StrategyDeps&) { return make_retry_quota(); }, make_retry_quota_state, retry_quota_gauges},
+     {{"cuota de reintentos", "retry quota"},
+      {"cada reintento paga de una cuota que solo recargan las respuestas correctas; sin saldo, no hay reintento",
+       "every retry pays from a quota only successful answers refill; too little left, no retry"},
+      "botocore retries/standard.py RetryQuotaChecker, retries/quota.py"},
+     [](const StrategyDeps&) { return make_retry_quota(); },
+     make_retry_quota_state, retry_quota_gauges},
     {Strategy::circuit_breaker, "circuit_breaker", 6, {},
+     {{"disyuntor", "circuit breaker"},
+      {"tras failure_threshold fallos seguidos se abre y corta las llamadas open_duration_s; luego deja pasar una "
+       "sola llamada de prueba",
+       "after failure_threshold failures in a row it opens and cuts calls for open_duration_s; then it lets exactly "
+       "one probe through"},
+      "Nygard, 'Release It!'; resilience4j CircuitBreaker"},
      [](const StrategyDeps& d) { return make_circuit_breaker(d.breaker); }},
     {Strategy::adaptive_throttle, "adaptive_throttle", 5, {.rejected = Reason::throttled},
-     [](const StrategyDeps&) { return make_adaptive_throttle(); }, make_adaptive_throttle_state,
-     adaptive_throttle_gauges},
+     {{"limitación adaptativa", "adaptive throttling"},
+      {"descarta llamadas en el laboratorio con probabilidad (solicitudes − K·aceptadas) / (solicitudes + 1)",
+       "drops calls in the lab with probability (requests − K·accepts) / (requests + 1)"},
+      "Google SRE, 'Handling Overload'; go-zero core/breaker"},
+     [](const StrategyDeps&) { return make_adaptive_throttle(); },
+     make_adaptive_throttle_state, adaptive_throttle_gauges},
     {Strategy::adaptive_retry, "adaptive_retry", 5, {.rejected = Reason::client_rate_limited},
-     [](const StrategyDeps&) { return make_adaptive_retry(); }, make_adaptive_retry_state, adaptive_retry_gauges},
+     {{"reintento adaptativo", "adaptive retry"},
+      {"cada intento toma una ficha de un balde cuyo ritmo sigue CUBIC: baja tras un 429 y vuelve a subir",
+       "every attempt takes a token from a bucket whose rate follows CUBIC: down after a 429, then back up"},
+      "botocore retries/adaptive.py, bucket.py, throttling.py"},
+     [](const StrategyDeps&) { return make_adaptive_retry(); },
+     make_adaptive_retry_state, adaptive_retry_gauges},
     {Strategy::concurrency_limit, "concurrency_limit", 5, {.rejected = Reason::concurrency_limit},
-     [](const StrategyDeps&) { return make_concurrency_limit(); }, make_concurrency_limit_state,
-     concurrency_limit_gauges},
-    {Strategy::hedging, "hedging", 7, {.hedges = true}, [](const StrategyDeps&) { return make_hedging(); },
+     {{"límite adaptativo de concurrencia", "adaptive concurrency limit"},
+      {"limita las llamadas en curso al proveedor con un límite que sigue el gradiente entre el RTT mínimo y el "
+       "medido",
+       "limits the calls in flight to the carrier with a limit that follows the gradient between the minimum and the "
+       "sampled RTT"},
+      "Envoy adaptive_concurrency (gradient controller)"},
+     [](const StrategyDeps&) { return make_concurrency_limit(); },
+     make_concurrency_limit_state, concurrency_limit_gauges},
+    {Strategy::hedging, "hedging", 7, {.hedges = true},
+     {{"llamadas de cobertura", "hedged requests"},
+      {"si la llamada no respondió tras una espera, envía una segunda; gana la primera respuesta, dentro de un "
+       "presupuesto",
+       "if the call has not answered after a delay, sends a second; the first answer wins, within a budget"},
+      "Dean, Barroso, 'The Tail at Scale'; gRPC A6 hedging"},
+     [](const StrategyDeps&) { return make_hedging(); },
      make_hedging_state, hedging_gauges},
-    {Strategy::timeout, "timeout", 8, {}, [](const StrategyDeps&) { return make_timeout(); }},
+    {Strategy::timeout, "timeout", 8, {},
+     {{"tiempo límite", "timeout"},
+      {"la llamada misma, cortada a timeout_ms o a lo que quede del plazo total",
+       "the call itself, cut at timeout_ms or at what is left of the total deadline"},
+      "SPEC; gRPC A6"},
+     [](const StrategyDeps&) { return make_timeout(); }},
 }};
 
 const StrategyRow& row(Strategy s) {
@@ -55,6 +116,8 @@ const StrategyRow& row(Strategy s) {
 }  // namespace
 
 std::string_view to_string(Strategy s) { return row(s).name; }
+
+StrategyAbout about(Strategy s) { return row(s).about; }
 
 std::optional<Strategy> parse_strategy(std::string_view text) {
   for (const StrategyRow& r : kStrategies)
