@@ -21,12 +21,6 @@ std::vector<std::string> keys_of(std::span<const StrategySetting<S>> table) {
   return out;
 }
 
-std::vector<std::string> hedging_delay_keys() {
-  std::vector<std::string> out{"mode"};
-  for (auto& k : keys_of(hedging_delay_settings())) out.push_back(k);
-  return out;
-}
-
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
@@ -101,37 +95,45 @@ S read_settings(const json& obj, const std::string& where, std::span<const Strat
   return errors.size() == before ? s : S{};
 }
 
-template <class E>
-void read_choice(const json& obj, const std::string& where, const char* key, bool (*parse)(std::string_view, E&),
-                 const std::vector<std::string>& names, E& out, std::vector<std::string>& errors) {
-  if (!obj.contains(key)) return;
-  const auto& v = obj.at(key);
-  if (!v.is_string() || !parse(v.get<std::string>(), out))
-    errors.push_back(where + key + " must be one of: " + joined(names));
+template <class S>
+void read_choice(const json& obj, const std::string& where, const ChoiceSetting<S>& c, S& out,
+                 std::vector<std::string>& errors) {
+  if (!obj.contains(c.key)) return;
+  const json& v = obj.at(c.key);
+  if (!v.is_string() || !c.set(out, v.get<std::string>()))
+    errors.push_back(where + c.key + " must be one of: " + joined(c.names()));
 }
 
-HedgingPolicy read_hedging(const json& obj, const std::string& where, std::vector<std::string>& errors) {
-  HedgingPolicy h;
-  if (obj.contains("delay")) {
-    if (!obj.at("delay").is_object()) {
-      errors.push_back(where + "delay must be an object {" + joined(hedging_delay_keys()) + "}");
-    } else {
-      const std::string at = where + "delay.";
-      const json d = known_settings(obj.at("delay"), where + "delay: ", "delay", hedging_delay_keys(), {}, errors);
-      h.delay = read_settings(d, at, hedging_delay_settings(), errors);
-      read_choice(d, at, "mode", parse_hedging_delay_mode, hedging_delay_mode_names(), h.delay.mode, errors);
-    }
-  }
-  if (obj.contains("budget")) {
-    if (!obj.at("budget").is_object()) {
-      errors.push_back(where + "budget must be an object {" + joined(keys_of(hedge_budget_settings())) + "}");
-    } else {
-      const json b = known_settings(obj.at("budget"), where + "budget: ", "budget", keys_of(hedge_budget_settings()),
-                                    {}, errors);
-      h.budget = read_settings(b, where + "budget.", hedge_budget_settings(), errors);
-    }
-  }
-  return h;
+// One settings struct: its numbers (read_settings), then its choices.
+template <class S>
+void read_group(const json& obj, const std::string& where, std::span<const StrategySetting<S>> table, S& out,
+                std::vector<std::string>& errors) {
+  out = read_settings(obj, where, table, errors);
+  for (const auto& c : choice_settings(&out)) read_choice(obj, where, c, out, errors);
+}
+
+// The keys of one settings struct: its numbers, then its choices.
+template <class S>
+std::vector<std::string> group_keys(std::span<const StrategySetting<S>> table) {
+  std::vector<std::string> out = keys_of(table);
+  for (const auto& c : choice_settings(static_cast<const S*>(nullptr))) out.emplace_back(c.key);
+  return out;
+}
+
+// The settings structs of strategy `s` (visit_settings): a flat one from the entry itself, a
+// nested one ("delay.") from the object of its name, when given.
+void read_settings_of(Strategy s, const json& settings, const std::string& where, OverloadStrategies& o,
+                      std::vector<std::string>& errors) {
+  visit_settings(s, o, [&](const std::string& prefix, auto& group, auto table) {
+    if (prefix.empty()) return read_group(settings, where, table, group, errors);
+    const std::string name = prefix.substr(0, prefix.size() - 1);
+    if (!settings.contains(name)) return;
+    const std::vector<std::string> keys = group_keys(table);
+    if (!settings.at(name).is_object())
+      return errors.push_back(where + name + " must be an object {" + joined(keys) + "}");
+    const json nested = known_settings(settings.at(name), where + name + ": ", name, keys, {}, errors);
+    read_group(nested, where + prefix, table, group, errors);
+  });
 }
 
 void read_circuit_breaker(const json& obj, const std::string& where, bool own_breaker_allowed, PipelinePolicy& out,
@@ -160,10 +162,7 @@ void read_retry_strategy(const json& obj, const std::string& where, RetryPolicy&
 void read_strategy(Strategy s, const json& settings, const std::string& where, bool own_breaker_allowed,
                    PipelinePolicy& out, std::vector<std::string>& errors) {
   RetryPolicy& p = out.retry;
-  OverloadStrategies& o = p.overload;
   switch (s) {
-    case Strategy::fallback: return;
-    case Strategy::bulkhead: o.bulkhead = read_settings(settings, where, bulkhead_settings(), errors); return;
     case Strategy::deadline:
       // Listed means there is one: 0 (none) is what leaving the strategy out says.
       if (!settings.contains("deadline_ms"))
@@ -172,21 +171,9 @@ void read_strategy(Strategy s, const json& settings, const std::string& where, b
       read_int(settings, where, "deadline_ms", 1, kDeadlineMsMax, p.deadline_ms, errors);
       return;
     case Strategy::retry: return read_retry_strategy(settings, where, p, errors);
-    case Strategy::retry_quota: o.retry_quota = read_settings(settings, where, retry_quota_settings(), errors); return;
     case Strategy::circuit_breaker: return read_circuit_breaker(settings, where, own_breaker_allowed, out, errors);
-    case Strategy::adaptive_throttle:
-      o.adaptive_throttle = read_settings(settings, where, adaptive_throttle_settings(), errors);
-      return;
-    case Strategy::adaptive_retry:
-      o.adaptive_retry = read_settings(settings, where, adaptive_retry_settings(), errors);
-      return;
-    case Strategy::concurrency_limit:
-      o.concurrency_limit = read_settings(settings, where, concurrency_limit_settings(), errors);
-      read_choice(settings, where, "headroom", parse_gradient_headroom, gradient_headroom_names(),
-                  o.concurrency_limit.headroom, errors);
-      return;
-    case Strategy::hedging: o.hedging = read_hedging(settings, where, errors); return;
     case Strategy::timeout: return read_retry_keys(settings, where, p, errors);
+    default: return read_settings_of(s, settings, where, p.overload, errors);  // fallback has none
   }
 }
 
@@ -273,9 +260,11 @@ PipelinePolicy pipeline_from_json(const json& list, const std::string& name, boo
     std::stable_sort(p.pipeline.begin(), p.pipeline.end(),
                      [](Strategy a, Strategy b) { return strategy_rank(a) < strategy_rank(b); });
     std::vector<Strategy> once;
-    for (const Strategy s : p.pipeline)
-      if (std::find(once.begin(), once.end(), s) == once.end()) once.push_back(s);
-    if (!has(Strategy::retry)) std::erase(once, Strategy::retry_quota);  // nothing to pay for: reported above
+    for (const Strategy s : p.pipeline) {
+      if (std::find(once.begin(), once.end(), s) != once.end()) continue;
+      once.push_back(s);
+      if (!pipeline_problem(once).empty()) once.pop_back();  // still cannot run in the shipped order: left out
+    }
     p.pipeline = once;
   }
   return out;
@@ -283,47 +272,25 @@ PipelinePolicy pipeline_from_json(const json& list, const std::string& name, boo
 
 json pipeline_to_json(const RetryPolicy& p, const std::optional<BreakerPolicy>& own_breaker) {
   json list = json::array();
-  const OverloadStrategies& o = p.overload;
   for (const Strategy s : p.pipeline) {
     json e = {{"strategy", std::string(to_string(s))}};
     switch (s) {
-      case Strategy::fallback: break;
-      case Strategy::bulkhead: write_table(e, o.bulkhead, bulkhead_settings()); break;
       case Strategy::deadline: e["deadline_ms"] = p.deadline_ms; break;
       case Strategy::retry: {
         const json flat = to_json(p, true);
         for (const auto& key : strategy_setting_names(s)) e[key] = flat.at(key);
         break;
       }
-      case Strategy::retry_quota:
-        write_table(e, o.retry_quota, retry_quota_settings());
-        break;
       case Strategy::circuit_breaker:
         if (own_breaker) e.update(to_json(*own_breaker));
         break;
-      case Strategy::adaptive_throttle:
-        write_table(e, o.adaptive_throttle, adaptive_throttle_settings());
-        break;
-      case Strategy::adaptive_retry:
-        write_table(e, o.adaptive_retry, adaptive_retry_settings());
-        break;
-      case Strategy::concurrency_limit: {
-        const GradientLimitSettings& g = o.concurrency_limit;
-        write_table(e, g, concurrency_limit_settings());
-        e["headroom"] = std::string(to_string(g.headroom));
-        break;
-      }
-      case Strategy::hedging: {
-        const HedgingPolicy& h = o.hedging;
-        json delay = {{"mode", std::string(to_string(h.delay.mode))}};
-        write_table(delay, h.delay, hedging_delay_settings());
-        json budget = json::object();
-        write_table(budget, h.budget, hedge_budget_settings());
-        e["delay"] = delay;
-        e["budget"] = budget;
-        break;
-      }
       case Strategy::timeout: e["timeout_ms"] = p.timeout_ms; break;
+      default:
+        visit_settings(s, p.overload, [&e](const std::string& prefix, const auto& group, auto table) {
+          json& at = prefix.empty() ? e : (e[prefix.substr(0, prefix.size() - 1)] = json::object());
+          write_table(at, group, table);
+          for (const auto& c : choice_settings(&group)) at[c.key] = std::string(c.get(group));
+        });
     }
     list.push_back(std::move(e));
   }

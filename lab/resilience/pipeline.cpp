@@ -23,8 +23,8 @@ std::string misplaced(Strategy s, const std::vector<Strategy>& outer) {
   if (is_listed(outer, Strategy::circuit_breaker) && may_end_a_call)
     return quoted(s) + " must come before 'circuit_breaker': the breaker records every call it lets through, and " +
            quoted(s) + " inside it could end one with no answer from the carrier (a half-open probe never recorded)";
-  if (s == Strategy::retry_quota && !is_listed(outer, Strategy::retry))
-    return "'retry_quota' must come after 'retry': it pays for the retries of the retry outside it";
+  if (const auto need = outer_need(s); need && !is_listed(outer, need->outer))
+    return quoted(s) + " must come after " + quoted(need->outer) + ": " + std::string(need->because);
   return "";
 }
 

@@ -109,6 +109,14 @@ struct StrategySteps {
 };
 StrategySteps steps_of(Strategy s);
 
+/// The strategy `s` works for, which must be listed before it (outside it), and why: the
+/// retry quota pays for a retry's retries. Empty for a strategy that works anywhere.
+struct OuterNeed {
+  Strategy outer;
+  std::string_view because;
+};
+std::optional<OuterNeed> outer_need(Strategy s);
+
 /// The position of `s` in the shipped policies' order (0 = outermost; the three gates share
 /// one): where a strategy a flat key or a request's override adds goes (switch_strategy).
 int strategy_rank(Strategy s);
@@ -119,7 +127,8 @@ int strategy_rank(Strategy s);
 ///     the two calls: a half-open breaker would let both through);
 ///   - fallback, bulkhead or a gate after `circuit_breaker` (it could end a call the breaker
 ///     let through with no carrier answer, and the half-open probe would never be recorded);
-///   - `retry_quota` without `retry` before it (it pays for that retry's retries).
+///   - a strategy without the one it works for before it (outer_need: `retry_quota` without
+///     `retry`, whose retries it pays for).
 std::string pipeline_problem(const std::vector<Strategy>& pipeline);
 
 }  // namespace quote_lab

@@ -63,15 +63,12 @@ void validate_pipeline(const RetryPolicy& p, const std::string& n, std::vector<s
     errors.push_back(n + "pipeline leaves out 'retry', which the policy uses");
 }
 
-// The settings of the overload strategies the pipeline lists; the others are not read.
+// The settings of the strategies the pipeline lists; the others are not read.
 void validate_overload(const RetryPolicy& p, const std::string& n, std::vector<std::string>& errors) {
-  const OverloadStrategies& o = p.overload;
-  if (p.uses(Strategy::bulkhead)) validate(o.bulkhead, n + "bulkhead.", errors);
-  if (p.uses(Strategy::retry_quota)) validate(o.retry_quota, n + "retry_quota.", errors);
-  if (p.uses(Strategy::adaptive_throttle)) validate(o.adaptive_throttle, n + "adaptive_throttle.", errors);
-  if (p.uses(Strategy::adaptive_retry)) validate(o.adaptive_retry, n + "adaptive_retry.", errors);
-  if (p.uses(Strategy::concurrency_limit)) validate(o.concurrency_limit, n + "concurrency_limit.", errors);
-  if (p.uses(Strategy::hedging)) validate(o.hedging, n + "hedging.", errors);
+  for (const Strategy s : p.pipeline)
+    visit_settings(s, p.overload, [&](const std::string& prefix, const auto& group, auto) {
+      validate(group, n + std::string(to_string(s)) + "." + prefix, errors);
+    });
 }
 
 }  // namespace

@@ -238,33 +238,37 @@ std::span<const StrategySetting<GradientLimitSettings>> concurrency_limit_settin
 std::span<const StrategySetting<HedgingDelaySettings>> hedging_delay_settings() { return kHedgingDelay; }
 std::span<const StrategySetting<HedgeBudgetSettings>> hedge_budget_settings() { return kHedgeBudget; }
 
+std::span<const ChoiceSetting<GradientLimitSettings>> choice_settings(const GradientLimitSettings*) {
+  static const ChoiceSetting<GradientLimitSettings> kChoices[] = {
+      {"headroom", gradient_headroom_names, [](const GradientLimitSettings& g) { return to_string(g.headroom); },
+       [](GradientLimitSettings& g, std::string_view text) { return parse_gradient_headroom(text, g.headroom); },
+       {"margen que se suma al límite calculado", "headroom added to the computed limit"},
+       "Envoy adaptive_concurrency (docs: sqrt_previous_limit; code: sqrt_scaled_limit)"},
+  };
+  return kChoices;
+}
+
+std::span<const ChoiceSetting<HedgingDelaySettings>> choice_settings(const HedgingDelaySettings*) {
+  static const ChoiceSetting<HedgingDelaySettings> kChoices[] = {
+      {"mode", hedging_delay_mode_names, [](const HedgingDelaySettings& d) { return to_string(d.mode); },
+       [](HedgingDelaySettings& d, std::string_view text) { return parse_hedging_delay_mode(text, d.mode); },
+       {"espera fija, o el percentil de las latencias observadas",
+        "a fixed wait, or the percentile of the observed latencies"},
+       "Dean, Barroso, 'The Tail at Scale'; gRPC A6 hedgingDelay"},
+  };
+  return kChoices;
+}
+
 std::vector<SettingAbout> settings_about(Strategy s) {
   std::vector<SettingAbout> out;
   for (const CourseSetting& c : kCourse)
     if (c.strategy == s) out.push_back(course_about(c));
-  switch (s) {
-    case Strategy::bulkhead: add_table(out, bulkhead_settings(), ""); break;
-    case Strategy::retry_quota: add_table(out, retry_quota_settings(), ""); break;
-    case Strategy::adaptive_throttle: add_table(out, adaptive_throttle_settings(), ""); break;
-    case Strategy::adaptive_retry: add_table(out, adaptive_retry_settings(), ""); break;
-    case Strategy::concurrency_limit:
-      add_table(out, concurrency_limit_settings(), "");
-      out.push_back({.key = "headroom",
-                     .choices = gradient_headroom_names(),
-                     .does = {"margen que se suma al límite calculado", "headroom added to the computed limit"},
-                     .source = "Envoy adaptive_concurrency (docs: sqrt_previous_limit; code: sqrt_scaled_limit)"});
-      break;
-    case Strategy::hedging:
-      out.push_back({.key = "delay.mode",
-                     .choices = hedging_delay_mode_names(),
-                     .does = {"espera fija, o el percentil de las latencias observadas",
-                              "a fixed wait, or the percentile of the observed latencies"},
-                     .source = "Dean, Barroso, 'The Tail at Scale'; gRPC A6 hedgingDelay"});
-      add_table(out, hedging_delay_settings(), "delay.");
-      add_table(out, hedge_budget_settings(), "budget.");
-      break;
-    default: break;
-  }
+  const OverloadStrategies defaults;
+  visit_settings(s, defaults, [&out](const std::string& prefix, const auto& group, auto table) {
+    add_table(out, table, prefix);
+    for (const auto& c : choice_settings(&group))
+      out.push_back({.key = prefix + c.key, .choices = c.names(), .does = c.does, .source = c.source});
+  });
   return out;
 }
 
@@ -332,9 +336,5 @@ void validate(const HedgeBudgetSettings& s, const std::string& prefix, std::vect
   check_table(s, hedge_budget_settings(), prefix, errors);
 }
 
-void validate(const HedgingPolicy& s, const std::string& prefix, std::vector<std::string>& errors) {
-  validate(s.delay, prefix + "delay.", errors);
-  validate(s.budget, prefix + "budget.", errors);
-}
 
 }  // namespace quote_lab

@@ -65,6 +65,46 @@ std::string_view to_string(GradientHeadroom h);
 bool parse_gradient_headroom(std::string_view text, GradientHeadroom& out);
 std::vector<std::string> gradient_headroom_names();
 
+/// A setting of struct `S` whose value is one of a few names (a hedging delay's mode, a
+/// gradient limit's headroom).
+template <class S>
+struct ChoiceSetting {
+  const char* key;
+  std::vector<std::string> (*names)();
+  std::string_view (*get)(const S&);
+  bool (*set)(S&, std::string_view);  ///< false for a name it does not know
+  Prose does;
+  const char* source;
+};
+/// The choice settings of each settings struct, written after its numbers; none for most.
+template <class S>
+std::span<const ChoiceSetting<S>> choice_settings(const S*) {
+  return {};
+}
+std::span<const ChoiceSetting<GradientLimitSettings>> choice_settings(const GradientLimitSettings*);
+std::span<const ChoiceSetting<HedgingDelaySettings>> choice_settings(const HedgingDelaySettings*);
+
+/// Calls f(prefix, group, table) for each settings struct of strategy `s` in `o` (`O` is
+/// OverloadStrategies, const or not): prefix "" for a strategy whose settings are flat,
+/// "delay." and "budget." for hedging's two objects; `group` the struct, `table` its numeric
+/// settings (its choices: choice_settings(&group)). Nothing for a strategy without such
+/// settings (the course's, whose fields are RetryPolicy's). The one place a strategy is tied
+/// to its settings struct: the JSON reader and writer, validate() and GET / go through it.
+template <class O, class F>
+void visit_settings(Strategy s, O& o, F&& f) {
+  switch (s) {
+    case Strategy::bulkhead: return f(std::string(), o.bulkhead, bulkhead_settings());
+    case Strategy::retry_quota: return f(std::string(), o.retry_quota, retry_quota_settings());
+    case Strategy::adaptive_throttle: return f(std::string(), o.adaptive_throttle, adaptive_throttle_settings());
+    case Strategy::adaptive_retry: return f(std::string(), o.adaptive_retry, adaptive_retry_settings());
+    case Strategy::concurrency_limit: return f(std::string(), o.concurrency_limit, concurrency_limit_settings());
+    case Strategy::hedging:
+      f(std::string("delay."), o.hedging.delay, hedging_delay_settings());
+      return f(std::string("budget."), o.hedging.budget, hedge_budget_settings());
+    default: return;
+  }
+}
+
 /// Appends "NAME must be between LO and HI (got V)" when v is outside [lo, hi] or NaN;
 /// whole numbers are shown without a decimal point.
 void check_range(std::vector<std::string>& errors, const std::string& name, double v, double lo, double hi);
@@ -80,7 +120,5 @@ void validate(const AdaptiveRetryPolicy& s, const std::string& prefix, std::vect
 void validate(const GradientLimitSettings& s, const std::string& prefix, std::vector<std::string>& errors);
 void validate(const HedgingDelaySettings& s, const std::string& prefix, std::vector<std::string>& errors);
 void validate(const HedgeBudgetSettings& s, const std::string& prefix, std::vector<std::string>& errors);
-/// Prefix "hedging." → "hedging.delay.percentile ...", "hedging.budget.share ...".
-void validate(const HedgingPolicy& s, const std::string& prefix, std::vector<std::string>& errors);
 
 }  // namespace quote_lab

@@ -195,8 +195,8 @@ TEST_CASE("each setting a strategy refuses is named with the policy, the index, 
                "unknown setting 'timeout_ms', which belongs to 'timeout'" + kRetryTakes},
            Row{"fallback", R"("ttl_s": 60)", "unknown setting 'ttl_s' (fallback takes none)"},
            Row{"hedging", R"("delay": {"percentil": 95})",
-               "delay: unknown setting 'percentil'; did you mean 'percentile'? (delay takes: mode, fixed_delay_ms, "
-               "percentile, window_samples, min_samples)"},
+               "delay: unknown setting 'percentil'; did you mean 'percentile'? (delay takes: fixed_delay_ms, "
+               "percentile, window_samples, min_samples, mode)"},
            Row{"retry", R"("max_attempts": 0)", "max_attempts must be between 1 and 10 (got 0)"},
            Row{"retry", R"("max_attempts": 4294967298)", "max_attempts must be between 1 and 10 (got 4294967298)"},
            Row{"retry", R"("retry_budget_ratio": 2)", "retry_budget_ratio must be between 0 and 1 (got 2)"},

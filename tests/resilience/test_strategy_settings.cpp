@@ -9,6 +9,7 @@
 #include "lab/resilience/overload/gradient_concurrency_limit.hpp"
 #include "lab/resilience/overload/hedge_budget.hpp"
 #include "lab/resilience/overload/hedging_delay.hpp"
+#include "lab/resilience/policy.hpp"
 #include "lab/resilience/strategy_settings.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fixed_random.hpp"
@@ -57,22 +58,24 @@ void check_bounds(std::span<const StrategySetting<S>> table) {
 }  // namespace
 
 TEST_CASE("every strategy's defaults lie within the ranges the policies file accepts") {
-  CHECK(problems(BulkheadPolicy{}).empty());
-  CHECK(problems(AdaptiveThrottleSettings{}).empty());
-  CHECK(problems(AdaptiveRetryPolicy{}).empty());
-  CHECK(problems(RetryQuotaSettings{}).empty());
-  CHECK(problems(GradientLimitSettings{}).empty());
-  CHECK(problems(HedgingPolicy{}).empty());
+  const OverloadStrategies defaults;
+  int groups = 0;
+  for (const std::string& name : strategy_names())
+    visit_settings(*parse_strategy(name), defaults, [&](const std::string& prefix, const auto& group, auto) {
+      CAPTURE(name + "." + prefix);
+      CHECK(problems(group).empty());
+      ++groups;
+    });
+  CHECK(groups == 7);  // bulkhead, retry_quota, adaptive_throttle, adaptive_retry, concurrency_limit, hedging's two
 }
 
 TEST_CASE("each setting is accepted at both ends of its range and refused one step beyond, by name") {
-  check_bounds(bulkhead_settings());
-  check_bounds(adaptive_throttle_settings());
-  check_bounds(adaptive_retry_settings());
-  check_bounds(retry_quota_settings());
-  check_bounds(concurrency_limit_settings());
-  check_bounds(hedging_delay_settings());
-  check_bounds(hedge_budget_settings());
+  const OverloadStrategies defaults;
+  for (const std::string& name : strategy_names())
+    visit_settings(*parse_strategy(name), defaults, [&](const std::string& prefix, const auto&, auto table) {
+      CAPTURE(name + "." + prefix);
+      check_bounds(table);
+    });
 }
 
 TEST_CASE("the ties between settings are named with both values") {
@@ -85,11 +88,14 @@ TEST_CASE("the ties between settings are named with both values") {
   g.initial_limit = 2;
   CHECK(problems(g) == std::vector<std::string>{
                            "x.initial_limit must be between min_concurrency and max_limit, 3 and 1000 (got 2)"});
-  HedgingPolicy h;
-  h.delay.min_samples = 201;
-  h.budget.share = -0.1;
-  CHECK(problems(h) == std::vector<std::string>{"x.delay.min_samples must not exceed window_samples (got 201 and 200)",
-                                                "x.budget.share must be between 0 and 1 (got -0.1)"});
+  RetryPolicy hedged{.mode = "mine"};
+  switch_strategy(hedged, Strategy::hedging, true);
+  hedged.overload.hedging.delay.min_samples = 201;
+  hedged.overload.hedging.budget.share = -0.1;
+  std::vector<std::string> errors;
+  validate(hedged, errors);
+  CHECK(errors == std::vector<std::string>{"mine.hedging.delay.min_samples must not exceed window_samples (got 201 and 200)",
+                                           "mine.hedging.budget.share must be between 0 and 1 (got -0.1)"});
 }
 
 TEST_CASE("settings at the edges of the accepted ranges build their strategies without throwing") {

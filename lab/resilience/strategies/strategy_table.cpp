@@ -23,6 +23,7 @@ struct StrategyRow {
   Maker make;
   StateMaker make_state = nullptr;  ///< null: nothing kept between flows
   Gauges gauges = nullptr;          ///< the gauge families its state shows
+  std::optional<OuterNeed> outer{};  ///< the strategy it works for, listed outside it
 };
 
 // In the enum's order, as every `one of` list names them; `rank` gives the shipped order.
@@ -61,7 +62,8 @@ const std::array<StrategyRow, 11> kStrategies{{
        "every retry pays from a quota only successful answers refill; too little left, no retry"},
       "botocore retries/standard.py RetryQuotaChecker, retries/quota.py"},
      [](const StrategyDeps&) { return make_retry_quota(); },
-     make_retry_quota_state, retry_quota_gauges},
+     make_retry_quota_state, retry_quota_gauges,
+     OuterNeed{Strategy::retry, "it pays for the retries of the retry outside it"}},
     {Strategy::circuit_breaker, "circuit_breaker", 6, {},
      {{"disyuntor", "circuit breaker"},
       {"tras failure_threshold fallos seguidos se abre y corta las llamadas open_duration_s; luego deja pasar una "
@@ -118,6 +120,8 @@ const StrategyRow& row(Strategy s) {
 std::string_view to_string(Strategy s) { return row(s).name; }
 
 StrategyAbout about(Strategy s) { return row(s).about; }
+
+std::optional<OuterNeed> outer_need(Strategy s) { return row(s).outer; }
 
 std::optional<Strategy> parse_strategy(std::string_view text) {
   for (const StrategyRow& r : kStrategies)
