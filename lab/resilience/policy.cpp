@@ -65,10 +65,13 @@ void validate_pipeline(const RetryPolicy& p, const std::string& n, std::vector<s
 
 // The settings of the strategies the pipeline lists; the others are not read.
 void validate_overload(const RetryPolicy& p, const std::string& n, std::vector<std::string>& errors) {
-  for (const Strategy s : p.pipeline)
+  for (const std::string& name : strategy_names()) {  // each once, even when listed twice
+    const Strategy s = *parse_strategy(name);
+    if (!p.uses(s)) continue;
     visit_settings(s, p.overload, [&](const std::string& prefix, const auto& group, auto) {
-      validate(group, n + std::string(to_string(s)) + "." + prefix, errors);
+      validate(group, n + name + "." + prefix, errors);
     });
+  }
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // Every strategy, one row each: its name in the policies file, metrics and docs, its place in
-// the shipped order, the steps it alone produces, its maker, and for a strategy that keeps
-// state between flows, its state's maker and gauge families. Adding a strategy is one
-// class (strategies/), one row here, its settings row (strategy_settings.hpp) and its doc row.
+// the shipped order, the steps it alone produces, what a student reads of it, its maker, and
+// for a strategy that keeps state between flows, its state's maker and gauge families.
+// Adding a strategy: its enum value (pipeline.hpp) and row here; its class, and its state if
+// it keeps one, in strategies/ (with its FlowGuards field); if it takes settings, its struct in
+// OverloadStrategies with its table and its visit_settings case (strategy_settings); its doc
+// row (docs/policies.md, held to GET / by a test); a live figure, if any, on the overload panel.
 #include "lab/resilience/strategies/strategy_table.hpp"
 
 #include <algorithm>
