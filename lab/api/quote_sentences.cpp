@@ -35,8 +35,9 @@ bool hedge_won(const QuoteTrace& t) {
   return std::any_of(t.events.begin(), t.events.end(), [](const TraceEvent& e) { return e.step == Step::hedge_won; });
 }
 
-// What an overload strategy's refusal means, in the lab's one term for each strategy.
-Explanation rejection(Reason why) {
+// What an overload strategy's refusal means, in the lab's one term for each strategy;
+// `waited_ms`: how long the flow waited before it (a bulkhead's queue), if it did.
+Explanation rejection(Reason why, std::optional<long long> waited_ms) {
   switch (why) {
     case Reason::throttled:
       return {"La limitación adaptativa descartó la llamada sin enviarla: el proveedor viene rechazando casi todo y "
@@ -47,6 +48,11 @@ Explanation rejection(Reason why) {
       return {"El límite adaptativo de concurrencia está lleno: la llamada se rechazó al instante en vez de hacer cola",
               "The adaptive concurrency limit is full: the call was refused at once instead of queueing"};
     case Reason::bulkhead_full:
+      if (waited_ms)
+        return {"El mamparo (bulkhead) de esta política siguió lleno mientras la solicitud esperó " +
+                    std::to_string(*waited_ms) + " ms en su cola: se rechazó sin ocupar al resto del laboratorio",
+                "This policy's bulkhead stayed full while the request waited " + std::to_string(*waited_ms) +
+                    " ms in its queue: it was refused without holding the rest of the lab"};
       return {"El mamparo (bulkhead) de esta política está lleno: la solicitud se rechazó al instante, sin ocupar al "
               "resto del laboratorio",
               "This policy's bulkhead is full: the request was refused at once, without holding the rest of the lab"};
@@ -99,7 +105,9 @@ Explanation outcome(const QuoteTrace& t) {
             "disyuntor se cerró.",
             "The breaker was half-open: this call was the probe, the carrier answered and the breaker closed."};
   if (const auto why = t.rejected()) {
-    const Explanation head = rejection(*why);
+    const auto refused =
+        std::find_if(t.events.begin(), t.events.end(), [](const TraceEvent& e) { return e.step == Step::rejected; });
+    const Explanation head = rejection(*why, refused == t.events.end() ? std::nullopt : refused->wait_ms);
     if (t.status == QuoteStatus::degraded) return {head.es + "; " + fallback.es + ".", head.en + "; " + fallback.en + "."};
     return {head.es + ", y no hay respaldo: 503.", head.en + ", and there is no fallback: 503."};
   }

@@ -347,8 +347,29 @@ TEST_CASE("a policies file that gives resilient a bulkhead gets one: a second qu
   CHECK(lab.quote(Mode::resilient, "ok")["status"] == "completed");
   CHECK(event_names(concurrent) == std::vector<std::string>{"rejected", "fallback_used"});
   CHECK(concurrent["events"][0]["reason"] == "bulkhead_full");
+  CHECK_FALSE(concurrent["events"][0].contains("wait_ms"));  // no queue: refused at once
+  CHECK(concurrent["explanation"]["en"].get<std::string>().find("refused at once") != std::string::npos);
   CHECK(lab.carrier_calls() == 1);
   CHECK(gauge(lab.app, "resilient", "quote_lab_bulkhead_active") == 0.0);  // the place is back
+}
+
+TEST_CASE("a quote that waited out the bulkhead's queue says how long it waited, and one refused at once says so") {
+  Policies policies = default_policies();
+  switch_strategy(policies.legacy, Strategy::bulkhead, true);
+  policies.legacy.overload.bulkhead = BulkheadPolicy{.max_concurrent = 1, .max_queued = 1, .queue_timeout_ms = 30};
+  REQUIRE(validate(policies).empty());
+  Lab lab(policies);
+  json queued;
+  lab.carrier.during_next_call = [&] { queued = lab.quote(Mode::legacy, "ok"); };  // the place is held meanwhile
+  lab.carrier.script.succeed(140);
+  CHECK(lab.quote(Mode::legacy, "ok")["status"] == "completed");
+  CHECK(queued["events"] == events(R"([{"event": "rejected", "attempt": 1, "reason": "bulkhead_full", "wait_ms": 30}])"));
+  CHECK(queued["explanation"]["en"] ==
+        "This policy's bulkhead stayed full while the request waited 30 ms in its queue: it was refused without "
+        "holding the rest of the lab, and there is no fallback: 503.");
+  CHECK(queued["explanation"]["es"] ==
+        "El mamparo (bulkhead) de esta política siguió lleno mientras la solicitud esperó 30 ms en su cola: se "
+        "rechazó sin ocupar al resto del laboratorio, y no hay respaldo: 503.");
 }
 
 TEST_CASE("a reset brings the overload strategies back too: adaptive retry's pace is off again after a 429") {

@@ -12,9 +12,12 @@ class BulkheadStrategy final : public ResilienceStrategy {
     Bulkhead* const bulkhead = c.guards.bulkhead;
     if (!bulkhead) return next(c);
     // A client that leaves while queued leaves the queue (the stop ends the wait).
-    const std::optional<BulkheadPermit> place =
-        bulkhead->enter(Millis(c.policy.overload.bulkhead.queue_timeout_ms), c.stop).permit;
-    return place ? next(c) : refuse(c, Reason::bulkhead_full);
+    const int max_wait_ms = c.policy.overload.bulkhead.queue_timeout_ms;
+    const BulkheadEntry place = bulkhead->enter(Millis(max_wait_ms), c.stop);
+    if (place.permit) return next(c);
+    // Refused after the whole wait in the queue, or at once: the step says which.
+    return refuse(c, Reason::bulkhead_full,
+                  place.refusal == BulkheadRefusal::wait_timed_out ? std::optional<long long>(max_wait_ms) : std::nullopt);
   }
 };
 

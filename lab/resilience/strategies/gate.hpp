@@ -7,9 +7,10 @@
 
 namespace quote_lab {
 
-inline Outcome refuse(QuoteContext& c, Reason why) {
+/// `waited_ms`: how long the gate made the flow wait before it refused (a bulkhead's queue).
+inline Outcome refuse(QuoteContext& c, Reason why, std::optional<long long> waited_ms = std::nullopt) {
   if (c.cancelled()) c.trace.events.push_back({.step = Step::cancelled, .attempt = c.attempt});
-  else c.trace.events.push_back({.step = Step::rejected, .attempt = c.attempt, .reason = why});
+  else c.trace.events.push_back({.step = Step::rejected, .attempt = c.attempt, .reason = why, .wait_ms = waited_ms});
   return Outcome::over();
 }
 
