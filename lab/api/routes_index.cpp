@@ -70,6 +70,12 @@ nlohmann::ordered_json overrides_json() {
   return list;
 }
 
+// The strategies' rows never change while the lab runs: rendered once.
+const nlohmann::ordered_json& strategies_json() {
+  static const nlohmann::ordered_json kStrategies = strategies_to_json();
+  return kStrategies;
+}
+
 nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& host, Language language) {
   const bool es = language == Language::es;
   const LabApp& app = ctx.app;
@@ -109,7 +115,7 @@ nlohmann::ordered_json index_json(const RouteContext& ctx, const std::string& ho
           {"carrier_mode", app.carrier_mode()},
           {"carrier_url", ctx.carrier_url},
           {"policies", policies_shown_json(app.policies(), true)},
-          {"strategies", strategies_to_json()},
+          {"strategies", strategies_json()},
           {"try",
            {"curl '" + base + "/quote-legacy" + example + "'",
             "curl '" + base + "/quote-resilient" + example + "'",

@@ -157,12 +157,16 @@ std::vector<std::unique_ptr<StrategyState>> make_states(const RetryPolicy& polic
   return out;
 }
 
-std::vector<const GaugeFamily*> strategy_gauge_families() {
-  std::vector<const GaugeFamily*> out;
-  for (const StrategyRow& r : kStrategies)
-    if (r.gauges)
-      for (const GaugeFamily* f : r.gauges()) out.push_back(f);
-  return out;
+std::span<const GaugeFamily* const> strategy_gauge_families() {
+  // Gathered once: every /metrics scrape and Spanish help lookup walks them.
+  static const std::vector<const GaugeFamily*> kFamilies = [] {
+    std::vector<const GaugeFamily*> out;
+    for (const StrategyRow& r : kStrategies)
+      if (r.gauges)
+        for (const GaugeFamily* f : r.gauges()) out.push_back(f);
+    return out;
+  }();
+  return kFamilies;
 }
 
 }  // namespace quote_lab

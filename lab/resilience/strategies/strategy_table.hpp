@@ -3,6 +3,7 @@
 // and to the states its strategies keep between flows.
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "lab/resilience/pipeline.hpp"
@@ -19,6 +20,6 @@ std::vector<std::unique_ptr<ResilienceStrategy>> make_pipeline(const std::vector
 std::vector<std::unique_ptr<StrategyState>> make_states(const RetryPolicy& policy, const StateDeps& deps);
 
 /// Every gauge family a strategy's state may show, in the strategies' order.
-std::vector<const GaugeFamily*> strategy_gauge_families();
+std::span<const GaugeFamily* const> strategy_gauge_families();
 
 }  // namespace quote_lab
