@@ -309,7 +309,7 @@ function offerOverload(q) {
 async function refreshOverload() {
   if (!state.overload.length) return;
   const before = resets;
-  const { body } = await call(overloadMetricsPath());
+  const { body } = await call(overloadMetricsPath(state.overload));
   if (before !== resets) return;  // read before a reset the page heard of: the next read counts
   state.overloadMetrics = body;
   state.overloadMoving = stillMoving(overloadRows(state.overload, state.summary?.modes, body));

@@ -148,12 +148,19 @@ export function renderIncidentsView(incidents, w, f) {
     el('td', { class: 'mono', text: i.request_id }))));
 }
 
-// Strategies that refuse calls (every overload strategy but hedging).
-const REFUSING = ['adaptive_throttle', 'concurrency_limit', 'bulkhead', 'adaptive_retry'];
+// A live figure's value as the index says to show it (GaugeFamily's `shows`).
+function shownValue(g, w, f) {
+  if (g.value == null) return w.none;
+  if (g.shows === 'percent') return `${f.fixed(dropPercent(g.value), 1)}\u00a0%`;
+  if (g.shows === 'milliseconds') return f.ms(g.value * 1000);
+  if (g.shows === 'per_second') return f.perSecond(g.value, 1);
+  return g.outOf == null ? f.num(g.value) : `${f.num(g.value)} / ${f.num(g.outOf)}`;
+}
 
 /// The overload strategies panel: a card per policy (overload.js's rows), what it admitted,
-/// refused by reason or hedged, then its strategy's live value. Each figure carries its
-/// number in data-value (tests); a card its requests in data-requests.
+/// refused by reason or hedged, then its strategies' live figures (data-key: the gauge
+/// family). Each figure carries its number in data-value (a gauge's: as the lab reports it,
+/// in its family's unit); a card its requests in data-requests.
 export function renderOverloadView(rows, w, f, lang) {
   const box = $('#overload-policies');
   if (!box) return;
@@ -168,21 +175,11 @@ export function renderOverloadView(rows, w, f, lang) {
     const title = el('h3', {}, el('span', { class: 'mono', text: r.name }),
       el('span', { class: 'strategy', text: ` · ${r.strategies.map(s => r.terms?.[s]?.[lang] ?? s).join(', ')}` }));
     const figures = [count('requests', r.requests), count('calls', r.calls)];
-    if (r.strategies.some(s => REFUSING.includes(s))) figures.push(count('rejected', r.rejectedTotal));
+    if (r.refuses) figures.push(count('rejected', r.rejectedTotal));
     if (r.hedges) figures.push(fig('hedgeSent', r.hedges.sent, f.num(r.hedges.sent), k.hedgeSent),
       fig('hedgeWon', r.hedges.won, f.num(r.hedges.won), k.hedgeWon), fig('hedgeSkipped', r.hedges.skipped, f.num(r.hedges.skipped), k.hedgeSkipped));
-    const live = [];
-    if (r.strategies.includes('adaptive_throttle'))
-      live.push(fig('dropRatio', r.dropRatio, r.dropRatio == null ? w.none : `${f.fixed(dropPercent(r.dropRatio), 1)}\u00a0%`, k.dropRatio));
-    if (r.strategies.includes('concurrency_limit'))
-      live.push(fig('inFlight', r.inFlight, f.num(r.inFlight), k.inFlight), fig('limit', r.limit, f.num(r.limit), k.limit));
-    if (r.strategies.includes('bulkhead'))
-      live.push(fig('bulkhead', r.bulkheadActive, `${f.num(r.bulkheadActive)} / ${f.num(r.bulkheadMax)}`, k.bulkhead));
-    if (r.strategies.includes('hedging')) live.push(fig('hedgeDelay', r.hedgeDelayMs, f.ms(r.hedgeDelayMs), k.hedgeDelay));
-    if (r.strategies.includes('adaptive_retry'))
-      live.push(fig('sendRate', r.sendRate, r.sendRate == null ? w.none : f.perSecond(r.sendRate, 1), r.sendRate == null ? w.sendRateOff : k.sendRate));
-    if (r.strategies.includes('retry_quota'))
-      live.push(fig('retryQuota', r.quotaAvailable, `${f.num(r.quotaAvailable)} / ${f.num(r.quotaCapacity)}`, k.retryQuota));
+    // Each strategy's live figures, keyed by their gauge family, captioned as the lab says.
+    const live = r.live.map(g => fig(g.family, g.value, shownValue(g, w, f), ((g.value == null && g.beforeFirst) || g.label)[lang]));
     for (const node of live) node.classList.add('live-value');
     const reasons = Object.entries(r.rejected).map(([reason, n]) => `${w.rejectedReason[reason] || w.reason[reason] || reason}: ${f.num(n)}`);
     return el('div', { class: 'overload-card', 'data-policy': r.name, 'data-requests': String(r.requests) }, title,

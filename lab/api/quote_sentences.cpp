@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <string_view>
+
+#include "lab/resilience/pipeline.hpp"
 
 namespace quote_lab {
 namespace {
@@ -35,35 +39,22 @@ bool hedge_won(const QuoteTrace& t) {
   return std::any_of(t.events.begin(), t.events.end(), [](const TraceEvent& e) { return e.step == Step::hedge_won; });
 }
 
-// What an overload strategy's refusal means, in the lab's one term for each strategy;
-// `waited_ms`: how long the flow waited before it (a bulkhead's queue), if it did.
+// A strategy's sentence (its steps' row), with "{waited_ms}" replaced by the wait.
+std::string said(std::string_view sentence, long long waited_ms) {
+  std::string out(sentence);
+  constexpr std::string_view kWait = "{waited_ms}";
+  if (const auto at = out.find(kWait); at != std::string::npos) out.replace(at, kWait.size(), std::to_string(waited_ms));
+  return out;
+}
+
+// What an overload strategy's refusal means, as the strategy's row says it; `waited_ms`: how
+// long the flow waited before it (a bulkhead's queue), if it did.
 Explanation rejection(Reason why, std::optional<long long> waited_ms) {
-  switch (why) {
-    case Reason::throttled:
-      return {"La limitación adaptativa descartó la llamada sin enviarla: el proveedor viene rechazando casi todo y "
-              "el cliente deja de insistir (libro de SRE)",
-              "Adaptive throttling dropped the call without sending it: the carrier has been refusing almost "
-              "everything, so the client stops insisting (SRE book)"};
-    case Reason::concurrency_limit:
-      return {"El límite adaptativo de concurrencia está lleno: la llamada se rechazó al instante en vez de hacer cola",
-              "The adaptive concurrency limit is full: the call was refused at once instead of queueing"};
-    case Reason::bulkhead_full:
-      if (waited_ms)
-        return {"El mamparo (bulkhead) de esta política siguió lleno mientras la solicitud esperó " +
-                    std::to_string(*waited_ms) + " ms en su cola: se rechazó sin ocupar al resto del laboratorio",
-                "This policy's bulkhead stayed full while the request waited " + std::to_string(*waited_ms) +
-                    " ms in its queue: it was refused without holding the rest of the lab"};
-      return {"El mamparo (bulkhead) de esta política está lleno: la solicitud se rechazó al instante, sin ocupar al "
-              "resto del laboratorio",
-              "This policy's bulkhead is full: the request was refused at once, without holding the rest of the lab"};
-    case Reason::client_rate_limited:
-      return {"El reintento adaptativo no tenía ficha: tras un 429 del proveedor el cliente redujo su ritmo y esta "
-              "llamada habría esperado demasiado",
-              "Adaptive retry had no token: after the carrier's 429 the client slowed down and this call would have "
-              "waited too long"};
-    default:
-      return {"Una estrategia de sobrecarga rechazó la llamada", "An overload strategy refused the call"};
-  }
+  const std::optional<StrategySteps> own = steps_giving(why);
+  if (!own || own->rejected != why)
+    return {"Una estrategia de sobrecarga rechazó la llamada", "An overload strategy refused the call"};
+  const Prose& means = waited_ms && !own->rejected_after_wait.en.empty() ? own->rejected_after_wait : own->rejected_means;
+  return {said(means.es, waited_ms.value_or(0)), said(means.en, waited_ms.value_or(0))};
 }
 
 // What adaptive retry's token waits (token_wait steps) added to the flow, as a sentence that
@@ -155,24 +146,23 @@ Explanation outcome(const QuoteTrace& t) {
           "The carrier failed " + times_en + " and there is no fallback: 503."};
 }
 
-// Why the flow stopped retrying when the retry quota could not pay for its next retry (it may
-// have paid for earlier ones); empty otherwise.
-std::optional<Explanation> quota_spent(const QuoteTrace& t) {
-  const bool spent = std::any_of(t.events.begin(), t.events.end(), [](const TraceEvent& e) {
-    return e.step == Step::retry_skipped && e.reason == Reason::retry_quota;
-  });
-  if (!spent) return std::nullopt;
-  return Explanation{"No se hizo otro reintento: a la cuota de reintentos le queda menos de lo que cuesta uno, y "
-                     "solo las respuestas correctas del proveedor la recargan (SDK de AWS).",
-                     "No further retry was made: the retry quota holds less than a retry costs, and only the "
-                     "carrier's successful answers refill it (AWS SDKs)."};
+// Why the flow stopped retrying when a strategy of its pipeline refused its next retry (the
+// retry quota could not pay for it), as that strategy's row says it; empty otherwise.
+std::optional<Explanation> retry_refused(const QuoteTrace& t) {
+  for (const TraceEvent& e : t.events) {
+    if (e.step != Step::retry_skipped || !e.reason) continue;
+    const std::optional<StrategySteps> own = steps_giving(*e.reason);
+    if (own && own->retry_skipped == e.reason)
+      return Explanation{std::string(own->retry_skipped_means.es), std::string(own->retry_skipped_means.en)};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 Explanation explanation(const QuoteTrace& t) {
   Explanation said = outcome(t);
-  for (const auto& more : {quota_spent(t), token_waits(t)}) {
+  for (const auto& more : {retry_refused(t), token_waits(t)}) {
     if (!more) continue;
     said.es += " " + more->es;
     said.en += " " + more->en;

@@ -6,6 +6,7 @@
 #include "lab/base/did_you_mean.hpp"
 #include "lab/formats/json_fields.hpp"
 #include "lab/formats/policy_json.hpp"
+#include "lab/resilience/strategies/strategy_table.hpp"
 #include "lab/resilience/strategy_settings.hpp"
 
 namespace quote_lab {
@@ -297,6 +298,25 @@ json pipeline_to_json(const RetryPolicy& p, const std::optional<BreakerPolicy>& 
   return list;
 }
 
+namespace {
+
+json prose_json(const Prose& p) { return {{"es", p.es}, {"en", p.en}}; }
+
+// How the overload panel shows each live figure of strategy `s` (GaugeFamily).
+json gauges_json(Strategy s) {
+  json out = json::array();
+  for (const GaugeFamily* f : gauges_of(s)) {
+    json g = {{"family", f->name}, {"label", prose_json(f->label)}, {"shows", to_string(f->shows)},
+              {"settles", f->settles}};
+    if (!f->out_of.empty()) g["out_of"] = f->out_of;
+    if (!f->before_first.en.empty()) g["before_first"] = prose_json(f->before_first);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace
+
 json strategies_to_json() {
   json list = json::array();
   for (const std::string& name : strategy_names()) {
@@ -325,11 +345,15 @@ json strategies_to_json() {
       settings.push_back(std::move(row));
     }
     const StrategyAbout about_it = about(s);
+    const StrategySteps steps = steps_of(s);
     list.push_back({{"name", name},
-                    {"term", {{"es", about_it.label.es}, {"en", about_it.label.en}}},
-                    {"description", {{"es", about_it.does.es}, {"en", about_it.does.en}}},
+                    {"term", prose_json(about_it.label)},
+                    {"description", prose_json(about_it.does)},
                     {"source", about_it.source},
-                    {"settings", std::move(settings)}});
+                    {"settings", std::move(settings)},
+                    {"gauges", gauges_json(s)},
+                    {"rejects", steps.rejected ? json(to_string(*steps.rejected)) : json()},
+                    {"hedges", steps.hedges}});
   }
   return list;
 }

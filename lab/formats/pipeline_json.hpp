@@ -53,9 +53,13 @@ std::vector<std::string> strategy_setting_names(Strategy s);
 
 /// Every strategy a pipeline may list, as GET / shows it to a student writing a policy:
 /// [{name, term {es, en}, description {es, en}, source, settings: [{name, min and max or
-/// choices, default, description {es, en}, source}]}], from the strategies' rows and their
-/// settings' (strategy_settings.hpp); a nested setting is named with a dot ("delay.mode"), and
-/// a default a listed strategy could not take (deadline_ms 0, "none") is null.
+/// choices, default, description {es, en}, source}], gauges: [{family, label {es, en},
+/// shows, out_of?, settles, before_first?}], rejects, hedges}], from the strategies' rows and
+/// their settings' (strategy_settings.hpp); a nested setting is named with a dot
+/// ("delay.mode"), and a default a listed strategy could not take (deadline_ms 0, "none") is
+/// null. `gauges` are its state's live figures as a page shows them (GaugeFamily), `rejects`
+/// the reason of its `rejected` steps (null: it refuses none), `hedges` whether it sends
+/// hedged calls: the overload panel reads these, never a strategy's name.
 nlohmann::ordered_json strategies_to_json();
 
 }  // namespace quote_lab

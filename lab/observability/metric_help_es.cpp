@@ -1,6 +1,7 @@
 #include "lab/observability/metric_help_es.hpp"
 
 #include <array>
+#include <string>
 #include <utility>
 
 #include "lab/resilience/strategies/strategy_table.hpp"
@@ -8,7 +9,7 @@
 namespace quote_lab {
 
 std::optional<std::string_view> metric_help_es(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 22> kHelp{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kHelp{{
       {"quote_lab_quote_requests_total",
        "Solicitudes de cotización que respondió el laboratorio, por modo, escenario y estado final (`completed` = "
        "cotización en vivo, `degraded` = cotización de respaldo, `failed` = 503)."},
@@ -31,15 +32,9 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
       {"quote_lab_rate_limited_total",
        "Solicitudes de cotización rechazadas con un 429 por el límite de solicitudes por cliente (--rate-limit), "
        "por plantilla de ruta."},
-      {"quote_lab_overload_rejections_total",
-       "Llamadas al proveedor que una estrategia de sobrecarga rechazó antes de salir del laboratorio, por modo y "
-       "motivo (throttled, concurrency_limit, bulkhead_full, client_rate_limited)."},
       {"quote_lab_hedges_total",
        "Llamadas de cobertura por modo y resultado: sent (salió una segunda llamada al proveedor), won (respondió "
        "primero), skipped (la retuvo el presupuesto de coberturas, o era la llamada de prueba del disyuntor semiabierto)."},
-      {"quote_lab_retries_skipped_total",
-       "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, retry_quota, "
-       "not_retryable, circuit_open, ...)."},
       {"quote_lab_carrier_calls_total",
        "Llamadas que recibió el proveedor simulado, por escenario (con los reintentos: compáralas con las "
        "solicitudes de cotización para ver la amplificación)."},
@@ -62,6 +57,15 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
       {"quote_lab_state_backend_errors_total",
        "Viajes de ida y vuelta fallidos y reconexiones al almacén de estado compartido."},
   }};
+  // The two whose reasons are the strategies' own list them from the strategies' rows.
+  static const std::string kRejections =
+      "Llamadas al proveedor que una estrategia de sobrecarga rechazó antes de salir del laboratorio, por modo y "
+      "motivo (" + strategy_reasons(&StrategySteps::rejected) + ").";
+  static const std::string kRetriesSkipped =
+      "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, deadline, not_retryable, "
+      "circuit_open, " + strategy_reasons(&StrategySteps::retry_skipped) + ", ...).";
+  if (name == "quote_lab_overload_rejections_total") return kRejections;
+  if (name == "quote_lab_retries_skipped_total") return kRetriesSkipped;
   for (const auto& [family, help] : kHelp)
     if (family == name) return help;
   for (const GaugeFamily* f : strategy_gauge_families())  // each strategy's gauges carry their own

@@ -39,7 +39,7 @@ prometheus::MetricFamily counted_by(const char* name, const char* help, const ch
 
 // Registers one counter family in `registry`; the series are added by the caller.
 prometheus::Family<prometheus::Counter>& counter_family(prometheus::Registry& registry, const char* name,
-                                                        const char* help) {
+                                                        const std::string& help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
 }
 
@@ -170,11 +170,11 @@ struct Metrics::Series {
                                    "Quote requests refused with a 429 by the per-client rate limit "
                                    "(--rate-limit), by route template.");
     skipped.family = &counter_family(registry, "quote_lab_retries_skipped_total",
-                              "Retries a quote flow did not make, by mode and reason (retry_budget, retry_quota, "
-                              "deadline, not_retryable, circuit_open, ...).");
+                              "Retries a quote flow did not make, by mode and reason (retry_budget, deadline, "
+                              "not_retryable, circuit_open, " + strategy_reasons(&StrategySteps::retry_skipped) + ", ...).");
     rejected.family = &counter_family(registry, "quote_lab_overload_rejections_total",
                                "Carrier calls an overload strategy refused before they left the lab, by mode "
-                               "and reason (throttled, concurrency_limit, bulkhead_full, client_rate_limited).");
+                               "and reason (" + strategy_reasons(&StrategySteps::rejected) + ").");
     hedges.family = &counter_family(registry, "quote_lab_hedges_total",
                              "Hedged calls by mode and outcome: sent (a second call went to the carrier), won (it "
                              "answered first), skipped (the hedge budget kept it back, or the call was the half-open probe).");

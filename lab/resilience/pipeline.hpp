@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lab/base/prose.hpp"
 #include "lab/resilience/overload/adaptive_throttle.hpp"
 #include "lab/resilience/overload/gradient_concurrency_limit.hpp"
 #include "lab/resilience/overload/hedge_budget.hpp"
@@ -83,11 +84,6 @@ struct OverloadStrategies {
   HedgingPolicy hedging{};
 };
 
-/// The same words in the two languages the lab speaks (the course glossary's terms in Spanish).
-struct Prose {
-  std::string_view es;
-  std::string_view en;
-};
 
 /// What a student reads of a strategy (GET /'s `strategies`): its name in prose, what it
 /// does in one sentence, and where its rule and numbers come from.
@@ -98,16 +94,27 @@ struct StrategyAbout {
 };
 StrategyAbout about(Strategy s);
 
-/// The steps of a flow that `s` alone produces, as the metrics count them: the reason of its
-/// `rejected` steps (quote_lab_overload_rejections_total), of its `retry_skipped` steps
-/// (quote_lab_retries_skipped_total), and whether it hedges (quote_lab_hedges_total). A
-/// policy's series for them exist from start at 0, so a panel says 0 rather than "No data".
+/// The steps of a flow that `s` alone produces, as the metrics count them and a quote's
+/// explanation tells them: the reason of its `rejected` steps
+/// (quote_lab_overload_rejections_total) and of its `retry_skipped` steps
+/// (quote_lab_retries_skipped_total), each with what it means to the student, and whether it
+/// hedges (quote_lab_hedges_total). A policy's series for them exist from start at 0, so a
+/// panel says 0 rather than "No data".
 struct StrategySteps {
   std::optional<Reason> rejected{};
+  Prose rejected_means{};       ///< a sentence: why the call was refused, without calling the carrier
+  Prose rejected_after_wait{};  ///< the same after a wait in its queue, "{waited_ms}" the wait; empty: no queue
   std::optional<Reason> retry_skipped{};
+  Prose retry_skipped_means{};  ///< a sentence: why no further retry was made
   bool hedges = false;
 };
 StrategySteps steps_of(Strategy s);
+/// The steps of the strategy whose `rejected` or `retry_skipped` steps give reason `r`;
+/// nullopt for a reason no strategy owns (the course's: timeout, circuit_open, deadline...).
+std::optional<StrategySteps> steps_giving(Reason r);
+/// The reasons the strategies' own steps give, in the strategies' order, joined by ", ":
+/// `which` is &StrategySteps::rejected or &StrategySteps::retry_skipped (the metrics' help).
+std::string strategy_reasons(std::optional<Reason> StrategySteps::*which);
 
 /// The strategy `s` works for, which must be listed before it (outside it), and why: the
 /// retry quota pays for a retry's retries. Empty for a strategy that works anywhere.

@@ -11,17 +11,39 @@
 #include <vector>
 
 #include "lab/base/clock.hpp"
+#include "lab/base/prose.hpp"
 #include "lab/base/random.hpp"
 #include "lab/resilience/flow_guards.hpp"
 
 namespace quote_lab {
 
+/// How a page shows a gauge's value: a count, a ratio 0–1 as a percentage, a time in
+/// seconds as milliseconds, or a rate per second.
+enum class GaugeShows { count, percent, milliseconds, per_second };
+/// "count", "percent", "milliseconds" or "per_second" (GET /'s `strategies[].gauges[].shows`).
+constexpr std::string_view to_string(GaugeShows s) {
+  switch (s) {
+    case GaugeShows::count: return "count";
+    case GaugeShows::percent: return "percent";
+    case GaugeShows::milliseconds: return "milliseconds";
+    case GaugeShows::per_second: return "per_second";
+  }
+  return "count";
+}
+
 /// One gauge family a strategy's state shows (Prometheus naming: base unit in the name),
-/// labelled by the policy's name; help in English and Spanish.
+/// labelled by the policy's name: its help in English and Spanish, and how the overload
+/// panel shows it (GET /'s `strategies[].gauges`), so a strategy's live figures need no
+/// page code of their own.
 struct GaugeFamily {
   std::string_view name;
   std::string_view help_en;
   std::string_view help_es;
+  Prose label{};                 ///< the panel's caption for the value
+  GaugeShows shows = GaugeShows::count;
+  std::string_view out_of{};     ///< a setting of the strategy's entry the value is shown against ("3 / 4")
+  bool settles = false;          ///< goes back to 0 with nothing coming in: the panel reads on until it has
+  Prose before_first{};          ///< the caption while there is no value yet (empty: none is missing)
 };
 
 /// One value of a gauge family now, for one policy.

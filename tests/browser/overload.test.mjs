@@ -52,9 +52,9 @@ test('overload strategies: a throttled and a hedged storm show what each refused
     for (const p of OVERLOAD) assert.ok(stormable.includes(p), `${p} in the storm form`);
     assert.deepEqual(await page.locator('.overload-card').evaluateAll(cs => cs.map(c => c.dataset.policy)), OVERLOAD);
     assert.equal(await page.locator('#overload-title').textContent(), 'Estrategias de sobrecarga');
-    // each strategy by its Spanish term, as GET /'s strategies give it
+    // each strategy by its Spanish term, as GET /'s strategies give it, in the pipeline's order
     assert.equal(await page.locator('.overload-card[data-policy=aws_adaptive] .strategy').textContent(),
-      ' · reintento adaptativo, cuota de reintentos');
+      ' · cuota de reintentos, reintento adaptativo');
     assert.equal(await page.locator('#overload-none').isVisible(), true);  // nothing yet, and it says so
 
     // hedged against tail_latency: a hedged call goes when the first has not answered by the
@@ -65,7 +65,7 @@ test('overload strategies: a throttled and a hedged storm show what each refused
     const sent = await value(page, 'hedged', 'hedgeSent');
     assert.ok(sent <= 0.15 * hedgedRequests + 5, `${sent} hedges for ${hedgedRequests} requests: the budget's 15 % (and 1/s)`);
     assert.ok((await value(page, 'hedged', 'hedgeWon')) <= sent);
-    assert.ok((await value(page, 'hedged', 'hedgeDelay')) > 0);
+    assert.ok((await value(page, 'hedged', 'quote_lab_hedge_delay_seconds')) > 0);
     // A hedged curl whose first call outlasts the delay: its hedged call drawn inside the
     // attempt. One curl, asked once: slow_provider answers every call in 640-730 ms, past the
     // ~300 ms the policy learnt on tail_latency (its p90), and the storm left budget for it.
@@ -92,11 +92,16 @@ test('overload strategies: a throttled and a hedged storm show what each refused
     assert.match(await page.locator('.overload-card[data-policy=throttled] .reasons').textContent(),
       /^descartadas por la limitación adaptativa: [\d.]+$/);
     // the drop probability as the lab computes it now: high right after the storm
-    await waitValue(page, 'throttled', 'dropRatio', '>', 0.5);
-    assert.match(await page.locator('.overload-card[data-policy=throttled] [data-key=dropRatio] b').textContent(), /^\d{2},\d\s%$/);
+    await waitValue(page, 'throttled', 'quote_lab_throttle_drop_ratio', '>', 0.5);
+    assert.match(await page.locator('.overload-card[data-policy=throttled] [data-key=quote_lab_throttle_drop_ratio] b').textContent(), /^\d{2},\d\s%$/);
     // aws_adaptive's retry quota, full before any retry: the capacity left out of its 500.
-    await waitValue(page, 'aws_adaptive', 'retryQuota', '===', 500);
-    assert.equal(await page.locator('.overload-card[data-policy=aws_adaptive] [data-key=retryQuota] b').textContent(), '500 / 500');
+    await waitValue(page, 'aws_adaptive', 'quote_lab_retry_quota_available', '===', 500);
+    assert.equal(await page.locator('.overload-card[data-policy=aws_adaptive] [data-key=quote_lab_retry_quota_available] b').textContent(), '500 / 500');
+    // each live figure captioned as the lab's gauge row says, in Spanish; no 429 yet: no rate limit
+    const caption = (policy, family) => page.locator(`.overload-card[data-policy=${policy}] [data-key=${family}] span`).textContent();
+    assert.equal(await caption('aws_adaptive', 'quote_lab_retry_quota_available'), 'cuota de reintentos que queda');
+    assert.equal(await caption('aws_adaptive', 'quote_lab_adaptive_retry_send_rate'), 'sin límite (ningún 429 todavía)');
+    assert.equal(await caption('throttled', 'quote_lab_throttle_drop_ratio'), 'probabilidad de descarte ahora');
     // One Spanish in the panel, numbers and all.
     assert.deepEqual((await notSpanish(page)).filter(f => f.where.startsWith('overload')), []);
 
@@ -124,7 +129,7 @@ test('overload strategies: a throttled and a hedged storm show what each refused
     assert.deepEqual(drawn, last.events.map(e => [e.event, e.reason ?? '']));
     // The throttle's window (10 s) empties with no throttled traffic: the page keeps reading
     // until its drop probability is back to 0 (then stops); the counts stay.
-    await waitValue(page, 'throttled', 'dropRatio', '===', 0, 20000);
+    await waitValue(page, 'throttled', 'quote_lab_throttle_drop_ratio', '===', 0, 20000);
     assert.equal(await value(page, 'throttled', 'rejected'), rejected + dropped);  // the curls' drops added up
     // The panel reads only its own metric families, never the whole telemetry.
     assert.ok(asked.length > 0);

@@ -11,7 +11,7 @@ import { streamRetryDelayMs, withLab, labOwner, labKey, keepLabKey, labKeyHeader
 import { timeStepMs } from '../../public/charts.js';
 import { LatestAnswers, OWN_HOLD_MS, OTHERS_EVERY_MS } from '../../public/latest.js';
 import { stormGoodput, stormOutcomes } from '../../public/views.js';
-import { dropPercent, overloadMetricsPath, overloadPolicies, overloadRows, stillMoving, OVERLOAD_FAMILIES } from '../../public/overload.js';
+import { dropPercent, overloadFamilies, overloadMetricsPath, overloadPolicies, overloadRows, stillMoving, OVERLOAD_COUNTERS } from '../../public/overload.js';
 import { curveOf, kneeOf, parseSweepField, stepSeconds, sweepKey, withSweep } from '../../public/sweep.js';
 import { foreignWords } from './spanish.mjs';
 
@@ -217,9 +217,29 @@ const INDEX = { policies: {
   hedged: { pipeline: [{ strategy: 'retry' }, { strategy: 'hedging', delay: {}, budget: { share: 0.15 } }] },
   aws_adaptive: { pipeline: [{ strategy: 'retry' }, { strategy: 'retry_quota', capacity: 500 },
     { strategy: 'adaptive_retry', max_wait_ms: 1000 }] },
-}, strategies: [
-  { name: 'adaptive_throttle', term: { es: 'limitación adaptativa', en: 'adaptive throttling' } },
-  { name: 'retry_quota', term: { es: 'cuota de reintentos', en: 'retry quota' } },
+}, strategies: [  // as GET / lists them (pipeline_json's strategies_to_json)
+  { name: 'bulkhead', term: { es: 'mamparo', en: 'bulkhead' }, rejects: 'bulkhead_full', hedges: false, gauges: [
+    { family: 'quote_lab_bulkhead_active', label: { es: 'cotizaciones dentro del mamparo', en: 'quotes inside the bulkhead' },
+      shows: 'count', out_of: 'max_concurrent', settles: true },
+    { family: 'quote_lab_bulkhead_queued', label: { es: 'cotizaciones en la cola del mamparo', en: "quotes in the bulkhead's queue" },
+      shows: 'count', out_of: 'max_queued', settles: true }] },
+  { name: 'retry', term: { es: 'reintentos', en: 'retry' }, rejects: null, hedges: false, gauges: [] },
+  { name: 'retry_quota', term: { es: 'cuota de reintentos', en: 'retry quota' }, rejects: null, hedges: false, gauges: [
+    { family: 'quote_lab_retry_quota_available', label: { es: 'cuota de reintentos que queda', en: 'retry quota left' },
+      shows: 'count', out_of: 'capacity', settles: false }] },
+  { name: 'adaptive_throttle', term: { es: 'limitación adaptativa', en: 'adaptive throttling' }, rejects: 'throttled', hedges: false,
+    gauges: [{ family: 'quote_lab_throttle_drop_ratio', label: { es: 'probabilidad de descarte ahora', en: 'drop probability now' },
+      shows: 'percent', settles: true }] },
+  { name: 'adaptive_retry', term: { es: 'reintento adaptativo', en: 'adaptive retry' }, rejects: 'client_rate_limited', hedges: false,
+    gauges: [{ family: 'quote_lab_adaptive_retry_send_rate', label: { es: 'ritmo de envío permitido', en: 'send rate allowed' },
+      shows: 'per_second', settles: false, before_first: { es: 'sin límite (ningún 429 todavía)', en: 'no limit (no 429 yet)' } }] },
+  { name: 'concurrency_limit', term: { es: 'límite adaptativo de concurrencia', en: 'adaptive concurrency limit' },
+    rejects: 'concurrency_limit', hedges: false, gauges: [
+      { family: 'quote_lab_concurrency_limit', label: { es: 'límite de llamadas en curso', en: 'limit on calls in flight' }, shows: 'count', settles: false },
+      { family: 'quote_lab_concurrency_in_flight', label: { es: 'llamadas en curso', en: 'calls in flight' }, shows: 'count', settles: true }] },
+  { name: 'hedging', term: { es: 'llamadas de cobertura', en: 'hedged requests' }, rejects: null, hedges: true, gauges: [
+    { family: 'quote_lab_hedge_delay_seconds', label: { es: 'espera antes de la llamada de cobertura', en: 'wait before the hedged call' },
+      shows: 'milliseconds', settles: false }] },
 ] };
 // GET /metrics?family=… after a throttled and a hedged storm.
 const family = (name, samples) => ({ name, type: 'counter', samples: samples.map(([labels, value]) => ({ labels, value })) });
@@ -236,42 +256,52 @@ const METRICS = { metrics: [
 
 test('overload strategies: one row per policy with a strategy, the lab\'s counts and live values, none invented', () => {
   const policies = overloadPolicies(INDEX);
+  // in each pipeline's order, named by the lab's terms
   assert.deepEqual(policies.map(p => [p.name, p.strategies]), [['throttled', ['adaptive_throttle']],
     ['adaptive_limit', ['concurrency_limit']], ['bulkhead', ['bulkhead']], ['hedged', ['hedging']],
-    ['aws_adaptive', ['adaptive_retry', 'retry_quota']]]);
+    ['aws_adaptive', ['retry_quota', 'adaptive_retry']]]);
+  assert.deepEqual(policies.find(p => p.name === 'aws_adaptive').terms,
+    { retry_quota: { es: 'cuota de reintentos', en: 'retry quota' }, adaptive_retry: { es: 'reintento adaptativo', en: 'adaptive retry' } });
   const rows = overloadRows(policies, { throttled: { requests: 14330, attempts: 50 }, hedged: { requests: 108, attempts: 108 } }, METRICS);
   const by = Object.fromEntries(rows.map(r => [r.name, r]));
-  assert.deepEqual([by.throttled.requests, by.throttled.calls, by.throttled.rejected, by.throttled.rejectedTotal, by.throttled.dropRatio],
-    [14330, 50, { throttled: 14324 }, 14324, 0.9993]);
+  const live = (policy, family) => by[policy].live.find(g => g.family === family);
+  assert.deepEqual([by.throttled.requests, by.throttled.calls, by.throttled.rejected, by.throttled.rejectedTotal],
+    [14330, 50, { throttled: 14324 }, 14324]);
+  assert.deepEqual([live('throttled', 'quote_lab_throttle_drop_ratio').value, live('throttled', 'quote_lab_throttle_drop_ratio').shows],
+    [0.9993, 'percent']);
   assert.equal(by.throttled.hedges, null);                       // it does not hedge
+  assert.deepEqual([by.throttled.refuses, by.hedged.refuses], [true, false]);
   assert.deepEqual(by.hedged.hedges, { sent: 10, won: 6, skipped: 0 });
-  assert.equal(by.hedged.hedgeDelayMs, 297);
-  assert.deepEqual([by.adaptive_limit.limit, by.adaptive_limit.inFlight], [3, 0]);
-  assert.deepEqual([by.bulkhead.bulkheadActive, by.bulkhead.bulkheadMax], [0, 4]);
-  // adaptive retry's rate exists once a 429 turned it on: unknown, not 0
-  assert.equal(by.aws_adaptive.sendRate, null);
+  assert.equal(live('hedged', 'quote_lab_hedge_delay_seconds').value, 0.297);
+  assert.deepEqual(by.adaptive_limit.live.map(g => [g.family, g.value]),
+    [['quote_lab_concurrency_limit', 3], ['quote_lab_concurrency_in_flight', 0]]);
+  // a bulkhead's places out of the policy's own max_concurrent and max_queued; no reading yet: null
+  assert.deepEqual(by.bulkhead.live.map(g => [g.value, g.outOf]), [[0, 4], [null, 0]]);
+  // adaptive retry's rate exists once a 429 turned it on: unknown, not 0, with its own caption
+  assert.deepEqual([live('aws_adaptive', 'quote_lab_adaptive_retry_send_rate').value,
+    live('aws_adaptive', 'quote_lab_adaptive_retry_send_rate').beforeFirst.es], [null, 'sin límite (ningún 429 todavía)']);
   assert.deepEqual([by.aws_adaptive.requests, by.aws_adaptive.rejectedTotal], [0, 0]);
   // the retry quota's capacity left, out of the policy's own capacity
-  assert.deepEqual([by.aws_adaptive.quotaAvailable, by.aws_adaptive.quotaCapacity], [495, 500]);
-  assert.deepEqual([by.throttled.quotaAvailable, by.throttled.quotaCapacity], [null, null]);
+  assert.deepEqual([live('aws_adaptive', 'quote_lab_retry_quota_available').value,
+    live('aws_adaptive', 'quote_lab_retry_quota_available').outOf], [495, 500]);
+  assert.equal(live('throttled', 'quote_lab_retry_quota_available'), undefined);
   // before the first reading (or the lab reset): zeros and unknowns, never an error
-  assert.deepEqual(overloadRows(policies, undefined, null).map(r => [r.requests, r.rejectedTotal, r.dropRatio]),
-    policies.map(() => [0, 0, null]));
+  assert.deepEqual(overloadRows(policies, undefined, null).map(r => [r.requests, r.rejectedTotal, r.live.every(g => g.value === null)]),
+    policies.map(() => [0, 0, true]));
   // a policies file without any: no rows (the page hides the panel)
-  assert.deepEqual(overloadPolicies({ policies: { legacy: INDEX.policies.legacy } }), []);
-  // the page keeps reading while a value still moves, and stops once it settles
+  assert.deepEqual(overloadPolicies({ policies: { legacy: INDEX.policies.legacy }, strategies: INDEX.strategies }), []);
+  // the page keeps reading while a value that settles still moves, and stops once it settles
   assert.equal(stillMoving(rows), true);
   const settled = { metrics: METRICS.metrics.map(f => f.name === 'quote_lab_throttle_drop_ratio' ? family(f.name, [[{ mode: 'throttled' }, 0]]) : f) };
   assert.equal(stillMoving(overloadRows(policies, {}, settled)), false);
   // the probability as a room reads it: below 100 % however close, above 0 however small
   assert.deepEqual([0.9996, 0.198, 0.0004, 0, null].map(dropPercent), [99.9, 19.8, 0.1, 0, null]);
-  // it asks the lab for its families only
-  assert.equal(overloadMetricsPath(), `/metrics?family=${OVERLOAD_FAMILIES.join(',')}`);
-  assert.ok(OVERLOAD_FAMILIES.every(f => /^quote_lab_[a-z_]+$/.test(f)));
-  // each strategy's term is the lab's (GET /'s strategies), its name where the index has none
-  assert.deepEqual(by.throttled.terms, { adaptive_throttle: { es: 'limitación adaptativa', en: 'adaptive throttling' } });
-  assert.deepEqual(by.aws_adaptive.terms.retry_quota, { es: 'cuota de reintentos', en: 'retry quota' });
-  assert.deepEqual(by.aws_adaptive.terms.adaptive_retry, { es: 'adaptive_retry', en: 'adaptive_retry' });
+  // it asks the lab for the counters and its policies' gauges only, each once
+  assert.deepEqual(overloadFamilies(policies), [...OVERLOAD_COUNTERS, 'quote_lab_throttle_drop_ratio', 'quote_lab_concurrency_limit',
+    'quote_lab_concurrency_in_flight', 'quote_lab_bulkhead_active', 'quote_lab_bulkhead_queued', 'quote_lab_hedge_delay_seconds',
+    'quote_lab_retry_quota_available', 'quote_lab_adaptive_retry_send_rate']);
+  assert.equal(overloadMetricsPath(policies.slice(0, 1)),
+    '/metrics?family=quote_lab_overload_rejections_total,quote_lab_hedges_total,quote_lab_throttle_drop_ratio');
 });
 
 test('the live stream backoff: full jitter under an exponential cap', () => {

@@ -13,6 +13,7 @@
 #include "lab/formats/pipeline_json.hpp"
 #include "lab/formats/policy_json.hpp"
 #include "lab/resilience/policy.hpp"
+#include "lab/resilience/strategies/strategy_table.hpp"
 #include "tests/support/paths.hpp"
 
 namespace test_pipeline_json {
@@ -352,6 +353,45 @@ TEST_CASE("GET /'s strategies: every setting with its range, default, es/en text
   CHECK(quota["settings"][0] == json::parse(R"({"name": "capacity", "min": 0, "max": 100000, "default": 500,
       "description": {"es": "unidades de la cuota al empezar, y su máximo", "en": "the quota's units at the start, and its most"},
       "source": "botocore retries/quota.py"})"));
+}
+
+TEST_CASE("GET /'s strategies say how the panel shows each live figure: a caption in both languages, against one of its own settings") {
+  std::set<std::string> families;
+  for (const json& st : strategies_to_json()) {
+    const std::string name = st["name"];
+    CAPTURE(name);
+    std::set<std::string> settings;
+    for (const json& setting : st["settings"]) settings.insert(setting["name"].get<std::string>());
+    for (const json& g : st["gauges"]) {
+      const std::string family = g["family"];
+      CAPTURE(family);
+      CHECK(families.insert(family).second);  // one strategy's, once
+      CHECK(family.rfind("quote_lab_", 0) == 0);
+      CHECK_FALSE(g["label"]["es"].get<std::string>().empty());
+      CHECK_FALSE(g["label"]["en"].get<std::string>().empty());
+      const std::set<std::string> shows{"count", "percent", "milliseconds", "per_second"};
+      CHECK(shows.count(g["shows"].get<std::string>()) == 1);
+      if (g.contains("out_of")) CHECK(settings.count(g["out_of"].get<std::string>()) == 1);
+    }
+    // A strategy that refuses names the reason its refusals are counted by.
+    if (!st["rejects"].is_null()) CHECK(parse_reason(st["rejects"].get<std::string>()).has_value());
+  }
+  // Every gauge a strategy's state shows is described, and nothing else.
+  std::set<std::string> shown;
+  for (const GaugeFamily* f : strategy_gauge_families()) shown.insert(std::string(f->name));
+  CHECK(families == shown);
+  // Two rows as the panel reads them.
+  const json strategies = strategies_to_json();
+  const json& bulkhead = strategies[static_cast<std::size_t>(Strategy::bulkhead)];
+  CHECK(bulkhead["rejects"] == "bulkhead_full");
+  CHECK(bulkhead["gauges"][0] == json::parse(R"({"family": "quote_lab_bulkhead_active",
+      "label": {"es": "cotizaciones dentro del mamparo", "en": "quotes inside the bulkhead"},
+      "shows": "count", "settles": true, "out_of": "max_concurrent"})"));
+  const json& rate = strategies[static_cast<std::size_t>(Strategy::adaptive_retry)]["gauges"][0];
+  CHECK(rate["shows"] == "per_second");
+  CHECK(rate["before_first"]["es"] == "sin límite (ningún 429 todavía)");
+  CHECK(strategies[static_cast<std::size_t>(Strategy::hedging)]["hedges"] == true);
+  CHECK(strategies[static_cast<std::size_t>(Strategy::retry)]["gauges"] == json::array());
 }
 
 TEST_CASE("docs/policies.md's settings tables say what GET / says: each overload setting, its range and its default") {

@@ -23,7 +23,12 @@ class AdaptiveRetryStrategy final : public ResilienceStrategy {
 
 constexpr GaugeFamily kSendRate{
     "quote_lab_adaptive_retry_send_rate", "Calls per second adaptive retry allows now (CUBIC, as the AWS SDKs), by mode.",
-    "Llamadas por segundo que permite ahora el reintento adaptativo (CUBIC, como los SDK de AWS), por modo."};
+    "Llamadas por segundo que permite ahora el reintento adaptativo (CUBIC, como los SDK de AWS), por modo.",
+    {"ritmo de envío permitido", "send rate allowed"},
+    GaugeShows::per_second,
+    {},
+    false,
+    {"sin límite (ningún 429 todavía)", "no limit (no 429 yet)"}};
 
 class AdaptiveRetryState final : public StrategyState {
  public:

@@ -21,7 +21,11 @@ class AdaptiveThrottleStrategy final : public ResilienceStrategy {
 
 constexpr GaugeFamily kDropRatio{
     "quote_lab_throttle_drop_ratio", "Probability that adaptive throttling drops a call now (SRE book), by mode.",
-    "Probabilidad con que la limitación adaptativa descarta ahora una llamada (libro de SRE), por modo."};
+    "Probabilidad con que la limitación adaptativa descarta ahora una llamada (libro de SRE), por modo.",
+    {"probabilidad de descarte ahora", "drop probability now"},
+    GaugeShows::percent,
+    {},
+    true};
 
 class AdaptiveThrottleState final : public StrategyState {
  public:

@@ -22,11 +22,19 @@ class BulkheadStrategy final : public ResilienceStrategy {
 };
 
 constexpr GaugeFamily kActive{"quote_lab_bulkhead_active", "Quotes inside the policy's bulkhead now, by mode.",
-                               "Cotizaciones dentro del mamparo (bulkhead) de la política ahora, por modo."};
+                               "Cotizaciones dentro del mamparo (bulkhead) de la política ahora, por modo.",
+                               {"cotizaciones dentro del mamparo", "quotes inside the bulkhead"},
+                               GaugeShows::count,
+                               "max_concurrent",
+                               true};
 constexpr GaugeFamily kQueued{"quote_lab_bulkhead_queued",
                               "Quotes waiting in the policy's bulkhead queue for a place now, by mode.",
                               "Cotizaciones en la cola del mamparo (bulkhead) de la política, esperando un lugar, "
-                              "por modo."};
+                              "por modo.",
+                              {"cotizaciones en la cola del mamparo", "quotes in the bulkhead's queue"},
+                              GaugeShows::count,
+                              "max_queued",
+                              true};
 
 // The places are the flows': a reset leaves them to the flows that hold them.
 class BulkheadState final : public StrategyState {

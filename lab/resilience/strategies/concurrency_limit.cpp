@@ -24,10 +24,15 @@ class ConcurrencyLimitStrategy final : public ResilienceStrategy {
 
 constexpr GaugeFamily kLimit{"quote_lab_concurrency_limit",
                              "The adaptive limit on calls in flight to the carrier (Envoy's gradient), by mode.",
-                             "Límite adaptativo de llamadas en curso al proveedor (gradiente de Envoy), por modo."};
+                             "Límite adaptativo de llamadas en curso al proveedor (gradiente de Envoy), por modo.",
+                             {"límite de llamadas en curso", "limit on calls in flight"}};
 constexpr GaugeFamily kInFlight{"quote_lab_concurrency_in_flight",
                                 "Calls in flight to the carrier that the adaptive limit counts, by mode.",
-                                "Llamadas en curso al proveedor que cuenta el límite adaptativo, por modo."};
+                                "Llamadas en curso al proveedor que cuenta el límite adaptativo, por modo.",
+                                {"llamadas en curso", "calls in flight"},
+                                GaugeShows::count,
+                                {},
+                                true};
 
 class ConcurrencyLimitState final : public StrategyState {
  public:

@@ -50,7 +50,9 @@ class Hedging final : public ResilienceStrategy {
 constexpr GaugeFamily kDelay{
     "quote_lab_hedge_delay_seconds",
     "The wait before a hedged call is sent (fixed, or the observed percentile), in seconds, by mode.",
-    "Espera antes de enviar la llamada de cobertura (fija, o el percentil observado), en segundos, por modo."};
+    "Espera antes de enviar la llamada de cobertura (fija, o el percentil observado), en segundos, por modo.",
+    {"espera antes de la llamada de cobertura", "wait before the hedged call"},
+    GaugeShows::milliseconds};
 
 // The hedged calls' threads last: they finish before the delay they report to is destroyed.
 class HedgingState final : public StrategyState {

@@ -61,7 +61,10 @@ constexpr GaugeFamily kAvailable{
     "quote_lab_retry_quota_available",
     "Capacity left in the policy's retry quota (the AWS SDKs' retry quota: retries pay, successes refill), by mode.",
     "Capacidad que le queda a la cuota de reintentos de la política (la de los SDK de AWS: los reintentos pagan, "
-    "las respuestas correctas la recargan), por modo."};
+    "las respuestas correctas la recargan), por modo.",
+    {"cuota de reintentos que queda", "retry quota left"},
+    GaugeShows::count,
+    "capacity"};
 
 class RetryQuotaState final : public StrategyState {
  public:

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 
 namespace quote_lab {
 namespace {
@@ -37,7 +38,15 @@ const std::array<StrategyRow, 11> kStrategies{{
        "answers with the last good quote kept when the flow gets no live one"},
       "Polly v8 FallbackStrategyOptions"},
      [](const StrategyDeps& d) { return make_fallback(d.cache); }},
-    {Strategy::bulkhead, "bulkhead", 1, {.rejected = Reason::bulkhead_full},
+    {Strategy::bulkhead, "bulkhead", 1, {.rejected = Reason::bulkhead_full,
+      .rejected_means = {"El mamparo (bulkhead) de esta política está lleno: la solicitud se rechazó al instante, sin "
+                         "ocupar al resto del laboratorio",
+                         "This policy's bulkhead is full: the request was refused at once, without holding the rest "
+                         "of the lab"},
+      .rejected_after_wait = {"El mamparo (bulkhead) de esta política siguió lleno mientras la solicitud esperó "
+                              "{waited_ms} ms en su cola: se rechazó sin ocupar al resto del laboratorio",
+                              "This policy's bulkhead stayed full while the request waited {waited_ms} ms in its "
+                              "queue: it was refused without holding the rest of the lab"}},
      {{"mamparo", "bulkhead"},
       {"deja entrar a lo sumo max_concurrent cotizaciones de la política a la vez, con una cola; sin lugar, rechaza "
        "sin llamar al proveedor",
@@ -59,7 +68,11 @@ const std::array<StrategyRow, 11> kStrategies{{
        "repeats a failed attempt after a jittered backoff, within max_attempts, retry_on and the retry budget"},
       "AWS Architecture Blog, 'Exponential Backoff And Jitter'; Finagle RetryBudget"},
      [](const StrategyDeps&) { return make_retry(); }},
-    {Strategy::retry_quota, "retry_quota", 4, {.retry_skipped = Reason::retry_quota},
+    {Strategy::retry_quota, "retry_quota", 4, {.retry_skipped = Reason::retry_quota,
+      .retry_skipped_means = {"No se hizo otro reintento: a la cuota de reintentos le queda menos de lo que cuesta "
+                              "uno, y solo las respuestas correctas del proveedor la recargan (SDK de AWS).",
+                              "No further retry was made: the retry quota holds less than a retry costs, and only "
+                              "the carrier's successful answers refill it (AWS SDKs)."}},
      {{"cuota de reintentos", "retry quota"},
       {"cada reintento paga de una cuota que solo recargan las respuestas correctas; sin saldo, no hay reintento",
        "every retry pays from a quota only successful answers refill; too little left, no retry"},
@@ -75,21 +88,33 @@ const std::array<StrategyRow, 11> kStrategies{{
        "one probe through"},
       "Nygard, 'Release It!'; resilience4j CircuitBreaker"},
      [](const StrategyDeps& d) { return make_circuit_breaker(d.breaker); }},
-    {Strategy::adaptive_throttle, "adaptive_throttle", 5, {.rejected = Reason::throttled},
+    {Strategy::adaptive_throttle, "adaptive_throttle", 5, {.rejected = Reason::throttled,
+      .rejected_means = {"La limitación adaptativa descartó la llamada sin enviarla: el proveedor viene rechazando "
+                         "casi todo y el cliente deja de insistir (libro de SRE)",
+                         "Adaptive throttling dropped the call without sending it: the carrier has been refusing "
+                         "almost everything, so the client stops insisting (SRE book)"}},
      {{"limitación adaptativa", "adaptive throttling"},
       {"descarta llamadas en el laboratorio con probabilidad (solicitudes − K·aceptadas) / (solicitudes + 1)",
        "drops calls in the lab with probability (requests − K·accepts) / (requests + 1)"},
       "Google SRE, 'Handling Overload'; go-zero core/breaker"},
      [](const StrategyDeps&) { return make_adaptive_throttle(); },
      make_adaptive_throttle_state, adaptive_throttle_gauges},
-    {Strategy::adaptive_retry, "adaptive_retry", 5, {.rejected = Reason::client_rate_limited},
+    {Strategy::adaptive_retry, "adaptive_retry", 5, {.rejected = Reason::client_rate_limited,
+      .rejected_means = {"El reintento adaptativo no tenía ficha: tras un 429 del proveedor el cliente redujo su "
+                         "ritmo y esta llamada habría esperado demasiado",
+                         "Adaptive retry had no token: after the carrier's 429 the client slowed down and this call "
+                         "would have waited too long"}},
      {{"reintento adaptativo", "adaptive retry"},
       {"cada intento toma una ficha de un balde cuyo ritmo sigue CUBIC: baja tras un 429 y vuelve a subir",
        "every attempt takes a token from a bucket whose rate follows CUBIC: down after a 429, then back up"},
       "botocore retries/adaptive.py, bucket.py, throttling.py"},
      [](const StrategyDeps&) { return make_adaptive_retry(); },
      make_adaptive_retry_state, adaptive_retry_gauges},
-    {Strategy::concurrency_limit, "concurrency_limit", 5, {.rejected = Reason::concurrency_limit},
+    {Strategy::concurrency_limit, "concurrency_limit", 5, {.rejected = Reason::concurrency_limit,
+      .rejected_means = {"El límite adaptativo de concurrencia está lleno: la llamada se rechazó al instante en vez "
+                         "de hacer cola",
+                         "The adaptive concurrency limit is full: the call was refused at once instead of "
+                         "queueing"}},
      {{"límite adaptativo de concurrencia", "adaptive concurrency limit"},
       {"limita las llamadas en curso al proveedor con un límite que sigue el gradiente entre el RTT mínimo y el "
        "medido",
@@ -140,6 +165,19 @@ std::vector<std::string> strategy_names() {
 
 StrategySteps steps_of(Strategy s) { return row(s).steps; }
 
+std::optional<StrategySteps> steps_giving(Reason r) {
+  for (const StrategyRow& x : kStrategies)
+    if (x.steps.rejected == r || x.steps.retry_skipped == r) return x.steps;
+  return std::nullopt;
+}
+
+std::string strategy_reasons(std::optional<Reason> StrategySteps::*which) {
+  std::string out;
+  for (const StrategyRow& x : kStrategies)
+    if (const std::optional<Reason> r = x.steps.*which) out += (out.empty() ? "" : ", ") + std::string(to_string(*r));
+  return out;
+}
+
 int strategy_rank(Strategy s) { return row(s).rank; }
 
 std::vector<std::unique_ptr<ResilienceStrategy>> make_pipeline(const std::vector<Strategy>& pipeline,
@@ -155,6 +193,11 @@ std::vector<std::unique_ptr<StrategyState>> make_states(const RetryPolicy& polic
   for (const Strategy s : policy.pipeline)
     if (const StateMaker make = row(s).make_state) out.push_back(make(policy, deps));
   return out;
+}
+
+std::span<const GaugeFamily* const> gauges_of(Strategy s) {
+  if (const Gauges gauges = row(s).gauges) return gauges();
+  return {};
 }
 
 std::span<const GaugeFamily* const> strategy_gauge_families() {

@@ -19,6 +19,9 @@ std::vector<std::unique_ptr<ResilienceStrategy>> make_pipeline(const std::vector
 /// in the list's order, made from the policy's settings: one set per policy and lab.
 std::vector<std::unique_ptr<StrategyState>> make_states(const RetryPolicy& policy, const StateDeps& deps);
 
+/// The gauge families the state of `s` shows; none for a strategy that keeps no state.
+std::span<const GaugeFamily* const> gauges_of(Strategy s);
+
 /// Every gauge family a strategy's state may show, in the strategies' order.
 std::span<const GaugeFamily* const> strategy_gauge_families();
 
