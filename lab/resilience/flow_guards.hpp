@@ -1,30 +1,43 @@
 #pragma once
-// What one policy keeps between flows in one lab: the stateful strategies of its pipeline
-// (pipeline.hpp), each null when the policy does not use it (or, for a test, when it is to
-// be left out). Not owned; each is thread-safe.
+// What one policy keeps between flows in one lab, lent to each of its flows: the course's
+// retry budget, and what each stateful strategy of its pipeline keeps (a bulkhead, a quota, a
+// limit: strategy_state.hpp), in that strategy's slot. Each strategy lends and finds its
+// own, so this names none of them. Not owned; each is thread-safe.
 
-#include "lab/resilience/overload/adaptive_throttle.hpp"
-#include "lab/resilience/overload/bulkhead.hpp"
-#include "lab/resilience/overload/cubic_rate_limiter.hpp"
-#include "lab/resilience/overload/gradient_concurrency_limit.hpp"
-#include "lab/resilience/overload/hedge_budget.hpp"
-#include "lab/resilience/overload/hedged_call.hpp"
-#include "lab/resilience/overload/hedging_delay.hpp"
+#include <array>
+#include <stdexcept>
+#include <typeinfo>
+
+#include "lab/resilience/pipeline.hpp"
 #include "lab/resilience/retry_budget.hpp"
-#include "lab/resilience/retry_quota.hpp"
 
 namespace quote_lab {
 
 struct FlowGuards {
-  RetryBudget* retry_budget = nullptr;
-  RetryQuota* retry_quota = nullptr;
-  Bulkhead* bulkhead = nullptr;
-  AdaptiveThrottle* throttle = nullptr;
-  CubicRateLimiter* rate = nullptr;
-  GradientConcurrencyLimit* concurrency = nullptr;
-  HedgeBudget* hedge_budget = nullptr;
-  HedgingDelay* hedging_delay = nullptr;
-  HedgedCaller* hedger = nullptr;  ///< the threads hedged calls run on; hedging needs it
+  /// One strategy's slot: what it keeps, and its type (a slot is read as the type it was lent as).
+  struct Lent {
+    void* held = nullptr;
+    const std::type_info* type = nullptr;
+  };
+
+  RetryBudget* retry_budget = nullptr;    ///< the retry strategy's budget (retry_budget_ratio); null: none
+  std::array<Lent, kStrategyCount> lent{};  ///< by Strategy; empty: the strategy passes its flows through
+
+  /// Puts `held` in strategy `s`'s slot; returns *this, so a test can lend several in one expression.
+  template <class T>
+  FlowGuards& lend(Strategy s, T* held) {
+    lent[static_cast<std::size_t>(s)] = {held, &typeid(T)};
+    return *this;
+  }
+  /// What strategy `s` was lent, null when nothing was. Throws std::logic_error when it was
+  /// lent as another type than T: a strategy and its state disagree, a bug, never a flow's fault.
+  template <class T>
+  T* held(Strategy s) const {
+    const Lent& slot = lent[static_cast<std::size_t>(s)];
+    if (!slot.held) return nullptr;
+    if (*slot.type != typeid(T)) throw std::logic_error("FlowGuards: a strategy's slot read as another type");
+    return static_cast<T*>(slot.held);
+  }
 };
 
 }  // namespace quote_lab

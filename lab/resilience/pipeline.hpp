@@ -14,6 +14,7 @@
 // whose strategies could not keep their own promise. Standard library only, plus the
 // strategies' own settings.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,8 +43,10 @@ enum class Strategy {
   adaptive_retry,     ///< AWS SDKs' adaptive retry: a CUBIC-paced token per attempt
   concurrency_limit,  ///< Envoy's gradient limit on calls in flight: `rejected: concurrency_limit`
   hedging,            ///< a second call after a delay when the first has not answered
-  timeout,            ///< each attempt's timeout (timeout_ms)
+  timeout,            ///< each attempt's timeout (timeout_ms); the last value, kStrategyCount counts from it
 };
+/// How many strategies there are (one row each in strategies/strategy_table.cpp).
+inline constexpr std::size_t kStrategyCount = static_cast<std::size_t>(Strategy::timeout) + 1;
 std::string_view to_string(Strategy s);
 /// The strategy named `text`; nullopt if unknown.
 std::optional<Strategy> parse_strategy(std::string_view text);

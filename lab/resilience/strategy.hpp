@@ -48,7 +48,7 @@ struct QuoteContext {
   QuoteTrace& trace;  ///< the flow's steps, appended in order
   Clock& clock;
   RandomSource& random;
-  const FlowGuards& guards;       ///< what lasts between flows: budgets, limits, the bulkhead
+  const FlowGuards& guards;       ///< what lasts between flows: the retry budget, each strategy's state
   SteadyTime started;             ///< when the flow began
   FlowDeadline deadline{};        ///< set by `deadline`
   std::stop_token stop{};         ///< the lab's shutdown or the client leaving: ends every wait

@@ -14,6 +14,7 @@
 #include "lab/base/prose.hpp"
 #include "lab/base/random.hpp"
 #include "lab/resilience/flow_guards.hpp"
+#include "lab/resilience/overload/hedged_call.hpp"
 
 namespace quote_lab {
 
@@ -57,7 +58,7 @@ struct GaugeReading {
 class StrategyState {
  public:
   virtual ~StrategyState() = default;
-  /// Points the guards' field for this strategy at this state, for the flows to use.
+  /// Lends what the flows use to this strategy's slot of `guards` (FlowGuards::lend).
   virtual void lend(FlowGuards& guards) = 0;
   /// Appends its live figures; none when it has nothing to show yet (adaptive retry before a
   /// 429). Not const: a reading may first bring the state up to date (a due limit update).

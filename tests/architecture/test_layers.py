@@ -22,7 +22,7 @@ STD_HEADERS = {
     "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctime", "deque", "exception", "functional",
     "initializer_list", "iomanip", "limits", "list", "map", "memory", "mutex", "numbers", "numeric", "optional", "random",
     "set", "shared_mutex", "span", "sstream", "stdexcept", "stop_token", "string", "string_view",
-    "tuple", "type_traits", "unordered_map", "utility", "variant", "vector",
+    "tuple", "type_traits", "typeinfo", "unordered_map", "utility", "variant", "vector",
 }
 EXTRA_STD = {"base": {"thread"}}
 # The lab's use cases (app/) know nothing of HTTP: api/ reads the request and answers it, so the

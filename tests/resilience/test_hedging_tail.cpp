@@ -97,11 +97,12 @@ Run run(std::uint64_t seed, HedgingDelayMode mode) {
   settings.mode = mode;
   HedgingDelay delay(settings);
   SimulatedHedger hedger(rig.clock, seed);
+  HedgingTools tools{&hedger, &budget, &delay};
   std::vector<double> elapsed;
   elapsed.reserve(kQuotes);
   for (int i = 0; i < kQuotes; ++i) {
     const QuoteTrace t =
-        rig.executor.run(request(), policy, FlowGuards{.hedge_budget = &budget, .hedging_delay = &delay, .hedger = &hedger});
+        rig.executor.run(request(), policy, FlowGuards{}.lend(Strategy::hedging, &tools));
     REQUIRE(t.status == QuoteStatus::completed);
     elapsed.push_back(t.elapsed_ms);
   }

@@ -9,6 +9,11 @@
 #include <thread>
 
 #include "lab/carrier/threaded_hedged_caller.hpp"
+#include "lab/resilience/overload/adaptive_throttle.hpp"
+#include "lab/resilience/overload/bulkhead.hpp"
+#include "lab/resilience/overload/cubic_rate_limiter.hpp"
+#include "lab/resilience/overload/gradient_concurrency_limit.hpp"
+#include "lab/resilience/overload/hedge_budget.hpp"
 #include "lab/resilience/quote_budget.hpp"
 #include "support/executor_rig.hpp"
 #include "support/poll.hpp"
@@ -92,12 +97,12 @@ TEST_CASE("throttled against carrier_offline: once its window fills, under 0.15 
   AdaptiveThrottle throttle(rig.clock, rig.random, throttled.overload.adaptive_throttle);
   // 400 quotes, 50 ms apart: 20 s, two windows of 10 s.
   const double with_throttle = calls_per_quote_at_the_end(rig.clock, rig.carrier, 400, 200, [&] {
-    const QuoteTrace t = rig.executor.run(request("throttled"), throttled, FlowGuards{.throttle = &throttle});
+    const QuoteTrace t = rig.executor.run(request("throttled"), throttled, FlowGuards{}.lend(Strategy::adaptive_throttle, &throttle));
     CHECK(t.status == QuoteStatus::degraded);  // every quote still answers, from the fallback
   });
   CHECK(with_throttle <= 0.15);
   // What a student sees of a dropped quote: rejected, throttled, no call, the fallback.
-  const QuoteTrace dropped = rig.executor.run(request("throttled"), throttled, FlowGuards{.throttle = &throttle});
+  const QuoteTrace dropped = rig.executor.run(request("throttled"), throttled, FlowGuards{}.lend(Strategy::adaptive_throttle, &throttle));
   CHECK(dropped.rejected() == Reason::throttled);
   CHECK(dropped.attempts() == 0);
   CHECK(event_names(dropped) == std::vector<std::string>{"rejected", "fallback_used"});
@@ -116,9 +121,9 @@ TEST_CASE("bulkhead: legacy's retries behind 4 places, the 5th quote is refused 
   Bulkhead bulkhead(BulkheadSettings{4, 0});
   std::vector<std::thread> inside;
   for (int i = 0; i < 4; ++i)
-    inside.emplace_back([&] { rig.executor.run(request("bulkhead"), policy, FlowGuards{.bulkhead = &bulkhead}); });
+    inside.emplace_back([&] { rig.executor.run(request("bulkhead"), policy, FlowGuards{}.lend(Strategy::bulkhead, &bulkhead)); });
   rig.carrier.wait_for_held(4);
-  const QuoteTrace refused = rig.executor.run(request("bulkhead"), policy, FlowGuards{.bulkhead = &bulkhead});
+  const QuoteTrace refused = rig.executor.run(request("bulkhead"), policy, FlowGuards{}.lend(Strategy::bulkhead, &bulkhead));
   CHECK(refused.rejected() == Reason::bulkhead_full);
   CHECK(refused.status == QuoteStatus::failed);  // legacy has no fallback: a 503 at once
   CHECK(refused.attempts() == 0);
@@ -137,9 +142,9 @@ TEST_CASE("adaptive_limit: while it measures the carrier's minimum RTT the limit
   std::vector<std::thread> inside;
   for (int i = 0; i < 3; ++i)
     inside.emplace_back(
-        [&] { rig.executor.run(request("adaptive_limit"), policy, FlowGuards{.concurrency = &limit}); });
+        [&] { rig.executor.run(request("adaptive_limit"), policy, FlowGuards{}.lend(Strategy::concurrency_limit, &limit)); });
   rig.carrier.wait_for_held(3);
-  const QuoteTrace refused = rig.executor.run(request("adaptive_limit"), policy, FlowGuards{.concurrency = &limit});
+  const QuoteTrace refused = rig.executor.run(request("adaptive_limit"), policy, FlowGuards{}.lend(Strategy::concurrency_limit, &limit));
   CHECK(refused.rejected() == Reason::concurrency_limit);
   CHECK(refused.status == QuoteStatus::degraded);
   CHECK(refused.attempts() == 0);
@@ -155,7 +160,7 @@ TEST_CASE("aws_adaptive: a 429 turns its rate limiter on at botocore's floor of 
   const RetryPolicy policy = aws_adaptive_policy().retry;
   CubicRateLimiter rate(rig.clock);
   rig.carrier.fail(CallError::http_429, 5);
-  const QuoteTrace t = rig.executor.run(request("aws_adaptive"), policy, FlowGuards{.rate = &rate});
+  const QuoteTrace t = rig.executor.run(request("aws_adaptive"), policy, FlowGuards{}.lend(Strategy::adaptive_retry, &rate));
   CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "backoff", "rejected", "fallback_used"});
   CHECK(t.rejected() == Reason::client_rate_limited);
   CHECK(t.attempts() == 1);  // one call: the retry never left
@@ -167,7 +172,7 @@ TEST_CASE("aws_adaptive: a 429 turns its rate limiter on at botocore's floor of 
   // (1 - 0.555) / 0.5 s = 890 ms, a step of its own before the attempt.
   rig.clock.advance(Millis(1000));
   rig.carrier.succeed(5);
-  const QuoteTrace later = rig.executor.run(request("aws_adaptive"), policy, FlowGuards{.rate = &rate});
+  const QuoteTrace later = rig.executor.run(request("aws_adaptive"), policy, FlowGuards{}.lend(Strategy::adaptive_retry, &rate));
   CHECK(later.status == QuoteStatus::completed);
   CHECK(event_names(later) == std::vector<std::string>{"token_wait", "attempt_success"});
   CHECK(later.events.front().attempt == 1);
@@ -202,10 +207,11 @@ TEST_CASE("hedged in a partial outage where every call is slow: hedges stay with
   const RetryPolicy policy = hedged_policy().retry;
   HedgeBudget budget(rig.clock, policy.overload.hedging.budget);
   AlwaysSlow hedger;
+  HedgingTools tools{&hedger, &budget};
   int hedges = 0, skipped = 0;
   for (int i = 0; i < 500; ++i) {  // 500 quotes in 5 s
     const QuoteTrace t = rig.executor.run(request("hedged"), policy,
-                                          FlowGuards{.hedge_budget = &budget, .hedger = &hedger});
+                                          FlowGuards{}.lend(Strategy::hedging, &tools));
     hedges += t.hedges();
     skipped += static_cast<int>(std::count_if(t.events.begin(), t.events.end(),
                                               [](const TraceEvent& e) { return e.step == Step::hedge_skipped; }));
@@ -214,7 +220,7 @@ TEST_CASE("hedged in a partial outage where every call is slow: hedges stay with
   CHECK(hedges + skipped == 500);
   CHECK(hedges <= static_cast<int>(0.15 * 500 + 1 * 10));
   CHECK(hedges >= 75);  // the budget is spent, not left idle
-  const QuoteTrace last = rig.executor.run(request("hedged"), policy, FlowGuards{.hedge_budget = &budget, .hedger = &hedger});
+  const QuoteTrace last = rig.executor.run(request("hedged"), policy, FlowGuards{}.lend(Strategy::hedging, &tools));
   CHECK(event_names(last) == std::vector<std::string>{"hedge_skipped", "attempt_success"});
 }
 
@@ -263,7 +269,8 @@ TEST_CASE("a half-open breaker before hedging lets one carrier call through: the
   REQUIRE(pipeline_problem(policy.pipeline).empty());
   HedgeBudget budget(rig.clock, policy.overload.hedging.budget);
   DownHedger hedger(rig.clock);
-  const FlowGuards guards{.hedge_budget = &budget, .hedger = &hedger};
+  HedgingTools tools{&hedger, &budget};
+  const FlowGuards guards = FlowGuards{}.lend(Strategy::hedging, &tools);
   for (int i = 0; i < 2; ++i) rig.executor.run(request("hedged"), policy, guards);  // 2 failures open it
   REQUIRE(rig.breaker.snapshot().state == BreakerState::open);
   rig.clock.advance(Millis(30'000));  // the cooldown: the next call is the probe
@@ -287,8 +294,9 @@ TEST_CASE("an attempt the deadline cuts fails as timeout, whatever the hedged ca
   switch_strategy(policy, Strategy::deadline, true);  // as a request's ?deadline_ms= does
   HedgeBudget budget(rig.clock, policy.overload.hedging.budget);
   DownHedger hedger(rig.clock, CallError::http_5xx);  // the carrier's 504 deadline_exceeded, at the deadline
+  HedgingTools tools{&hedger, &budget};
   for (int i = 0; i < 100; ++i) {
-    const QuoteTrace t = rig.executor.run(request("hedged"), policy, FlowGuards{.hedge_budget = &budget, .hedger = &hedger});
+    const QuoteTrace t = rig.executor.run(request("hedged"), policy, FlowGuards{}.lend(Strategy::hedging, &tools));
     const auto failed = std::find_if(t.events.begin(), t.events.end(),
                                      [](const TraceEvent& e) { return e.step == Step::attempt_failed; });
     REQUIRE(failed != t.events.end());
@@ -402,7 +410,7 @@ TEST_CASE("a quote queued in the bulkhead whose client leaves never calls the ca
   RetryPolicy policy = bulkhead_policy().retry;
   policy.overload.bulkhead = BulkheadPolicy{.max_concurrent = 1, .max_queued = 1, .queue_timeout_ms = 5000};
   Bulkhead bulkhead(BulkheadSettings{1, 1});
-  const FlowGuards guards{.bulkhead = &bulkhead};
+  const FlowGuards guards = FlowGuards{}.lend(Strategy::bulkhead, &bulkhead);
   std::thread inside([&] { rig.executor.run(request("bulkhead"), policy, guards); });
   rig.carrier.wait_for_held(1);
   std::stop_source client;

@@ -74,7 +74,7 @@ TEST_CASE("a gate written around the retry is asked once per quote, inside it on
                                                                Strategy::retry, Strategy::timeout}
                                         : std::vector<Strategy>{Strategy::fallback, Strategy::retry,
                                                                Strategy::adaptive_throttle, Strategy::timeout});
-    rig.executor.run(request(), p, FlowGuards{.throttle = &throttle});
+    rig.executor.run(request(), p, FlowGuards{}.lend(Strategy::adaptive_throttle, &throttle));
     CHECK(rig.carrier.requests().size() == 2);
     // Around the retry it hears the quote's outcome (its last attempt's); inside, each attempt's.
     CHECK(throttle.stats().requests == (around ? 1u : 2u));

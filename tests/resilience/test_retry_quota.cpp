@@ -72,7 +72,7 @@ TEST_CASE("aws_adaptive on carrier_offline: 120 quotes pay for 100 retries, the 
   int retries_refused = 0;
   for (int i = 0; i < 120; ++i) {
     for (int call = 0; call < 3; ++call) rig.carrier.fail(CallError::connect_error, 1);
-    const QuoteTrace t = rig.executor.run(offline(), policy, FlowGuards{.retry_quota = &quota, .rate = &rate});
+    const QuoteTrace t = rig.executor.run(offline(), policy, FlowGuards{}.lend(Strategy::retry_quota, &quota).lend(Strategy::adaptive_retry, &rate));
     CHECK(t.status == QuoteStatus::degraded);  // the fallback answers every one
     if (i < 50) {
       CHECK(t.attempts() == 3);
@@ -95,7 +95,7 @@ TEST_CASE("aws_adaptive's quota refills as botocore's: +1 a first-try success, t
   ExecutorRig rig;
   const RetryPolicy policy = aws_adaptive_policy().retry;
   RetryQuota quota(policy.overload.retry_quota);
-  const FlowGuards guards{.retry_quota = &quota};
+  const FlowGuards guards = FlowGuards{}.lend(Strategy::retry_quota, &quota);
   // Two timeouts' retries cost 10 each: 25 flows that fail three times empty it.
   for (int i = 0; i < 25; ++i) {
     rig.carrier.fail(CallError::timeout, 220).fail(CallError::timeout, 220).fail(CallError::timeout, 220);
@@ -133,7 +133,7 @@ TEST_CASE("a paid retry whose call never leaves gives its payment back: refused 
   CubicRateLimiter rate(rig.clock);
   // A 429 turns the pacing on at 0.5 a second: the retry's token is 2 s away, past its 1 s.
   rig.carrier.fail(CallError::http_429, 5);
-  const QuoteTrace t = rig.executor.run(offline(), policy, FlowGuards{.retry_quota = &quota, .rate = &rate});
+  const QuoteTrace t = rig.executor.run(offline(), policy, FlowGuards{}.lend(Strategy::retry_quota, &quota).lend(Strategy::adaptive_retry, &rate));
   CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "backoff", "rejected", "fallback_used"});
   CHECK(t.rejected() == Reason::client_rate_limited);
   CHECK(rig.carrier.requests().size() == 1);
@@ -170,7 +170,7 @@ TEST_CASE("a paid retry whose call never leaves gives its payment back: the clie
   QuoteRequest request = offline();
   request.cancel = leave.get_token();
   rig.carrier.fail(CallError::timeout, 220);
-  const QuoteTrace t = executor.run(request, policy, FlowGuards{.retry_quota = &quota});
+  const QuoteTrace t = executor.run(request, policy, FlowGuards{}.lend(Strategy::retry_quota, &quota));
   CHECK(event_names(t) == std::vector<std::string>{"attempt_failed", "backoff", "cancelled"});
   CHECK(rig.carrier.requests().size() == 1);
   CHECK(quota.available() == 500);  // the 10 the retry paid after the timeout came back

@@ -36,4 +36,16 @@ class HedgedCaller {
                       std::function<void(double)> first_took_ms) = 0;
 };
 
+class HedgeBudget;
+class HedgingDelay;
+
+/// What a policy's hedging lends its flows (FlowGuards' hedging slot): the threads its calls
+/// run on (null: hedging passes the call through), the budget hedges ask (null: no bound) and
+/// the learnt delay (null: the policy's fixed delay_ms). Not owned.
+struct HedgingTools {
+  HedgedCaller* caller = nullptr;
+  HedgeBudget* budget = nullptr;
+  HedgingDelay* delay = nullptr;
+};
+
 }  // namespace quote_lab

@@ -1,6 +1,7 @@
 // The AWS SDKs' adaptive retry before each call: a token from the CUBIC-paced bucket, waited
 // for up to max_wait_ms; every carrier answer tells the bucket whether it was a 429.
 #include "lab/resilience/strategies/gate.hpp"
+#include "lab/resilience/overload/cubic_rate_limiter.hpp"
 #include "lab/resilience/strategies/strategies.hpp"
 
 namespace quote_lab {
@@ -9,7 +10,7 @@ namespace {
 class AdaptiveRetryStrategy final : public ResilienceStrategy {
  public:
   Outcome execute(QuoteContext& c, const Next& next) override {
-    CubicRateLimiter* const rate = c.guards.rate;
+    CubicRateLimiter* const rate = c.guards.held<CubicRateLimiter>(Strategy::adaptive_retry);
     if (!rate) return next(c);
     const std::optional<Millis> waited = rate->acquire(c.policy.overload.adaptive_retry.max_wait_ms, c.stop);
     if (!waited) return refuse(c, Reason::client_rate_limited);
@@ -33,7 +34,7 @@ constexpr GaugeFamily kSendRate{
 class AdaptiveRetryState final : public StrategyState {
  public:
   explicit AdaptiveRetryState(const StateDeps& d) : rate_(d.clock) {}
-  void lend(FlowGuards& g) override { g.rate = &rate_; }
+  void lend(FlowGuards& g) override { g.lend(Strategy::adaptive_retry, &rate_); }
   // No rate before a 429 turned the pacing on: until then every send goes at once.
   void read(std::vector<GaugeReading>& out) override {
     if (const auto s = rate_.stats(); s.enabled) out.push_back({&kSendRate, s.send_rate_per_s});

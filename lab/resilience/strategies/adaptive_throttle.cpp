@@ -1,6 +1,7 @@
 // The SRE book's client-side throttling before each call: drop locally with probability
 // max(0, (requests − K·accepts) / (requests + 1)), learn from every carrier answer.
 #include "lab/resilience/strategies/gate.hpp"
+#include "lab/resilience/overload/adaptive_throttle.hpp"
 #include "lab/resilience/strategies/strategies.hpp"
 
 namespace quote_lab {
@@ -9,7 +10,7 @@ namespace {
 class AdaptiveThrottleStrategy final : public ResilienceStrategy {
  public:
   Outcome execute(QuoteContext& c, const Next& next) override {
-    AdaptiveThrottle* const throttle = c.guards.throttle;
+    AdaptiveThrottle* const throttle = c.guards.held<AdaptiveThrottle>(Strategy::adaptive_throttle);
     if (!throttle) return next(c);
     if (!throttle->admit()) return refuse(c, Reason::throttled);
     Outcome out = next(c);
@@ -30,7 +31,7 @@ constexpr GaugeFamily kDropRatio{
 class AdaptiveThrottleState final : public StrategyState {
  public:
   AdaptiveThrottleState(const StateDeps& d, const AdaptiveThrottleSettings& s) : throttle_(d.clock, d.random, s) {}
-  void lend(FlowGuards& g) override { g.throttle = &throttle_; }
+  void lend(FlowGuards& g) override { g.lend(Strategy::adaptive_throttle, &throttle_); }
   void read(std::vector<GaugeReading>& out) override {
     out.push_back({&kDropRatio, throttle_.drop_probability()});
   }

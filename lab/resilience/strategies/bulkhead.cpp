@@ -1,6 +1,7 @@
 // The bulkhead around the flow inside it: no place (and no queue place, or the queue's wait
 // ran out), no call.
 #include "lab/resilience/strategies/gate.hpp"
+#include "lab/resilience/overload/bulkhead.hpp"
 #include "lab/resilience/strategies/strategies.hpp"
 
 namespace quote_lab {
@@ -9,7 +10,7 @@ namespace {
 class BulkheadStrategy final : public ResilienceStrategy {
  public:
   Outcome execute(QuoteContext& c, const Next& next) override {
-    Bulkhead* const bulkhead = c.guards.bulkhead;
+    Bulkhead* const bulkhead = c.guards.held<Bulkhead>(Strategy::bulkhead);
     if (!bulkhead) return next(c);
     // A client that leaves while queued leaves the queue (the stop ends the wait).
     const int max_wait_ms = c.policy.overload.bulkhead.queue_timeout_ms;
@@ -40,7 +41,7 @@ constexpr GaugeFamily kQueued{"quote_lab_bulkhead_queued",
 class BulkheadState final : public StrategyState {
  public:
   explicit BulkheadState(const BulkheadPolicy& p) : bulkhead_(BulkheadSettings{p.max_concurrent, p.max_queued}) {}
-  void lend(FlowGuards& g) override { g.bulkhead = &bulkhead_; }
+  void lend(FlowGuards& g) override { g.lend(Strategy::bulkhead, &bulkhead_); }
   void read(std::vector<GaugeReading>& out) override {
     const BulkheadStats s = bulkhead_.stats();
     out.push_back({&kActive, static_cast<double>(s.active)});

@@ -1,6 +1,7 @@
 // Envoy's gradient concurrency limit around each call: a place below the limit, held while
 // the call runs, and the call's round trip as the limit's sample.
 #include "lab/resilience/strategies/gate.hpp"
+#include "lab/resilience/overload/gradient_concurrency_limit.hpp"
 #include "lab/resilience/strategies/strategies.hpp"
 
 namespace quote_lab {
@@ -9,7 +10,7 @@ namespace {
 class ConcurrencyLimitStrategy final : public ResilienceStrategy {
  public:
   Outcome execute(QuoteContext& c, const Next& next) override {
-    GradientConcurrencyLimit* const limit = c.guards.concurrency;
+    GradientConcurrencyLimit* const limit = c.guards.held<GradientConcurrencyLimit>(Strategy::concurrency_limit);
     if (!limit) return next(c);
     std::optional<ConcurrencyPermit> in_flight = limit->try_acquire();
     if (!in_flight) return refuse(c, Reason::concurrency_limit);
@@ -37,7 +38,7 @@ constexpr GaugeFamily kInFlight{"quote_lab_concurrency_in_flight",
 class ConcurrencyLimitState final : public StrategyState {
  public:
   ConcurrencyLimitState(const StateDeps& d, const GradientLimitSettings& s) : limit_(d.clock, d.random, s) {}
-  void lend(FlowGuards& g) override { g.concurrency = &limit_; }
+  void lend(FlowGuards& g) override { g.lend(Strategy::concurrency_limit, &limit_); }
   void read(std::vector<GaugeReading>& out) override {
     const auto s = limit_.stats();
     out.push_back({&kLimit, static_cast<double>(s.limit)});

@@ -2,6 +2,9 @@
 // copy after the hedging delay when the hedge budget allows.
 #include <cmath>
 
+#include "lab/resilience/overload/hedge_budget.hpp"
+#include "lab/resilience/overload/hedged_call.hpp"
+#include "lab/resilience/overload/hedging_delay.hpp"
 #include "lab/resilience/strategies/strategies.hpp"
 
 namespace quote_lab {
@@ -10,29 +13,28 @@ namespace {
 class Hedging final : public ResilienceStrategy {
  public:
   Outcome execute(QuoteContext& c, const Next& next) override {
-    const FlowGuards& g = c.guards;
-    if (!g.hedger) return next(c);
+    const HedgingTools* const tools = c.guards.held<HedgingTools>(Strategy::hedging);
+    if (!tools || !tools->caller) return next(c);
     // The budget counts flows, not attempts: hedges ≤ share × requests.
-    if (!counted_ && g.hedge_budget) g.hedge_budget->on_request();
+    if (!counted_ && tools->budget) tools->budget->on_request();
     counted_ = true;
     auto plain = std::move(c.send);
-    c.send = [&c](const CarrierRequest& call) { return hedged(c, call); };
+    c.send = [&c, tools](const CarrierRequest& call) { return hedged(c, *tools, call); };
     Outcome out = next(c);
     c.send = std::move(plain);
     return out;
   }
 
  private:
-  static CallOutcome hedged(QuoteContext& c, const CarrierRequest& call) {
-    const FlowGuards& g = c.guards;
-    HedgingDelay* const learnt = g.hedging_delay;
+  static CallOutcome hedged(QuoteContext& c, const HedgingTools& tools, const CarrierRequest& call) {
+    HedgingDelay* const learnt = tools.delay;
     const Millis delay(static_cast<long long>(learnt ? learnt->delay_ms() : c.policy.overload.hedging.delay.fixed_delay_ms));
-    HedgeBudget* const budget = g.hedge_budget;
+    HedgeBudget* const budget = tools.budget;
     // A half-open breaker admits one call, not one call and its copy (resilience4j counts
     // permitted calls in half-open; Polly v8 puts the breaker inside each hedged attempt): the
     // probe's hedge is refused, and the budget is not asked.
     const bool probe = c.probe;
-    const HedgedCaller::Result r = g.hedger->call(
+    const HedgedCaller::Result r = tools.caller->call(
         call, delay, [budget, probe] { return !probe && (!budget || budget->try_hedge()); },
         learnt ? std::function<void(double)>([learnt](double ms) { learnt->record_latency_ms(ms); }) : nullptr);
     auto& steps = c.trace.events;
@@ -58,12 +60,11 @@ constexpr GaugeFamily kDelay{
 class HedgingState final : public StrategyState {
  public:
   HedgingState(const StateDeps& d, const HedgingPolicy& h)
-      : budget_(d.clock, h.budget), delay_(h.delay), hedger_(d.make_hedger ? d.make_hedger() : nullptr) {}
-  void lend(FlowGuards& g) override {
-    g.hedge_budget = &budget_;
-    g.hedging_delay = &delay_;
-    g.hedger = hedger_.get();
-  }
+      : budget_(d.clock, h.budget),
+        delay_(h.delay),
+        hedger_(d.make_hedger ? d.make_hedger() : nullptr),
+        tools_{hedger_.get(), &budget_, &delay_} {}
+  void lend(FlowGuards& g) override { g.lend(Strategy::hedging, &tools_); }
   void read(std::vector<GaugeReading>& out) override { out.push_back({&kDelay, delay_.delay_ms() / 1000.0}); }
   void reset() override {
     budget_.reset();
@@ -74,6 +75,7 @@ class HedgingState final : public StrategyState {
   HedgeBudget budget_;
   HedgingDelay delay_;
   std::unique_ptr<HedgedCaller> hedger_;
+  HedgingTools tools_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // flow's live answer refills the quota (retries/standard.py, RetryQuotaChecker).
 #include <algorithm>
 
+#include "lab/resilience/retry_quota.hpp"
 #include "lab/resilience/strategies/strategies.hpp"
 
 namespace quote_lab {
@@ -42,7 +43,7 @@ class RetryQuotaStrategy final : public ResilienceStrategy {
   void retry_dropped(QuoteContext& c) override { settle(c); }
 
  private:
-  static RetryQuota* quota_of(const QuoteContext& c) { return c.guards.retry_quota; }
+  static RetryQuota* quota_of(const QuoteContext& c) { return c.guards.held<RetryQuota>(Strategy::retry_quota); }
   // Attempt slot c.attempt is over, as the trace shows it.
   void settle(const QuoteContext& c) {
     RetryQuota* const quota = quota_of(c);
@@ -69,7 +70,7 @@ constexpr GaugeFamily kAvailable{
 class RetryQuotaState final : public StrategyState {
  public:
   explicit RetryQuotaState(const RetryQuotaSettings& s) : quota_(s) {}
-  void lend(FlowGuards& g) override { g.retry_quota = &quota_; }
+  void lend(FlowGuards& g) override { g.lend(Strategy::retry_quota, &quota_); }
   void read(std::vector<GaugeReading>& out) override {
     out.push_back({&kAvailable, static_cast<double>(quota_.available())});
   }

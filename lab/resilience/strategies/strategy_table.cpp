@@ -1,10 +1,11 @@
 // Every strategy, one row each: its name in the policies file, metrics and docs, its place in
 // the shipped order, the steps it alone produces, what a student reads of it, its maker, and
 // for a strategy that keeps state between flows, its state's maker and gauge families.
-// Adding a strategy: its enum value (pipeline.hpp) and row here; its class, and its state if
-// it keeps one, in strategies/ (with its FlowGuards field); if it takes settings, its struct in
-// OverloadStrategies with its table and its visit_settings case (strategy_settings); its doc
-// row (docs/policies.md, held to GET / by a test); a live figure, if any, on the overload panel.
+// Adding a strategy: its enum value (pipeline.hpp) and row here, with its makers' declarations
+// (strategies.hpp); its class, and its state if it keeps one (lent in its own FlowGuards slot,
+// with its gauges and how the overload panel shows them), in strategies/; if it takes
+// settings, its struct in OverloadStrategies with its table and its visit_settings case
+// (strategy_settings); its doc row (docs/policies.md, held to GET / by a test).
 #include "lab/resilience/strategies/strategy_table.hpp"
 
 #include <algorithm>
