@@ -23,7 +23,8 @@ export const overloadMetricsPath = policies => `/metrics?family=${overloadFamili
 /// strategies, terms, refuses, hedges, live}]: its strategies in its pipeline's order, each
 /// one's name in prose ({es, en}, the index's `term`), whether one of them refuses calls or
 /// hedges, and `live`: each gauge they show ({family, label, shows, settles, beforeFirst,
-/// outOf}), `outOf` the value of the pipeline step's setting it is shown against.
+/// outOf}), `outOf` the value of the pipeline step's setting it is shown against; a figure
+/// shown against a setting of 0 is left out (a bulkhead without a queue has no queue to show).
 export function overloadPolicies(index) {
   const known = Object.fromEntries((index?.strategies || []).map(s => [s.name, s]));
   const out = [];
@@ -37,7 +38,8 @@ export function overloadPolicies(index) {
       hedges: strategies.some(s => known[s].hedges),
       live: steps.flatMap(step => known[step.strategy].gauges.map(g => ({
         family: g.family, label: g.label, shows: g.shows, settles: g.settles, beforeFirst: g.before_first ?? null,
-        outOf: g.out_of ? step[g.out_of] ?? null : null }))) });
+        outOf: g.out_of ? step[g.out_of] ?? null : null })))
+        .filter(g => g.outOf !== 0) });  // against a setting of 0 (a bulkhead without a queue) it could only read 0 / 0
   }
   return out;
 }

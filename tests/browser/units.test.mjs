@@ -275,8 +275,10 @@ test('overload strategies: one row per policy with a strategy, the lab\'s counts
   assert.equal(live('hedged', 'quote_lab_hedge_delay_seconds').value, 0.297);
   assert.deepEqual(by.adaptive_limit.live.map(g => [g.family, g.value]),
     [['quote_lab_concurrency_limit', 3], ['quote_lab_concurrency_in_flight', 0]]);
-  // a bulkhead's places out of the policy's own max_concurrent and max_queued; no reading yet: null
-  assert.deepEqual(by.bulkhead.live.map(g => [g.value, g.outOf]), [[0, 4], [null, 0]]);
+  // a bulkhead's places out of the policy's own max_concurrent; without a queue (max_queued 0), no queue figure
+  assert.deepEqual(by.bulkhead.live.map(g => [g.family, g.value, g.outOf]), [['quote_lab_bulkhead_active', 0, 4]]);
+  const queued = overloadPolicies({ ...INDEX, policies: { bulkhead: { pipeline: [{ strategy: 'bulkhead', max_concurrent: 4, max_queued: 8 }] } } });
+  assert.deepEqual(queued[0].live.map(g => [g.family, g.outOf]), [['quote_lab_bulkhead_active', 4], ['quote_lab_bulkhead_queued', 8]]);
   // adaptive retry's rate exists once a 429 turned it on: unknown, not 0, with its own caption
   assert.deepEqual([live('aws_adaptive', 'quote_lab_adaptive_retry_send_rate').value,
     live('aws_adaptive', 'quote_lab_adaptive_retry_send_rate').beforeFirst.es], [null, 'sin límite (ningún 429 todavía)']);
@@ -298,7 +300,7 @@ test('overload strategies: one row per policy with a strategy, the lab\'s counts
   assert.deepEqual([0.9996, 0.198, 0.0004, 0, null].map(dropPercent), [99.9, 19.8, 0.1, 0, null]);
   // it asks the lab for the counters and its policies' gauges only, each once
   assert.deepEqual(overloadFamilies(policies), [...OVERLOAD_COUNTERS, 'quote_lab_throttle_drop_ratio', 'quote_lab_concurrency_limit',
-    'quote_lab_concurrency_in_flight', 'quote_lab_bulkhead_active', 'quote_lab_bulkhead_queued', 'quote_lab_hedge_delay_seconds',
+    'quote_lab_concurrency_in_flight', 'quote_lab_bulkhead_active', 'quote_lab_hedge_delay_seconds',
     'quote_lab_retry_quota_available', 'quote_lab_adaptive_retry_send_rate']);
   assert.equal(overloadMetricsPath(policies.slice(0, 1)),
     '/metrics?family=quote_lab_overload_rejections_total,quote_lab_hedges_total,quote_lab_throttle_drop_ratio');
