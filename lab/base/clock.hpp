@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <stop_token>
 
@@ -13,6 +15,21 @@ namespace quote_lab {
 using Millis = std::chrono::milliseconds;
 using SteadyTime = std::chrono::steady_clock::time_point;
 using WallTime = std::chrono::system_clock::time_point;
+
+/// What one thread waits on until another wakes it or a deadline passes on a clock's time (a
+/// bulkhead's queue, waiting for a place). Made by that clock (Clock::make_condition), so a
+/// clock that is not the machine's — a test's, a simulation's — decides how the wait passes,
+/// and nothing waits in real time behind the clock's back. Thread-safe.
+class ClockCondition {
+ public:
+  virtual ~ClockCondition() = default;
+  /// With `lock` held: waits until `ready()` (checked with `lock` held), the clock reads
+  /// `deadline`, or `stop` is requested, releasing `lock` meanwhile; returns ready().
+  virtual bool wait_until(std::unique_lock<std::mutex>& lock, SteadyTime deadline, std::stop_token stop,
+                          const std::function<bool()>& ready) = 0;
+  /// Wakes one waiter, which checks ready() again.
+  virtual void notify_one() = 0;
+};
 
 /// Source of monotonic time (durations, deadlines, cooldowns) and wall time (timestamps
 /// and the persisted `opened_until` only). Implementations are thread-safe.
@@ -33,6 +50,11 @@ class Clock {
     sleep_for(d);
     return !stop.stop_requested();
   }
+  /// A condition whose deadlines are on this clock. The default suits a clock whose sleeps
+  /// are instant (a test's): a wait that is not ready passes as a sleep to its deadline, as if
+  /// nobody else ran meanwhile, and notifying does nothing; SystemClock's waits on a condition
+  /// variable in real time.
+  virtual std::unique_ptr<ClockCondition> make_condition();
 };
 
 /// The machine's clocks: std::chrono::steady_clock and system_clock.
@@ -42,6 +64,7 @@ class SystemClock final : public Clock {
   WallTime wall_now() const override;
   void sleep_for(Millis d) override;
   bool sleep_unless_stopped(Millis d, std::stop_token stop) override;
+  std::unique_ptr<ClockCondition> make_condition() override;
 };
 
 /// A real-time sleep that another thread can cut short, so a server that is simulating a

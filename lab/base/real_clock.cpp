@@ -24,6 +24,25 @@ bool SystemClock::sleep_unless_stopped(Millis d, std::stop_token stop) {
   return !stop.stop_requested();
 }
 
+namespace {
+
+// The machine's time: a condition variable's timed wait, which a stop also ends.
+class RealCondition final : public ClockCondition {
+ public:
+  bool wait_until(std::unique_lock<std::mutex>& lock, SteadyTime deadline, std::stop_token stop,
+                  const std::function<bool()>& ready) override {
+    return cv_.wait_until(lock, stop, deadline, ready);
+  }
+  void notify_one() override { cv_.notify_one(); }
+
+ private:
+  std::condition_variable_any cv_;
+};
+
+}  // namespace
+
+std::unique_ptr<ClockCondition> SystemClock::make_condition() { return std::make_unique<RealCondition>(); }
+
 bool InterruptibleSleep::sleep_for(Millis d) {
   std::unique_lock lock(mutex_);
   return !wake_.wait_for(lock, d, [this] { return interrupted_; });

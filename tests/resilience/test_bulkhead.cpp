@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lab/resilience/overload/bulkhead.hpp"
+#include "support/fake_clock.hpp"
 #include "support/poll.hpp"
 
 namespace test_bulkhead {
@@ -19,9 +20,11 @@ using quote_lab::testing::eventually;
 using std::chrono::milliseconds;
 
 constexpr milliseconds kLongWait{60'000};  // never reached: a slot or a stop comes first
+// The callers below are real threads: their waits are the machine's (SystemClock's condition).
+SystemClock real;
 
 TEST_CASE("10 callers at a bulkhead of 3 slots and 2 places in the queue: 3 in, 2 wait, 5 refused at once") {
-  Bulkhead bulkhead({.max_concurrent = 3, .max_queued = 2});
+  Bulkhead bulkhead({.max_concurrent = 3, .max_queued = 2}, real);
   std::latch inside_may_leave(1);
   std::atomic<int> refused{0};
   std::vector<std::jthread> callers;
@@ -61,7 +64,7 @@ TEST_CASE("10 callers at a bulkhead of 3 slots and 2 places in the queue: 3 in, 
 }
 
 TEST_CASE("a waiting caller gets the slot a leaving one frees, and a newcomer does not overtake it") {
-  Bulkhead bulkhead({.max_concurrent = 1, .max_queued = 1});
+  Bulkhead bulkhead({.max_concurrent = 1, .max_queued = 1}, real);
   std::optional<BulkheadEntry> first = bulkhead.enter(milliseconds(0));
   REQUIRE(first->permit);
   std::optional<BulkheadEntry> waited;
@@ -78,7 +81,7 @@ TEST_CASE("a waiting caller gets the slot a leaving one frees, and a newcomer do
 }
 
 TEST_CASE("a queued caller gives up after its max wait, or at once when stopped") {
-  Bulkhead bulkhead({.max_concurrent = 1, .max_queued = 1});
+  Bulkhead bulkhead({.max_concurrent = 1, .max_queued = 1}, real);
   BulkheadEntry holder = bulkhead.enter(milliseconds(0));
   REQUIRE(holder.permit);
   SUBCASE("the wait runs out: 30 ms of real time, then wait_timed_out") {
@@ -105,7 +108,7 @@ TEST_CASE("a queued caller gives up after its max wait, or at once when stopped"
 }
 
 TEST_CASE("a permit frees its slot once, however it ends (release, move, destruction)") {
-  Bulkhead bulkhead({.max_concurrent = 2, .max_queued = 0});
+  Bulkhead bulkhead({.max_concurrent = 2, .max_queued = 0}, real);
   {
     BulkheadEntry a = bulkhead.enter(milliseconds(0));
     BulkheadPermit moved = std::move(*a.permit);
@@ -120,9 +123,32 @@ TEST_CASE("a permit frees its slot once, however it ends (release, move, destruc
   CHECK(bulkhead.stats().active == 0);
 }
 
+TEST_CASE("on a test's clock a queued caller waits in that clock's time: refused after exactly its max wait, at no real cost") {
+  quote_lab::testing::FakeClock clock;
+  Bulkhead bulkhead({.max_concurrent = 1, .max_queued = 1}, clock);
+  BulkheadEntry holder = bulkhead.enter(milliseconds(0));
+  REQUIRE(holder.permit);
+  const SteadyTime before = clock.now();
+  const auto real_start = std::chrono::steady_clock::now();
+  const BulkheadEntry late = bulkhead.enter(milliseconds(150));
+  CHECK(clock.now() - before == milliseconds(150));  // the wait passed on the clock, to the millisecond
+  CHECK(std::chrono::steady_clock::now() - real_start < milliseconds(150));  // and not in real time
+  CHECK(late.refusal == BulkheadRefusal::wait_timed_out);
+  CHECK(bulkhead.stats().timed_out == 1);
+  CHECK(bulkhead.stats().queued == 0);
+  // A caller already stopped does not wait at all.
+  std::stop_source stop;
+  stop.request_stop();
+  CHECK(bulkhead.enter(milliseconds(150), stop.get_token()).refusal == BulkheadRefusal::stopped);
+  CHECK(clock.now() - before == milliseconds(150));
+  holder.permit->release();
+  CHECK(bulkhead.enter(milliseconds(150)).permit);  // a free place: in at once, no wait
+  CHECK(clock.now() - before == milliseconds(150));
+}
+
 TEST_CASE("a bulkhead with no room is refused at start") {
-  CHECK_THROWS_AS(Bulkhead({.max_concurrent = 0}), std::invalid_argument);
-  CHECK_THROWS_AS(Bulkhead({.max_concurrent = 1, .max_queued = -1}), std::invalid_argument);
+  CHECK_THROWS_AS(Bulkhead({.max_concurrent = 0}, real), std::invalid_argument);
+  CHECK_THROWS_AS(Bulkhead({.max_concurrent = 1, .max_queued = -1}, real), std::invalid_argument);
 }
 
 }  // namespace test_bulkhead

@@ -118,7 +118,7 @@ TEST_CASE("bulkhead: legacy's retries behind 4 places, the 5th quote is refused 
   ExecutorRigWith<HoldingCarrier> rig;
   const RetryPolicy policy = bulkhead_policy().retry;
   REQUIRE(policy.overload.bulkhead.max_concurrent == 4);
-  Bulkhead bulkhead(BulkheadSettings{4, 0});
+  Bulkhead bulkhead(BulkheadSettings{4, 0}, rig.clock);
   std::vector<std::thread> inside;
   for (int i = 0; i < 4; ++i)
     inside.emplace_back([&] { rig.executor.run(request("bulkhead"), policy, FlowGuards{}.lend(Strategy::bulkhead, &bulkhead)); });
@@ -409,7 +409,8 @@ TEST_CASE("a quote queued in the bulkhead whose client leaves never calls the ca
   ExecutorRigWith<HoldingCarrier> rig;
   RetryPolicy policy = bulkhead_policy().retry;
   policy.overload.bulkhead = BulkheadPolicy{.max_concurrent = 1, .max_queued = 1, .queue_timeout_ms = 5000};
-  Bulkhead bulkhead(BulkheadSettings{1, 1});
+  SystemClock real;  // the quotes are real threads: the queued one waits in real time until its client leaves
+  Bulkhead bulkhead(BulkheadSettings{1, 1}, real);
   const FlowGuards guards = FlowGuards{}.lend(Strategy::bulkhead, &bulkhead);
   std::thread inside([&] { rig.executor.run(request("bulkhead"), policy, guards); });
   rig.carrier.wait_for_held(1);

@@ -113,7 +113,7 @@ TEST_CASE("settings at the edges of the accepted ranges build their strategies w
   CHECK_NOTHROW(HedgingDelay({.mode = HedgingDelayMode::fixed, .fixed_delay_ms = 0, .percentile = 100,
                               .window_samples = 1, .min_samples = 1}));
   CHECK_NOTHROW(HedgeBudget(clock, {.share = 1, .min_per_s = 0}));
-  CHECK_NOTHROW(Bulkhead({.max_concurrent = 1, .max_queued = 1000}));
+  CHECK_NOTHROW(Bulkhead({.max_concurrent = 1, .max_queued = 1000}, clock));
 }
 
 TEST_CASE("the hedging delay's modes and the gradient's headrooms parse back to their values") {

@@ -1,6 +1,5 @@
 #include "lab/resilience/overload/bulkhead.hpp"
 
-#include <chrono>
 #include <stdexcept>
 #include <utility>
 
@@ -30,7 +29,8 @@ void BulkheadPermit::release() {
   if (owner_ != nullptr) std::exchange(owner_, nullptr)->leave();
 }
 
-Bulkhead::Bulkhead(BulkheadSettings settings) : settings_(validated(settings)) {}
+Bulkhead::Bulkhead(BulkheadSettings settings, Clock& clock)
+    : settings_(validated(settings)), clock_(clock), slot_freed_(clock.make_condition()) {}
 
 BulkheadEntry Bulkhead::enter(Millis max_wait, std::stop_token stop) {
   std::unique_lock lock(mutex_);
@@ -44,9 +44,8 @@ BulkheadEntry Bulkhead::enter(Millis max_wait, std::stop_token stop) {
     return {std::nullopt, BulkheadRefusal::full};
   }
   ++stats_.queued;
-  const auto deadline = std::chrono::steady_clock::now() + max_wait;
-  const bool got_slot =
-      slot_freed_.wait_until(lock, stop, deadline, [this] { return stats_.active < settings_.max_concurrent; });
+  const bool got_slot = slot_freed_->wait_until(lock, clock_.now() + max_wait, stop,
+                                                 [this] { return stats_.active < settings_.max_concurrent; });
   --stats_.queued;
   if (got_slot) {
     ++stats_.active;
@@ -55,7 +54,7 @@ BulkheadEntry Bulkhead::enter(Millis max_wait, std::stop_token stop) {
     return {BulkheadPermit(this), BulkheadRefusal::none};
   }
   // Another waiter may take the slot this one did not.
-  if (stats_.queued > 0 && stats_.active < settings_.max_concurrent) slot_freed_.notify_one();
+  if (stats_.queued > 0 && stats_.active < settings_.max_concurrent) slot_freed_->notify_one();
   if (stop.stop_requested()) {
     ++stats_.stopped;
     return {std::nullopt, BulkheadRefusal::stopped};
@@ -70,7 +69,7 @@ void Bulkhead::leave() {
     --stats_.active;
     if (stats_.queued == 0) return;
   }
-  slot_freed_.notify_one();
+  slot_freed_->notify_one();
 }
 
 BulkheadStats Bulkhead::stats() const {

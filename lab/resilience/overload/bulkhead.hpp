@@ -7,15 +7,16 @@
 // full queue and the wait that ran out, Polly's BulkheadRejectedException likewise); the
 // refusal kind below says which, for the trace and the metrics.
 //
-// Waiting: a queued caller waits on a condition variable until a slot frees, `max_wait` has
-// passed or `stop` is requested. That wait is the one in resilience/ not on the injected
-// Clock: a thread parked on a condition variable can only time out in real (steady) time.
-// A newcomer never overtakes a waiter: while anyone waits, it joins the queue (or is refused).
+// Waiting: a queued caller waits until a slot frees, `max_wait` has passed on the bulkhead's
+// clock or `stop` is requested, on a condition that clock makes (Clock::make_condition): the
+// machine's clock parks the thread on a condition variable, a test's or a simulation's
+// passes the wait in its own time. A newcomer never overtakes a waiter: while anyone waits,
+// it joins the queue (or is refused).
 //
 // Thread-safe: one mutex guards the counts. The bulkhead must outlive its permits.
 
-#include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -78,11 +79,12 @@ struct BulkheadEntry {
 
 class Bulkhead {
  public:
-  /// Throws std::invalid_argument when max_concurrent < 1 or max_queued < 0.
-  explicit Bulkhead(BulkheadSettings settings);
+  /// Throws std::invalid_argument when max_concurrent < 1 or max_queued < 0. `clock` (which
+  /// must outlive the bulkhead) is the time queued callers wait in.
+  Bulkhead(BulkheadSettings settings, Clock& clock);
 
   /// A slot now if one is free and nobody waits; else a place in the queue, waiting at most
-  /// `max_wait` (real time) for a slot; else refused at once (`full`).
+  /// `max_wait` of the bulkhead's clock for a slot; else refused at once (`full`).
   BulkheadEntry enter(Millis max_wait, std::stop_token stop = {});
   BulkheadStats stats() const;
   const BulkheadSettings& settings() const { return settings_; }
@@ -92,8 +94,9 @@ class Bulkhead {
   void leave();
 
   const BulkheadSettings settings_;
+  Clock& clock_;
   mutable std::mutex mutex_;  // guards stats_
-  std::condition_variable_any slot_freed_;
+  const std::unique_ptr<ClockCondition> slot_freed_;
   BulkheadStats stats_;
 };
 

@@ -40,7 +40,8 @@ constexpr GaugeFamily kQueued{"quote_lab_bulkhead_queued",
 // The places are the flows': a reset leaves them to the flows that hold them.
 class BulkheadState final : public StrategyState {
  public:
-  explicit BulkheadState(const BulkheadPolicy& p) : bulkhead_(BulkheadSettings{p.max_concurrent, p.max_queued}) {}
+  BulkheadState(const BulkheadPolicy& p, Clock& clock)
+      : bulkhead_(BulkheadSettings{p.max_concurrent, p.max_queued}, clock) {}
   void lend(FlowGuards& g) override { g.lend(Strategy::bulkhead, &bulkhead_); }
   void read(std::vector<GaugeReading>& out) override {
     const BulkheadStats s = bulkhead_.stats();
@@ -57,8 +58,8 @@ class BulkheadState final : public StrategyState {
 
 std::unique_ptr<ResilienceStrategy> make_bulkhead() { return std::make_unique<BulkheadStrategy>(); }
 
-std::unique_ptr<StrategyState> make_bulkhead_state(const RetryPolicy& p, const StateDeps&) {
-  return std::make_unique<BulkheadState>(p.overload.bulkhead);
+std::unique_ptr<StrategyState> make_bulkhead_state(const RetryPolicy& p, const StateDeps& d) {
+  return std::make_unique<BulkheadState>(p.overload.bulkhead, d.clock);
 }
 
 std::span<const GaugeFamily* const> bulkhead_gauges() {
