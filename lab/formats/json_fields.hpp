@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "lab/base/did_you_mean.hpp"
 #include "lab/formats/json_int.hpp"
 #include "lab/resilience/strategy_settings.hpp"
 
@@ -28,7 +29,7 @@ inline void read_int(const nlohmann::ordered_json& obj, const std::string& prefi
                      int& out, std::vector<std::string>& errors) {
   if (!obj.contains(key)) return;
   const auto& v = obj.at(key);
-  if (!v.is_number_integer()) return errors.push_back(prefix + key + " must be an integer");
+  if (!v.is_number_integer()) return errors.push_back(int_range_problem(prefix + key, v, lo, hi));
   const auto value = json_int_in_range(v, lo, hi);
   if (!value) return errors.push_back(range_text(prefix + key, lo, hi) + " (got " + v.dump() + ")");
   out = static_cast<int>(*value);
@@ -41,11 +42,11 @@ void read_field(const nlohmann::ordered_json& obj, const std::string& prefix, co
   if (!obj.contains(key)) return;
   const auto& v = obj.at(key);
   if constexpr (std::is_same_v<T, bool>) {
-    if (!v.is_boolean()) return errors.push_back(prefix + key + " must be true or false");
+    if (!v.is_boolean()) return errors.push_back(prefix + key + " must be true or false (got " + shown_value(v) + ")");
     out = v.get<bool>();
   } else {
     static_assert(std::is_floating_point_v<T>, "integers go through read_int");
-    if (!v.is_number()) return errors.push_back(prefix + key + " must be a number");
+    if (!v.is_number()) return errors.push_back(prefix + key + " must be a number (got " + shown_value(v) + ")");
     out = v.get<T>();
   }
 }
@@ -66,6 +67,16 @@ inline void read_number(const nlohmann::ordered_json& obj, const std::string& pr
 inline std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+/// "NAME must be one of: a, b (got V)", with "; did you mean 'x'?" when V is a near miss of a
+/// name: a choice setting (jitter, delay.mode, headroom...) written wrong.
+inline std::string choice_problem(const std::string& name, const nlohmann::ordered_json& got,
+                                  const std::vector<std::string>& names) {
+  std::string out = name + " must be one of: " + joined(names) + " (got " + shown_value(got) + ")";
+  if (const auto meant = got.is_string() ? did_you_mean(got.get<std::string>(), names) : std::nullopt)
+    out += "; did you mean '" + *meant + "'?";
   return out;
 }
 

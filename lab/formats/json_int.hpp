@@ -32,14 +32,19 @@ inline std::optional<std::int64_t> json_int_in_range(const nlohmann::ordered_jso
   return std::nullopt;
 }
 
+/// A value as the file wrote it (JSON), shortened past 40 characters: what a "(got …)" shows.
+inline std::string shown_value(const nlohmann::ordered_json& got) {
+  std::string shown = got.dump();
+  if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
+  return shown;
+}
+
 /// "FIELD must be an integer between LO and HI (got VALUE)", VALUE as written in the file
 /// (shortened), for the messages that stop start-up or set a state file aside.
 inline std::string int_range_problem(std::string_view field, const nlohmann::ordered_json& got, std::int64_t lo,
                                      std::int64_t hi) {
-  std::string shown = got.dump();
-  if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
   return std::string(field) + " must be an integer between " + std::to_string(lo) + " and " + std::to_string(hi) +
-         " (got " + shown + ")";
+         " (got " + shown_value(got) + ")";
 }
 
 }  // namespace quote_lab

@@ -102,7 +102,7 @@ void read_choice(const json& obj, const std::string& where, const ChoiceSetting<
   if (!obj.contains(c.key)) return;
   const json& v = obj.at(c.key);
   if (!v.is_string() || !c.set(out, v.get<std::string>()))
-    errors.push_back(where + c.key + " must be one of: " + joined(c.names()));
+    errors.push_back(choice_problem(where + c.key, v, c.names()));
 }
 
 // One settings struct: its numbers (read_settings), then its choices.

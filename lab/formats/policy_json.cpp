@@ -94,12 +94,12 @@ void read_retry_keys(const json& j, const std::string& prefix, RetryPolicy& p, s
   if (j.contains("jitter")) {
     const auto& v = j.at("jitter");
     if (!v.is_string() || !parse_jitter(v.get<std::string>(), p.jitter))
-      errors.push_back(prefix + "jitter must be one of: " + joined(jitter_names()));
+      errors.push_back(choice_problem(prefix + "jitter", v, jitter_names()));
   }
   if (j.contains("idempotency_key")) {
     const auto& v = j.at("idempotency_key");
     if (!v.is_string() || !parse_idempotency_key(v.get<std::string>(), p.idempotency_key))
-      errors.push_back(prefix + "idempotency_key must be one of: " + joined(idempotency_key_names()));
+      errors.push_back(choice_problem(prefix + "idempotency_key", v, idempotency_key_names()));
   }
   if (j.contains("retry_on")) {
     const auto& v = j.at("retry_on");
@@ -111,7 +111,7 @@ void read_retry_keys(const json& j, const std::string& prefix, RetryPolicy& p, s
       mask |= bit;
     }
     if (ok) p.retry_on = mask;
-    else errors.push_back(prefix + "retry_on must be a list of: " + joined(retry_on_all_names()));
+    else errors.push_back(prefix + "retry_on must be a list of: " + joined(retry_on_all_names()) + " (got " + shown_value(v) + ")");
   }
   if (j.contains("retry_budget_ratio")) {
     // null switches a budget off
