@@ -201,15 +201,19 @@ std::optional<Strategy> entry_strategy(const json& entry, const std::string& at,
   return s;
 }
 
-// The first strategy listed twice or out of the executor's order, at its index in the file.
+// Each strategy listed twice or where it cannot run, at its index in the file: each one is
+// checked against the strategies before it that can run, so a pipeline with two mistakes
+// reports both, and one mistake is reported once.
 void check_order(const std::string& name, const std::vector<Strategy>& listed, const std::vector<std::size_t>& index,
                  std::vector<std::string>& errors) {
-  for (std::size_t k = 1; k <= listed.size(); ++k) {
-    const std::string problem = pipeline_problem({listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(k)});
+  std::vector<Strategy> runnable;
+  for (std::size_t k = 0; k < listed.size(); ++k) {
+    runnable.push_back(listed[k]);
+    const std::string problem = pipeline_problem(runnable);
     if (problem.empty()) continue;
-    errors.push_back(name + ".pipeline[" + std::to_string(index[k - 1]) + "] (" + std::string(to_string(listed[k - 1])) +
+    runnable.pop_back();
+    errors.push_back(name + ".pipeline[" + std::to_string(index[k]) + "] (" + std::string(to_string(listed[k])) +
                      "): " + problem);
-    return;
   }
 }
 

@@ -304,6 +304,24 @@ TEST_CASE("a file with several problems in its pipelines reports them all at onc
   CHECK(says.find("b.pipeline: 'timeout' is missing") != std::string::npos);
 }
 
+TEST_CASE("a pipeline with several strategies out of place names each of them, and each once") {
+  const std::string says = refusal(R"({"mine": {"pipeline": [
+      {"strategy": "timeout"}, {"strategy": "retry"}, {"strategy": "retry"}, {"strategy": "circuit_breaker"},
+      {"strategy": "fallback"}]}})");
+  CHECK(says.find("mine.pipeline[1] (retry): 'retry' must come before 'timeout'") != std::string::npos);
+  CHECK(says.find("mine.pipeline[2] (retry): 'retry' must come before 'timeout'") != std::string::npos);
+  CHECK(says.find("mine.pipeline[3] (circuit_breaker): 'circuit_breaker' must come before 'timeout'") !=
+        std::string::npos);
+  CHECK(says.find("mine.pipeline[4] (fallback): 'fallback' must come before 'timeout'") != std::string::npos);
+  CHECK(says.find("mine.pipeline[0]") == std::string::npos);  // timeout itself is where it may be, first
+  // A strategy listed twice in an order that otherwise runs: the second is the one named.
+  const std::string twice = refusal(R"({"mine": {"pipeline": [
+      {"strategy": "retry"}, {"strategy": "retry"}, {"strategy": "timeout"}]}})");
+  CHECK(twice.find("mine.pipeline[1] (retry): 'retry' is listed twice") != std::string::npos);
+  CHECK(twice.find("mine.pipeline[0]") == std::string::npos);
+  CHECK(twice.find("mine.pipeline[2]") == std::string::npos);
+}
+
 TEST_CASE("a flat overlay on a policy that ships as a pipeline keeps its pipeline in line with its keys") {
   const Policies p = read(R"({"throttled": {"fallback": false, "circuit_breaker": true, "deadline_ms": 800}})");
   const RetryPolicy& t = *p.find("throttled");
