@@ -45,8 +45,6 @@ class AdaptiveRetryState final : public StrategyState {
   CubicRateLimiter rate_;
 };
 
-}  // namespace
-
 std::unique_ptr<ResilienceStrategy> make_adaptive_retry() { return std::make_unique<AdaptiveRetryStrategy>(); }
 
 std::unique_ptr<StrategyState> make_adaptive_retry_state(const RetryPolicy&, const StateDeps& d) {
@@ -56,6 +54,32 @@ std::unique_ptr<StrategyState> make_adaptive_retry_state(const RetryPolicy&, con
 std::span<const GaugeFamily* const> adaptive_retry_gauges() {
   static constexpr const GaugeFamily* kFamilies[] = {&kSendRate};
   return kFamilies;
+}
+
+}  // namespace
+
+/// The AWS SDKs' adaptive retry token (overload/cubic_rate_limiter.hpp): a `token_wait` step
+/// (wait_ms, whole ms rounded up) when it waited, or `rejected` client_rate_limited past
+/// max_wait_ms; it hears whether each answer was a 429.
+const StrategyRow& adaptive_retry_row() {
+  static const StrategyRow kRow{
+      .strategy = Strategy::adaptive_retry,
+      .name = "adaptive_retry",
+      .rank = 5,
+      .steps = {.rejected = Reason::client_rate_limited,
+                .rejected_means = {"El reintento adaptativo no tenía ficha: tras un 429 del proveedor el cliente "
+                                   "redujo su ritmo y esta llamada habría esperado demasiado",
+                                   "Adaptive retry had no token: after the carrier's 429 the client slowed down and "
+                                   "this call would have waited too long"}},
+      .about = {{"reintento adaptativo", "adaptive retry"},
+                {"cada intento toma una ficha de un balde cuyo ritmo sigue CUBIC: baja tras un 429 y vuelve a subir",
+                 "every attempt takes a token from a bucket whose rate follows CUBIC: down after a 429, then back up"},
+                "botocore retries/adaptive.py, bucket.py, throttling.py"},
+      .make = [](const StrategyDeps&) { return make_adaptive_retry(); },
+      .make_state = make_adaptive_retry_state,
+      .gauges = adaptive_retry_gauges,
+  };
+  return kRow;
 }
 
 }  // namespace quote_lab

@@ -41,8 +41,6 @@ class AdaptiveThrottleState final : public StrategyState {
   AdaptiveThrottle throttle_;
 };
 
-}  // namespace
-
 std::unique_ptr<ResilienceStrategy> make_adaptive_throttle() { return std::make_unique<AdaptiveThrottleStrategy>(); }
 
 std::unique_ptr<StrategyState> make_adaptive_throttle_state(const RetryPolicy& p, const StateDeps& d) {
@@ -52,6 +50,31 @@ std::unique_ptr<StrategyState> make_adaptive_throttle_state(const RetryPolicy& p
 std::span<const GaugeFamily* const> adaptive_throttle_gauges() {
   static constexpr const GaugeFamily* kFamilies[] = {&kDropRatio};
   return kFamilies;
+}
+
+}  // namespace
+
+/// The SRE book's client-side throttling (overload/adaptive_throttle.hpp): `rejected` throttled.
+/// It hears an accept for each call unless the carrier failed.
+const StrategyRow& adaptive_throttle_row() {
+  static const StrategyRow kRow{
+      .strategy = Strategy::adaptive_throttle,
+      .name = "adaptive_throttle",
+      .rank = 5,
+      .steps = {.rejected = Reason::throttled,
+                .rejected_means = {"La limitación adaptativa descartó la llamada sin enviarla: el proveedor viene "
+                                   "rechazando casi todo y el cliente deja de insistir (libro de SRE)",
+                                   "Adaptive throttling dropped the call without sending it: the carrier has been "
+                                   "refusing almost everything, so the client stops insisting (SRE book)"}},
+      .about = {{"limitación adaptativa", "adaptive throttling"},
+                {"descarta llamadas en el laboratorio con probabilidad (solicitudes − K·aceptadas) / (solicitudes + 1)",
+                 "drops calls in the lab with probability (requests − K·accepts) / (requests + 1)"},
+                "Google SRE, 'Handling Overload'; go-zero core/breaker"},
+      .make = [](const StrategyDeps&) { return make_adaptive_throttle(); },
+      .make_state = make_adaptive_throttle_state,
+      .gauges = adaptive_throttle_gauges,
+  };
+  return kRow;
 }
 
 }  // namespace quote_lab

@@ -54,8 +54,6 @@ class BulkheadState final : public StrategyState {
   Bulkhead bulkhead_;
 };
 
-}  // namespace
-
 std::unique_ptr<ResilienceStrategy> make_bulkhead() { return std::make_unique<BulkheadStrategy>(); }
 
 std::unique_ptr<StrategyState> make_bulkhead_state(const RetryPolicy& p, const StateDeps& d) {
@@ -65,6 +63,38 @@ std::unique_ptr<StrategyState> make_bulkhead_state(const RetryPolicy& p, const S
 std::span<const GaugeFamily* const> bulkhead_gauges() {
   static constexpr const GaugeFamily* kFamilies[] = {&kActive, &kQueued};
   return kFamilies;
+}
+
+}  // namespace
+
+/// At most max_concurrent flows inside at once per lab, max_queued waiting up to
+/// queue_timeout_ms (Bulkhead, overload/bulkhead.hpp); no place: `rejected` bulkhead_full.
+const StrategyRow& bulkhead_row() {
+  static const StrategyRow kRow{
+      .strategy = Strategy::bulkhead,
+      .name = "bulkhead",
+      .rank = 1,
+      .steps =
+          {.rejected = Reason::bulkhead_full,
+           .rejected_means =
+               {"El mamparo (bulkhead) de esta política está lleno: la solicitud se rechazó al instante, sin ocupar al "
+                "resto del laboratorio",
+                "This policy's bulkhead is full: the request was refused at once, without holding the rest of the lab"},
+           .rejected_after_wait = {"El mamparo (bulkhead) de esta política siguió lleno mientras la solicitud esperó "
+                                   "{waited_ms} ms en su cola: se rechazó sin ocupar al resto del laboratorio",
+                                   "This policy's bulkhead stayed full while the request waited {waited_ms} ms in its "
+                                   "queue: it was refused without holding the rest of the lab"}},
+      .about = {{"mamparo", "bulkhead"},
+                {"deja entrar a lo sumo max_concurrent cotizaciones de la política a la vez, con una cola; sin lugar, "
+                 "rechaza sin llamar al proveedor",
+                 "lets at most max_concurrent quotes of the policy in at once, with a queue; no place: refused without "
+                 "calling the carrier"},
+                "Polly v8 ConcurrencyLimiter, resilience4j SemaphoreBulkhead"},
+      .make = [](const StrategyDeps&) { return make_bulkhead(); },
+      .make_state = make_bulkhead_state,
+      .gauges = bulkhead_gauges,
+  };
+  return kRow;
 }
 
 }  // namespace quote_lab

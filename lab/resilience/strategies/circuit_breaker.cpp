@@ -35,10 +35,28 @@ class CircuitBreakerStrategy final : public ResilienceStrategy {
   Breaker& breaker_;
 };
 
-}  // namespace
-
 std::unique_ptr<ResilienceStrategy> make_circuit_breaker(Breaker& breaker) {
   return std::make_unique<CircuitBreakerStrategy>(breaker);
+}
+
+}  // namespace
+
+/// The breaker's admission and record (breaker.hpp); the half-open probe is marked in the context.
+const StrategyRow& circuit_breaker_row() {
+  static const StrategyRow kRow{
+      .strategy = Strategy::circuit_breaker,
+      .name = "circuit_breaker",
+      .rank = 6,
+      .steps = {},
+      .about = {{"disyuntor", "circuit breaker"},
+                {"tras failure_threshold fallos seguidos se abre y corta las llamadas open_duration_s; luego deja "
+                 "pasar una sola llamada de prueba",
+                 "after failure_threshold failures in a row it opens and cuts calls for open_duration_s; then it lets "
+                 "exactly one probe through"},
+                "Nygard, 'Release It!'; resilience4j CircuitBreaker"},
+      .make = [](const StrategyDeps& d) { return make_circuit_breaker(d.breaker); },
+  };
+  return kRow;
 }
 
 }  // namespace quote_lab

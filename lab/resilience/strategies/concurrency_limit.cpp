@@ -50,8 +50,6 @@ class ConcurrencyLimitState final : public StrategyState {
   GradientConcurrencyLimit limit_;
 };
 
-}  // namespace
-
 std::unique_ptr<ResilienceStrategy> make_concurrency_limit() { return std::make_unique<ConcurrencyLimitStrategy>(); }
 
 std::unique_ptr<StrategyState> make_concurrency_limit_state(const RetryPolicy& p, const StateDeps& d) {
@@ -61,6 +59,34 @@ std::unique_ptr<StrategyState> make_concurrency_limit_state(const RetryPolicy& p
 std::span<const GaugeFamily* const> concurrency_limit_gauges() {
   static constexpr const GaugeFamily* kFamilies[] = {&kLimit, &kInFlight};
   return kFamilies;
+}
+
+}  // namespace
+
+/// Envoy's gradient concurrency limit (overload/gradient_concurrency_limit.hpp): `rejected`
+/// concurrency_limit at the limit; each call's round trip is its sample. A gate's refusal ends
+/// the flow (no retry: the strategy said the carrier is overloaded), then the fallback.
+const StrategyRow& concurrency_limit_row() {
+  static const StrategyRow kRow{
+      .strategy = Strategy::concurrency_limit,
+      .name = "concurrency_limit",
+      .rank = 5,
+      .steps = {.rejected = Reason::concurrency_limit,
+                .rejected_means =
+                    {"El límite adaptativo de concurrencia está lleno: la llamada se rechazó al instante en vez de "
+                     "hacer cola",
+                     "The adaptive concurrency limit is full: the call was refused at once instead of queueing"}},
+      .about = {{"límite adaptativo de concurrencia", "adaptive concurrency limit"},
+                {"limita las llamadas en curso al proveedor con un límite que sigue el gradiente entre el RTT mínimo y "
+                 "el medido",
+                 "limits the calls in flight to the carrier with a limit that follows the gradient between the minimum "
+                 "and the sampled RTT"},
+                "Envoy adaptive_concurrency (gradient controller)"},
+      .make = [](const StrategyDeps&) { return make_concurrency_limit(); },
+      .make_state = make_concurrency_limit_state,
+      .gauges = concurrency_limit_gauges,
+  };
+  return kRow;
 }
 
 }  // namespace quote_lab

@@ -33,8 +33,26 @@ class Fallback final : public ResilienceStrategy {
   FallbackCache& cache_;
 };
 
+std::unique_ptr<ResilienceStrategy> make_fallback(FallbackCache& cache) { return std::make_unique<Fallback>(cache); }
+
 }  // namespace
 
-std::unique_ptr<ResilienceStrategy> make_fallback(FallbackCache& cache) { return std::make_unique<Fallback>(cache); }
+/// Answers from the cache when the flow inside got no live answer (a seed quote when the
+/// cache holds none for the customer), and fills the cache with every live answer. A flow
+/// whose client left gets no fallback: nobody waits for it.
+const StrategyRow& fallback_row() {
+  static const StrategyRow kRow{
+      .strategy = Strategy::fallback,
+      .name = "fallback",
+      .rank = 0,
+      .steps = {},
+      .about = {{"respaldo", "fallback"},
+                {"responde con la última cotización buena guardada cuando el flujo no obtiene una en vivo",
+                 "answers with the last good quote kept when the flow gets no live one"},
+                "Polly v8 FallbackStrategyOptions"},
+      .make = [](const StrategyDeps& d) { return make_fallback(d.cache); },
+  };
+  return kRow;
+}
 
 }  // namespace quote_lab

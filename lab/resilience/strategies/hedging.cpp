@@ -78,8 +78,6 @@ class HedgingState final : public StrategyState {
   HedgingTools tools_;
 };
 
-}  // namespace
-
 std::unique_ptr<ResilienceStrategy> make_hedging() { return std::make_unique<Hedging>(); }
 
 std::unique_ptr<StrategyState> make_hedging_state(const RetryPolicy& p, const StateDeps& d) {
@@ -89,6 +87,30 @@ std::unique_ptr<StrategyState> make_hedging_state(const RetryPolicy& p, const St
 std::span<const GaugeFamily* const> hedging_gauges() {
   static constexpr const GaugeFamily* kFamilies[] = {&kDelay};
   return kFamilies;
+}
+
+}  // namespace
+
+/// Hedged requests (overload/hedged_call.hpp): the call inside goes as a hedged call: `hedge`
+/// when the second call goes, `hedge_won` when it answered first, `hedge_skipped` with reason
+/// hedge_budget when the budget kept it back, or half_open_probe when the attempt is the
+/// half-open breaker's one probe (one call, never two).
+const StrategyRow& hedging_row() {
+  static const StrategyRow kRow{
+      .strategy = Strategy::hedging,
+      .name = "hedging",
+      .rank = 7,
+      .steps = {.hedges = true},
+      .about = {{"llamadas de cobertura", "hedged requests"},
+                {"si la llamada no respondió tras una espera, envía una segunda; gana la primera respuesta, dentro de "
+                 "un presupuesto",
+                 "if the call has not answered after a delay, sends a second; the first answer wins, within a budget"},
+                "Dean, Barroso, 'The Tail at Scale'; gRPC A6 hedging"},
+      .make = [](const StrategyDeps&) { return make_hedging(); },
+      .make_state = make_hedging_state,
+      .gauges = hedging_gauges,
+  };
+  return kRow;
 }
 
 }  // namespace quote_lab

@@ -102,8 +102,33 @@ class RetryStrategy final : public ResilienceStrategy {
   }
 };
 
+std::unique_ptr<ResilienceStrategy> make_retry() { return std::make_unique<RetryStrategy>(); }
+
 }  // namespace
 
-std::unique_ptr<ResilienceStrategy> make_retry() { return std::make_unique<RetryStrategy>(); }
+/// Attempts, backoff with jitter, Retry-After, retry_on and the retry budget (retry_decision.hpp).
+/// After a failed attempt next_step would retry: the wait is max(backoff, the carrier's
+/// Retry-After capped at backoff_max_ms and at what keeps the flow within
+/// max(kMaxQuoteMs, worst_case_duration), quote_budget.hpp), a `retry_after` step when
+/// Retry-After made it longer, else `backoff` (legacy, cap 0, ignores it); with a
+/// retry_budget_ratio, a retry the budget refuses is retry_skipped, reason `retry_budget`.
+/// Before each retry it asks the strategies inside it (admit_retry), and tells them of a
+/// retry it will not make (retry_dropped).
+const StrategyRow& retry_row() {
+  static const StrategyRow kRow{
+      .strategy = Strategy::retry,
+      .name = "retry",
+      .rank = 3,
+      .steps = {},
+      .about =
+          {{"reintentos", "retry"},
+           {"repite un intento fallido tras una espera con variación aleatoria, dentro de max_attempts, retry_on y el "
+            "presupuesto de reintentos",
+            "repeats a failed attempt after a jittered backoff, within max_attempts, retry_on and the retry budget"},
+           "AWS Architecture Blog, 'Exponential Backoff And Jitter'; Finagle RetryBudget"},
+      .make = [](const StrategyDeps&) { return make_retry(); },
+  };
+  return kRow;
+}
 
 }  // namespace quote_lab

@@ -80,8 +80,6 @@ class RetryQuotaState final : public StrategyState {
   RetryQuota quota_;
 };
 
-}  // namespace
-
 std::unique_ptr<ResilienceStrategy> make_retry_quota() { return std::make_unique<RetryQuotaStrategy>(); }
 
 std::unique_ptr<StrategyState> make_retry_quota_state(const RetryPolicy& p, const StateDeps&) {
@@ -91,6 +89,35 @@ std::unique_ptr<StrategyState> make_retry_quota_state(const RetryPolicy& p, cons
 std::span<const GaugeFamily* const> retry_quota_gauges() {
   static constexpr const GaugeFamily* kFamilies[] = {&kAvailable};
   return kFamilies;
+}
+
+}  // namespace
+
+/// botocore's retry quota (retry_quota.hpp): a retry pays its cost before its wait; one it
+/// cannot pay for is retry_skipped, reason `retry_quota`; a live answer gives back what the
+/// last retry paid (or no_retry_increment), and so does a paid retry whose call never left.
+const StrategyRow& retry_quota_row() {
+  static const StrategyRow kRow{
+      .strategy = Strategy::retry_quota,
+      .name = "retry_quota",
+      .rank = 4,
+      .steps = {.retry_skipped = Reason::retry_quota,
+                .retry_skipped_means =
+                    {"No se hizo otro reintento: a la cuota de reintentos le queda menos de lo que cuesta uno, y solo "
+                     "las respuestas correctas del proveedor la recargan (SDK de AWS).",
+                     "No further retry was made: the retry quota holds less than a retry costs, and only the carrier's "
+                     "successful answers refill it (AWS SDKs)."}},
+      .about =
+          {{"cuota de reintentos", "retry quota"},
+           {"cada reintento paga de una cuota que solo recargan las respuestas correctas; sin saldo, no hay reintento",
+            "every retry pays from a quota only successful answers refill; too little left, no retry"},
+           "botocore retries/standard.py RetryQuotaChecker, retries/quota.py"},
+      .make = [](const StrategyDeps&) { return make_retry_quota(); },
+      .make_state = make_retry_quota_state,
+      .gauges = retry_quota_gauges,
+      .outer = OuterNeed{Strategy::retry, "it pays for the retries of the retry outside it"},
+  };
+  return kRow;
 }
 
 }  // namespace quote_lab

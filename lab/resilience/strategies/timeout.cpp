@@ -60,8 +60,24 @@ class Timeout final : public ResilienceStrategy {
   }
 };
 
+std::unique_ptr<ResilienceStrategy> make_timeout() { return std::make_unique<Timeout>(); }
+
 }  // namespace
 
-std::unique_ptr<ResilienceStrategy> make_timeout() { return std::make_unique<Timeout>(); }
+/// The call itself, with its timeout (timeout_ms, or what is left of the deadline).
+const StrategyRow& timeout_row() {
+  static const StrategyRow kRow{
+      .strategy = Strategy::timeout,
+      .name = "timeout",
+      .rank = 8,
+      .steps = {},
+      .about = {{"tiempo límite", "timeout"},
+                {"la llamada misma, cortada a timeout_ms o a lo que quede del plazo total",
+                 "the call itself, cut at timeout_ms or at what is left of the total deadline"},
+                "SPEC; gRPC A6"},
+      .make = [](const StrategyDeps&) { return make_timeout(); },
+  };
+  return kRow;
+}
 
 }  // namespace quote_lab
