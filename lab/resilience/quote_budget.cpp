@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lab/resilience/backoff.hpp"
+#include "lab/resilience/strategies/strategy_table.hpp"
 
 namespace quote_lab {
 
@@ -12,11 +13,16 @@ Millis worst_case_from(const RetryPolicy& policy, int attempt) {
   attempt = std::max(1, attempt);
   if (attempt > attempts) return Millis::zero();
   Millis total{static_cast<long long>(std::max(0, policy.timeout_ms)) * (attempts - attempt + 1)};
-  // The overload strategies' own waits: a place in the bulkhead's queue before the first
-  // attempt, and adaptive retry's token before each.
-  if (policy.uses(Strategy::bulkhead) && attempt == 1) total += Millis(policy.overload.bulkhead.queue_timeout_ms);
-  if (policy.uses(Strategy::adaptive_retry))
-    total += Millis(static_cast<long long>(policy.overload.adaptive_retry.max_wait_ms) * (attempts - attempt + 1));
+  // The strategies' own waits (a place in a bulkhead's queue, adaptive retry's token): each
+  // attempt left waits for one listed inside the retry, the flow once, before its first
+  // attempt, for one listed outside it.
+  const auto& list = policy.pipeline;
+  const auto retry = std::find(list.begin(), list.end(), Strategy::retry);
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    const Millis wait = longest_wait(*it, policy);
+    if (retry != list.end() && it > retry) total += wait * (attempts - attempt + 1);
+    else if (attempt == 1) total += wait;
+  }
   // The top of the draw is the longest wait for every strategy (decorrelated grows from
   // the previous wait, so the chain of longest waits is its longest too).
   const double top = std::nextafter(1.0, 0.0);

@@ -16,9 +16,10 @@ inline constexpr int kMaxQuoteMs = 5000;
 
 /// The most a quote flow under `policy` can last, carrier calls and backoff waits
 /// included: timeout_ms × max_attempts + the largest wait after each failed attempt but
-/// the last (backoff_delay's upper end, never above backoff_max_ms) + the overload
-/// strategies' waits (the bulkhead's queue_timeout_ms once, adaptive retry's max_wait_ms
-/// before each attempt); never more than deadline_ms when the policy has one.
+/// the last (backoff_delay's upper end, never above backoff_max_ms) + the strategies' own
+/// waits (a bulkhead's queue_timeout_ms, adaptive retry's max_wait_ms: longest_wait), before
+/// each attempt for one listed inside the retry, once for one listed outside it; never more
+/// than deadline_ms when the policy has one.
 Millis worst_case_duration(const RetryPolicy& policy);
 
 /// The most the rest of a flow can last from the start of attempt `attempt` (1-based): its

@@ -368,6 +368,26 @@ TEST_CASE("the worst case of a flow counts the overload strategies' waits: adapt
   CHECK(worst_case_from(queued, 2) == worst_case_from(bulkhead_policy().retry, 2));  // only before the first
 }
 
+TEST_CASE("a strategy's wait counts where the pipeline puts it: per attempt inside the retry, once outside it") {
+  RetryPolicy p = default_policies().resilient;
+  p.max_attempts = 3;
+  const RetryPolicy three = p;
+  p.overload.bulkhead.queue_timeout_ms = 500;
+  p.overload.adaptive_retry.max_wait_ms = 200;
+  const Millis plain = worst_case_from(p, 1);
+  // A bulkhead place per attempt (inside the retry): every attempt may wait out the queue.
+  p.pipeline = {Strategy::fallback, Strategy::retry, Strategy::bulkhead, Strategy::circuit_breaker, Strategy::timeout};
+  REQUIRE(pipeline_problem(p.pipeline).empty());
+  CHECK(worst_case_from(p, 1) - plain == Millis(3 * 500));
+  CHECK(worst_case_from(p, 2) - worst_case_from(three, 2) == Millis(2 * 500));
+  // Adaptive retry's token asked once per flow (outside the retry): one wait, before the first attempt.
+  p.pipeline = {Strategy::fallback, Strategy::adaptive_retry, Strategy::retry, Strategy::circuit_breaker,
+                Strategy::timeout};
+  REQUIRE(pipeline_problem(p.pipeline).empty());
+  CHECK(worst_case_from(p, 1) - plain == Millis(200));
+  CHECK(worst_case_from(p, 2) == worst_case_from(three, 2));
+}
+
 }  // namespace test_overload_pipeline
 
 namespace test_overload_pipeline {

@@ -78,6 +78,7 @@ const StrategyRow& adaptive_retry_row() {
       .make = [](const StrategyDeps&) { return make_adaptive_retry(); },
       .make_state = make_adaptive_retry_state,
       .gauges = adaptive_retry_gauges,
+      .longest_wait = [](const RetryPolicy& p) { return Millis(p.overload.adaptive_retry.max_wait_ms); },
   };
   return kRow;
 }

@@ -93,6 +93,7 @@ const StrategyRow& bulkhead_row() {
       .make = [](const StrategyDeps&) { return make_bulkhead(); },
       .make_state = make_bulkhead_state,
       .gauges = bulkhead_gauges,
+      .longest_wait = [](const RetryPolicy& p) { return Millis(p.overload.bulkhead.queue_timeout_ms); },
   };
   return kRow;
 }

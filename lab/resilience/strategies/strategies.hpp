@@ -27,6 +27,7 @@ struct StrategyDeps {
 using StrategyMaker = std::unique_ptr<ResilienceStrategy> (*)(const StrategyDeps&);
 using StateMaker = std::unique_ptr<StrategyState> (*)(const RetryPolicy&, const StateDeps&);
 using GaugeList = std::span<const GaugeFamily* const> (*)();
+using LongestWait = Millis (*)(const RetryPolicy&);
 
 /// Everything the lab knows of one strategy besides its settings struct, written in the
 /// strategy's own file (strategies/NAME.cpp, its `NAME_row()`, documented there) and listed
@@ -44,6 +45,7 @@ struct StrategyRow {
   StateMaker make_state = nullptr;   ///< null: nothing kept between flows
   GaugeList gauges = nullptr;        ///< the gauge families its state shows
   std::optional<OuterNeed> outer{};  ///< the strategy it works for, listed outside it
+  LongestWait longest_wait = nullptr;  ///< the longest one pass through it may wait (null: it never waits)
 };
 
 }  // namespace quote_lab

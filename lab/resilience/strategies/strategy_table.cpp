@@ -92,6 +92,11 @@ std::vector<std::unique_ptr<StrategyState>> make_states(const RetryPolicy& polic
   return out;
 }
 
+Millis longest_wait(Strategy s, const RetryPolicy& policy) {
+  if (const LongestWait wait = row(s).longest_wait) return wait(policy);
+  return Millis::zero();
+}
+
 std::span<const GaugeFamily* const> gauges_of(Strategy s) {
   if (const GaugeList gauges = row(s).gauges) return gauges();
   return {};

@@ -19,6 +19,10 @@ std::vector<std::unique_ptr<ResilienceStrategy>> make_pipeline(const std::vector
 /// in the list's order, made from the policy's settings: one set per policy and lab.
 std::vector<std::unique_ptr<StrategyState>> make_states(const RetryPolicy& policy, const StateDeps& deps);
 
+/// The longest one pass through `s` may wait under `policy` (a bulkhead's queue_timeout_ms,
+/// adaptive retry's max_wait_ms); zero for a strategy that never waits by itself.
+Millis longest_wait(Strategy s, const RetryPolicy& policy);
+
 /// The gauge families the state of `s` shows; none for a strategy that keeps no state.
 std::span<const GaugeFamily* const> gauges_of(Strategy s);
 
