@@ -62,8 +62,8 @@ std::optional<std::string_view> metric_help_es(std::string_view name) {
       "Llamadas al proveedor que una estrategia de sobrecarga rechazó antes de salir del laboratorio, por modo y "
       "motivo (" + strategy_reasons(&StrategySteps::rejected) + ").";
   static const std::string kRetriesSkipped =
-      "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, deadline, not_retryable, "
-      "circuit_open, " + strategy_reasons(&StrategySteps::retry_skipped) + ", ...).";
+      "Reintentos que una solicitud de cotización no hizo, por modo y motivo (retry_budget, " +
+      strategy_reasons(&StrategySteps::retry_skipped) + ", not_retryable, circuit_open, ...).";
   if (name == "quote_lab_overload_rejections_total") return kRejections;
   if (name == "quote_lab_retries_skipped_total") return kRetriesSkipped;
   for (const auto& [family, help] : kHelp)

@@ -170,8 +170,9 @@ struct Metrics::Series {
                                    "Quote requests refused with a 429 by the per-client rate limit "
                                    "(--rate-limit), by route template.");
     skipped.family = &counter_family(registry, "quote_lab_retries_skipped_total",
-                              "Retries a quote flow did not make, by mode and reason (retry_budget, deadline, "
-                              "not_retryable, circuit_open, " + strategy_reasons(&StrategySteps::retry_skipped) + ", ...).");
+                              "Retries a quote flow did not make, by mode and reason (retry_budget, " +
+                                  strategy_reasons(&StrategySteps::retry_skipped) +
+                                  ", deadline, not_retryable, circuit_open, ...).");
     rejected.family = &counter_family(registry, "quote_lab_overload_rejections_total",
                                "Carrier calls an overload strategy refused before they left the lab, by mode "
                                "and reason (" + strategy_reasons(&StrategySteps::rejected) + ").");

@@ -89,20 +89,19 @@ def latency_checks(dash):
             ("latency panel: one shared axis (no per-series axis)", axis_moves == [], axis_moves)]
 
 
-def overload_queries(group="mode"):
+def overload_queries(gauge_families, group="mode"):
     """The overload row: what each panel under it must query (a fragment of PromQL), grouped
-    by `group` ("mode" on the lab's dashboard, "replica, mode" on the replicas')."""
-    return {
+    by `group` ("mode" on the lab's dashboard, "replica, mode" on the replicas'): the two
+    counters, and every gauge family a strategy shows (`gauge_families`, as the lab's GET /
+    lists them under `strategies[].gauges`), so a strategy added with a gauge and no panel
+    fails here."""
+    queries = {
         "rejections by reason (rate)": f"sum by ({group}, reason) (rate(quote_lab_overload_rejections_total[$__rate_interval]))",
         "hedges by outcome (rate)": f"sum by ({group}, outcome) (rate(quote_lab_hedges_total[$__rate_interval]))",
-        "drop probability": f"max by ({group}) (quote_lab_throttle_drop_ratio)",
-        "concurrency limit": f"max by ({group}) (quote_lab_concurrency_limit)",
-        "calls in flight under the limit": f"max by ({group}) (quote_lab_concurrency_in_flight)",
-        "quotes inside the bulkhead": f"max by ({group}) (quote_lab_bulkhead_active)",
-        "hedge delay": f"max by ({group}) (quote_lab_hedge_delay_seconds)",
-        "adaptive retry's send rate": f"max by ({group}) (quote_lab_adaptive_retry_send_rate)",
-        "retry quota left": f"max by ({group}) (quote_lab_retry_quota_available)",
     }
+    for family in gauge_families:
+        queries[family] = f"max by ({group}) ({family})"
+    return queries
 
 
 def row_panels(dash, title_part):
@@ -117,13 +116,13 @@ def row_panels(dash, title_part):
     return [p for p in queried_panels(dash) if top < p["gridPos"]["y"] < bottom]
 
 
-def overload_checks(dash, group="mode"):
-    """One row "Overload strategies" holding a panel for each of overload_queries(group)."""
+def overload_checks(dash, gauge_families, group="mode"):
+    """One row "Overload strategies" holding a panel for each of overload_queries(gauge_families, group)."""
     panels = row_panels(dash, "Overload strategies")
     if panels is None:
         return [("one row 'Overload strategies'", False, [p["title"] for p in dash["panels"] if p["type"] == "row"])]
     exprs = [t["expr"] for p in panels for t in p["targets"]]
-    checks = [(f"overload row: {what}", any(q in e for e in exprs), exprs) for what, q in overload_queries(group).items()]
+    checks = [(f"overload row: {what}", any(q in e for e in exprs), exprs) for what, q in overload_queries(gauge_families, group).items()]
     # Every other family has its series from start; the send rate has none before the first
     # 429 (adaptive retry limits nothing until then), and its panel says so in both languages.
     send_rate = [p for p in panels if any("quote_lab_adaptive_retry_send_rate" in t["expr"] for t in p["targets"])]

@@ -123,13 +123,17 @@ try:
         r = subprocess.run(["promtool", "check", "config", os.path.join(OBS, config)], capture_output=True, text=True)
         check(f"promtool check config {config}", r.returncode == 0, r.stdout + r.stderr)
 
+    # Every gauge family a strategy shows, as the lab lists them: each needs its panel.
+    with urllib.request.urlopen(urllib.request.Request(lab + "/", headers={"Accept": "application/json"}), timeout=30) as r:
+        gauge_families = [g["family"] for s in json.load(r)["strategies"] for g in s["gauges"]]
+    check("the lab lists its strategies' gauge families", len(gauge_families) >= 8, gauge_families)
     dash = json.load(open(os.path.join(OBS, "grafana", "dashboards", "quote-lab.json")))
     ds_yaml = open(os.path.join(OBS, "grafana", "provisioning", "datasources", "prometheus.yml")).read()
     ds_uid = re.search(r"^\s*uid:\s*([\w-]+)", ds_yaml, re.M).group(1)
     time_interval_s = duration_s(re.search(r"^\s*timeInterval:\s*(\S+)", ds_yaml, re.M).group(1))
     check("dashboard title", dash.get("title") == "Quote lab — legacy vs resilient", dash.get("title"))
     for name, ok, detail in (shape.panel_checks(dash, ds_uid) + shape.breaker_checks(dash) + shape.latency_checks(dash)
-                             + shape.overload_checks(dash)):
+                             + shape.overload_checks(dash, gauge_families)):
         check(name, ok, detail)
     exprs = [(p["title"], t["expr"], grafana_variables(dash, p, t, time_interval_s))
              for p in shape.queried_panels(dash) for t in p["targets"]]
@@ -137,7 +141,7 @@ try:
     # The replicas' dashboard: the same structure, its overload row by replica and mode.
     replicas_dash = json.load(open(os.path.join(OBS, "grafana", "dashboards", "quote-lab-replicas.json")))
     check("replicas dashboard title", replicas_dash.get("title") == "Quote lab — three replicas", replicas_dash.get("title"))
-    for name, ok, detail in shape.panel_checks(replicas_dash, ds_uid) + shape.overload_checks(replicas_dash, "replica, mode"):
+    for name, ok, detail in shape.panel_checks(replicas_dash, ds_uid) + shape.overload_checks(replicas_dash, gauge_families, "replica, mode"):
         check(f"replicas dashboard: {name}", ok, detail)
     replicas_exprs = [(p["title"], t["expr"], grafana_variables(replicas_dash, p, t, time_interval_s))
                       for p in shape.queried_panels(replicas_dash) for t in p["targets"]]

@@ -35,7 +35,7 @@ inline const std::set<std::string>& english_markers() {
       "mean", "breaker", "circuit", "request", "requests", "failed", "failure", "fails", "answer", "answers",
       "answered", "carrier", "quote", "quotes", "fallback", "timeout", "timeouts", "backoff", "jitter", "worker",
       "workers", "probe", "retry", "retries", "storm", "storms", "reset", "lab", "labs", "teacher", "student",
-      "students", "dashboard", "page", "browser", "file", "too", "many", "try", "serves", "served", "asks"};
+      "students", "dashboard", "page", "browser", "file", "too", "many", "try", "serves", "served", "asks", "deadline"};
   return words;
 }
 
