@@ -1,7 +1,8 @@
 #pragma once
-// What the admission gates (bulkhead, adaptive_throttle, adaptive_retry, concurrency_limit)
-// share: a refusal ends the flow with a `rejected` step (no retry: the gate said the carrier
-// is overloaded), or with `cancelled` when the client left while the gate made it wait.
+// What the admission gates (the strategies whose row has a `rejected` step: they may refuse a
+// call before it leaves the lab) share: a refusal ends the flow with a `rejected` step (no
+// retry: the gate said the carrier is overloaded), or with `cancelled` when the client left
+// while the gate made it wait.
 
 #include "lab/resilience/strategy.hpp"
 
