@@ -87,10 +87,7 @@ CallOutcome HttpCarrierClient::call(const CarrierRequest& request) {
   out.http_status = result->status;
   if (result->has_header("Retry-After"))
     out.retry_after = parse_retry_after(result->get_header_value("Retry-After"), clock_.wall_now());
-  if (result->status == 429) out.error = CallError::http_429;
-  else if (result->status >= 500) out.error = CallError::http_5xx;
-  else if (result->status >= 400) out.error = CallError::http_4xx;
-  else if (result->status != 200) out.error = CallError::bad_response;
+  out.error = call_error_for_status(result->status);
   if (!out.ok()) return out;
 
   const auto json = nlohmann::ordered_json::parse(body, nullptr, /*allow_exceptions=*/false);

@@ -159,19 +159,7 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   // The caller's deadline for this attempt, when it sent one (the lab always does).
   const auto deadline_ms = header_ms(req, "X-Deadline-Unix-Ms");
   using Kind = AttemptBehaviour::Kind;
-  Millis delay = call->delay;
-  if (call->behaviour.kind == Kind::timeout && deadline_ms) {
-    // "Hangs until the caller gives up": hold the connection until the caller's deadline
-    // (plus a little, so the caller's own timeout fires first), not a fixed time that
-    // would keep carrier workers busy long after every caller has left.
-    delay = std::clamp(Millis(*deadline_ms - wall_ms() + kHangGraceMs), Millis::zero(), call->delay);
-  }
-  // Work that would outlive the flow's total deadline stops at it, and books nothing.
-  bool dropped = false;
-  if (request_deadline_ms && Millis(*request_deadline_ms - wall_ms()) < delay) {
-    delay = std::max(Millis::zero(), Millis(*request_deadline_ms - wall_ms()));
-    dropped = true;
-  }
+  const auto [delay, dropped] = plan_work(*call, deadline_ms, request_deadline_ms, wall_ms());
   simulator_.begin_call(*call);
   const SteadyTime started = clock_.now();
   // The simulated work: a real wait on this carrier worker, so a slow or hung carrier
@@ -179,9 +167,7 @@ void CarrierServer::handle_quote(const httplib::Request& req, httplib::Response&
   const bool completed = sleep_.sleep_for(delay);
   // Work finished after the caller's deadline was wasted: nobody reads this answer.
   const bool wasted = !dropped && deadline_ms && wall_ms() > *deadline_ms;
-  const bool quoted = completed && !dropped && call->behaviour.kind != Kind::timeout &&
-                      !(call->behaviour.kind == Kind::answer && call->behaviour.status != 200) &&
-                      call->behaviour.kind != Kind::malformed;
+  const bool quoted = completed && !dropped && books_quote(call->behaviour);
   // A call books, or counts its drop, before it ends: whoever sees the carrier idle (nothing
   // in flight) sees every booking and drop its calls made.
   std::optional<CarrierSimulator::Booking> booking;

@@ -39,6 +39,7 @@
 
 #include "lab/base/clock.hpp"
 #include "lab/carrier/carrier_simulator.hpp"
+#include "lab/carrier/carrier_work.hpp"
 #include "lab/carrier/refusing_port.hpp"
 #include "lab/carrier/station_signal.hpp"
 #include "lab/http/http_server.hpp"
@@ -46,12 +47,6 @@
 
 namespace quote_lab {
 
-/// How long a hung call outlives its caller's deadline: enough for the caller's own
-/// timeout to fire first, short enough that the carrier recovers right after a storm. On a
-/// loaded 2-core classroom machine the lab's timeout fired up to 140 ms late, and with 50 ms
-/// one attempt in 20 of a provider_down lesson ended as the carrier's 504 (http_5xx) instead
-/// of the timeout the lesson teaches.
-inline constexpr long long kHangGraceMs = 250;
 
 class CarrierServer {
  public:

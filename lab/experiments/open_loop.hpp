@@ -16,14 +16,8 @@
 
 namespace quote_lab {
 
-/// What an open loop did besides its requests' answers.
-struct OpenLoopTally {
-  long arrivals = 0;             ///< arrivals due within the window (sent or not)
-  long not_sent = 0;             ///< of them, found the in-flight bound full
-  double window_s = 0;           ///< from the start until the dispatcher had handed out the last arrival
-                                 ///< due (a storm by duration: at least the duration)
-  std::vector<double> lag_ms;    ///< per arrival, how late the dispatcher handed it out
-  int peak_in_flight = 0;        ///< most requests unanswered at once
+/// What an open loop did: its arrivals (storm_tally.hpp) and its requests' answers.
+struct OpenLoopTally : ArrivalTally {
   std::vector<ClientLog> logs;   ///< per sender and target, and one of the arrivals not sent
 };
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lab/experiments/storm.hpp"
+#include "lab/experiments/storm_tally.hpp"
 #include "lab/experiments/storm_timeline.hpp"
 
 namespace quote_lab {
@@ -23,15 +24,6 @@ using StormSteady = std::chrono::steady_clock;
 /// A keep-alive client for a storm: 5 s to connect, `read_timeout` for an answer.
 std::unique_ptr<httplib::Client> storm_http_client(const std::string& target, std::chrono::seconds read_timeout);
 
-/// What some of a storm's requests saw (one closed-loop client's, or one open-loop sender's
-/// towards one target).
-struct ClientLog {
-  std::size_t target = 0;   ///< index into storm_targets()
-  bool is_client = false;   ///< a closed-loop client (counted in its target's `clients`)
-  std::vector<double> latency_ms, attempt_ms;
-  std::map<std::string, long> statuses;  ///< as StormResult::status_counts
-  std::vector<RequestRecord> records;
-};
 
 /// What every sender of one storm shares. `sequence` numbers the requests (their priority,
 /// priority_mix.hpp); `finished` counts those with an answer or an error.

@@ -17,4 +17,12 @@ Reason failure_reason(CallError e) {
 
 std::string_view to_string(CallError e) { return e == CallError::none ? "success" : to_string(failure_reason(e)); }
 
+CallError call_error_for_status(int http_status) {
+  if (http_status == 200) return CallError::none;
+  if (http_status == 429) return CallError::http_429;
+  if (http_status >= 500) return CallError::http_5xx;
+  if (http_status >= 400) return CallError::http_4xx;
+  return CallError::bad_response;
+}
+
 }  // namespace quote_lab

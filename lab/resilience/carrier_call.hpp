@@ -26,6 +26,10 @@ Reason failure_reason(CallError e);
 /// "success" for none, else the name of failure_reason(e): the breaker's last_outcome.
 std::string_view to_string(CallError e);
 
+/// How a caller reads an HTTP answer's status: none for 200, http_429, http_5xx for 500 and
+/// up, http_4xx for another 4xx, bad_response for anything else (a 1xx or 3xx is no quote).
+CallError call_error_for_status(int http_status);
+
 /// One attempt, as sent to the carrier.
 struct CarrierRequest {
   std::string request_id;  ///< the flow's id (the span id of traceparent), the same on every retry
