@@ -1,7 +1,8 @@
 #pragma once
-// The lab's hedged calls (resilience/overload/hedged_call.hpp) on threads of their own: each call of a
-// race runs on a thread, and the caller waits for the first live answer on a condition
-// variable (real time: a fake clock cannot drive two threads' race, like the bulkhead's queue).
+// The lab's hedged calls (resilience/overload/hedged_call.hpp) on threads of their own: each
+// call of a race (resilience/overload/hedge_race.hpp) runs on a thread, and the caller waits
+// for the first live answer in real time, whatever clock the lab reads (a test's fake clock
+// cannot drive two threads' race).
 //
 // The loser is abandoned, not stopped: a blocking HTTP call cannot be cut short here, so it
 // runs on to its own timeout on its thread and its answer is dropped. The carrier served it
@@ -9,6 +10,7 @@
 // calls carry the same Idempotency-Key, so the carrier books once and replays to the other.
 // Thread-safe.
 
+#include <atomic>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -30,21 +32,16 @@ class ThreadedHedgedCaller final : public HedgedCaller {
   Result call(const CarrierRequest& request, Millis delay, const std::function<bool()>& may_hedge,
               std::function<void(double)> first_took_ms) override;
 
-  /// Calls running now whose caller has its answer already (abandoned losers).
-  std::size_t abandoned() const;
-
  private:
-  struct Race;
-  // Runs one call on a thread of its own; its answer goes to race->answers[slot].
-  void launch(std::shared_ptr<Race> race, int slot, CarrierRequest request, std::function<void(double)> took_ms);
-  void reap_locked();
+  // Runs `work` on a thread of its own, joined once it has ended (or by the destructor).
+  void launch(std::function<void()> work);
 
   CarrierCaller& carrier_;
-  mutable std::mutex mutex_;  // guards calls_
+  SystemClock clock_;
+  std::mutex mutex_;  // guards calls_
   struct Running {
     std::thread thread;
-    std::shared_ptr<Race> race;
-    int slot = 0;
+    std::shared_ptr<std::atomic<bool>> ended;
   };
   std::list<Running> calls_;
 };
