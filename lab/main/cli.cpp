@@ -15,6 +15,7 @@
 #include "lab/experiments/storm_target.hpp"
 #include "lab/main/classroom.hpp"
 #include "lab/main/serve_wiring.hpp"
+#include "lab/main/simulate_command.hpp"
 #include "lab/resilience/policy.hpp"
 
 namespace quote_lab {
@@ -307,6 +308,7 @@ int run_cli(int argc, char** argv) {
   auto* carrier_command = add_carrier_command(cli, carrier);
   add_storm_command(cli, storm);
   add_herd_command(cli, herd);
+  const auto simulate = add_simulate_command(cli);
   add_common_flags(*serve_command, common);
   add_common_flags(*carrier_command, common);
 
@@ -317,6 +319,7 @@ int run_cli(int argc, char** argv) {
   }
   spdlog::set_level(spdlog::level::from_str(common.log_level));
   if (herd.sub->parsed()) return run_herd_command(herd);
+  if (simulate_parsed(*simulate)) return run_simulate_command(*simulate);
   if (storm.sub->parsed()) {
     if (const auto problem = storm_load_problem(storm)) return usage_error("storm", *problem);
     if (storm.requests != 0) storm.options.requests = storm.requests;

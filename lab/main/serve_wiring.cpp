@@ -36,8 +36,12 @@ static_assert(kDefaultCarrierWorkers == kStormingLabs * kDefaultWorkers * kCarri
 
 namespace fs = std::filesystem;
 
-// The project folder holding scenarios/ and public/: the current directory, then the
-// folders above the binary, then the source tree the binary was built from.
+std::uint64_t seed_of(const CommonOptions& o) {
+  return o.seed >= 0 ? static_cast<std::uint64_t>(o.seed) : std::random_device{}();
+}
+
+}  // namespace
+
 fs::path project_dir() {
   std::error_code ec;
   if (fs::is_directory("scenarios", ec)) return fs::current_path();
@@ -48,23 +52,24 @@ fs::path project_dir() {
   return QUOTE_LAB_SOURCE_DIR;
 }
 
-std::uint64_t seed_of(const CommonOptions& o) {
-  return o.seed >= 0 ? static_cast<std::uint64_t>(o.seed) : std::random_device{}();
+Policies policies_with_file(const std::string& policies_file) {
+  Policies p = default_policies();
+  if (policies_file.empty()) return p;
+  std::ifstream in(policies_file);
+  if (!in) throw PolicyError(policies_file + ": cannot be read");
+  const auto j = nlohmann::ordered_json::parse(in, nullptr, false);
+  if (j.is_discarded()) throw PolicyError(policies_file + ": not valid JSON");
+  try {
+    return policies_from_json(j, p);
+  } catch (const PolicyError& e) {
+    throw PolicyError(policies_file + ": " + e.what());
+  }
 }
 
+namespace {
+
 Policies load_policies(const ServeOptions& o) {
-  Policies p = default_policies();
-  if (!o.policies_file.empty()) {
-    std::ifstream in(o.policies_file);
-    if (!in) throw PolicyError(o.policies_file + ": cannot be read");
-    const auto j = nlohmann::ordered_json::parse(in, nullptr, false);
-    if (j.is_discarded()) throw PolicyError(o.policies_file + ": not valid JSON");
-    try {
-      p = policies_from_json(j, p);
-    } catch (const PolicyError& e) {
-      throw PolicyError(o.policies_file + ": " + e.what());
-    }
-  }
+  Policies p = policies_with_file(o.policies_file);
   if (o.open_duration_s != 0) {  // 0 = keep the policy's; NaN and the rest are validated
     p.breaker.open_duration_s = o.open_duration_s;
     if (auto errors = validate(p); !errors.empty()) throw PolicyError("--open-duration-s: " + errors.front());

@@ -12,7 +12,7 @@ import sys
 # app/ is the lab's use cases and its registry, api/ the HTTP routes over them, main/ the
 # process: flags, wiring, signals.
 LAYERS = ["base", "resilience", "formats", "http", "carrier", "observability",
-          "persistence", "shared_state", "experiments", "app", "api", "main"]
+          "persistence", "shared_state", "experiments", "simulation", "app", "api", "main"]
 # The lesson: standard library only (no HTTP, no JSON library, no threads of its own).
 STD_ONLY = {"base", "resilience"}
 # Standard headers the core may use. <thread> only in base/, where the real clock sleeps:
