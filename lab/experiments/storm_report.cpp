@@ -209,8 +209,9 @@ std::string format_report(const StormResult& r) {
     out << "  carrier received  " << *r.carrier_received << " so far, " << r.carrier_in_flight_after.value_or(0)
         << " still being served (a saturated carrier works through abandoned calls long after)\n";
   out << std::setprecision(1);
-  out << "  /health latency   p50 " << ms(r.health_latency.p50_ms) << ", p99 " << ms(r.health_latency.p99_ms) << ", max "
-      << ms(r.health_latency.max_ms) << "  (measured alongside: worker exhaustion shows here)\n";
+  if (r.health_latency.count > 0)  // a simulated storm has no /health to measure
+    out << "  /health latency   p50 " << ms(r.health_latency.p50_ms) << ", p99 " << ms(r.health_latency.p99_ms) << ", max "
+        << ms(r.health_latency.max_ms) << "  (measured alongside: worker exhaustion shows here)\n";
   out << "  wasted carrier    ";
   if (r.wasted_carrier_calls)
     out << *r.wasted_carrier_calls << " calls finished after their caller gave up, " << std::setprecision(2)

@@ -113,15 +113,13 @@ int run_simulate_command(SimulateCommand& c) {
     }
     const Policies policies = policies_with_file(file);
     if (names_a_file(c.policy)) {
-      if (policies.named.size() != default_policies().named.size() + 1 && policies.find_named(c.policy) == nullptr) {
-        std::vector<std::string> own;
-        for (const auto& n : policies.named)
-          if (!default_policies().find_named(n.retry.mode)) own.push_back(n.retry.mode);
-        if (own.size() != 1)
-          return usage(c.policy + " names " + std::to_string(own.size()) +
-                       " policies of its own: give it as --policies-file and choose one with --policy NAME");
-        o.mode = own.front();
-      }
+      std::vector<std::string> own;  // the file's policies, besides the shipped ones
+      for (const auto& n : policies.named)
+        if (!default_policies().find_named(n.retry.mode)) own.push_back(n.retry.mode);
+      if (own.size() != 1)
+        return usage(c.policy + " names " + std::to_string(own.size()) +
+                     " policies of its own: give it as --policies-file and choose one with --policy NAME");
+      o.mode = own.front();
     }
     const auto dir = c.scenarios_dir.empty() ? project_dir() / "scenarios" : std::filesystem::path(c.scenarios_dir);
     const ScenarioCatalog catalog = ScenarioCatalog::load_dir(dir);

@@ -209,7 +209,12 @@ std::vector<std::string> validate_simulation(const StormOptions& o, const Simula
   StormOptions checked = o;
   checked.target = "http://127.0.0.1";  // no lab is reached: the storm's other checks apply
   checked.extra_targets.clear();
+  checked.mode = "resilient";  // the policy and the duration have checks of their own here
+  checked.duration_s = 1;
   std::vector<std::string> errors = validate(checked);
+  if (!o.requests && !(o.duration_s >= 0.1 && o.duration_s <= kSimMaxDurationS))
+    errors.push_back("--duration must be between 0.1 and " + std::to_string(static_cast<int>(kSimMaxDurationS)) +
+                     " simulated seconds");
   auto hint = [](std::string_view typed, const std::vector<std::string>& names) {
     const auto near = did_you_mean(typed, names);
     return near ? "; did you mean '" + *near + "'?" : std::string();
