@@ -39,7 +39,13 @@ def arguments():
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "goodput.md"))
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--parallel", type=int, default=2, help="runs at once (each its own lab)")
-    return parser.parse_args()
+    parser.add_argument("--sim", action="store_true",
+                        help="each run in simulated time (quote-lab simulate, docs/simulation.md): the document "
+                             "goes to docs/goodput.sim.md unless --out says otherwise")
+    args = parser.parse_args()
+    if args.sim and args.out == parser.get_default("out"):
+        args.out = os.path.join(ROOT, "docs", "goodput.sim.md")
+    return args
 
 
 def storm_args(policy, rate, duration_s):
@@ -93,10 +99,10 @@ def main():
         print(f"{policy.key:16} {discipline:6} {rate:6g} rps: goodput {runs[-1].goodput_rps:6.1f} rps, "
               f"{runs[-1].amplification} calls per quote, {runs[-1].not_sent} not sent", flush=True)
 
-    took = run_jobs(args.binary, jobs, args.parallel, collect)
-    command = "python3 bench/goodput.py" + (" --smoke" if args.smoke else "")
+    took = run_jobs(args.binary, jobs, args.parallel, collect, simulated=args.sim)
+    command = "python3 bench/goodput.py" + (" --sim" if args.sim else "") + (" --smoke" if args.smoke else "")
     sweep = Sweep(command=command, machine=machine(), took_s=took, capacity_rps=capacity, setup=setup_text(duration_s),
-                  disciplines=DISCIPLINES, policies=policies, runs=tuple(runs), image="goodput.png",
+                  disciplines=DISCIPLINES, policies=policies, runs=tuple(runs), image="goodput.sim.png" if args.sim else "goodput.png",
                   check_rate_rps=CHECK_LOAD * capacity)
     import plots
     image = os.path.join(os.path.dirname(os.path.abspath(args.out)), sweep.image)

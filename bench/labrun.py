@@ -40,16 +40,21 @@ class Lab:
         self.serve_args = list(serve_args)
         self.scenarios = list(scenarios)
 
-    def scenarios_dir(self):
-        """The repository's scenarios and the generated ones in one folder: `--scenarios-dir`."""
-        folder = os.path.join(self.dir.name, "scenarios")
+    @staticmethod
+    def scenario_folder(parent, scenarios):
+        """The repository's scenarios and `scenarios` (dicts) in a new folder under `parent`."""
+        folder = os.path.join(parent, "scenarios")
         os.makedirs(folder)
         for path in glob.glob(os.path.join(ROOT, "scenarios", "*.json")):
             shutil.copy(path, folder)
-        for s in self.scenarios:
+        for s in scenarios:
             with open(os.path.join(folder, s["name"] + ".json"), "w") as f:
                 json.dump(s, f, indent=1)
-        return ["--scenarios-dir", folder]
+        return folder
+
+    def scenarios_dir(self):
+        """The repository's scenarios and the generated ones in one folder: `--scenarios-dir`."""
+        return ["--scenarios-dir", self.scenario_folder(self.dir.name, self.scenarios)]
 
     def __enter__(self):
         self.dir = tempfile.TemporaryDirectory(prefix="quote-lab-bench-")

@@ -71,7 +71,13 @@ def arguments():
     size.add_argument("--quick", action="store_true")
     size.add_argument("--smoke", action="store_true")
     parser.add_argument("--parallel", type=int, default=3, help="runs at once (each its own lab)")
-    return parser.parse_args()
+    parser.add_argument("--sim", action="store_true",
+                        help="each run in simulated time (quote-lab simulate, docs/simulation.md): the document "
+                             "goes to docs/metastability-map.sim.md unless --out says otherwise")
+    args = parser.parse_args()
+    if args.sim and args.out == parser.get_default("out"):
+        args.out = os.path.join(ROOT, "docs", "metastability-map.sim.md")
+    return args
 
 
 def window_s(point, smoke=False):
@@ -136,7 +142,7 @@ def run_points(args, points, poisson_rows):
         print(f"{describe(point)}{'' if isinstance(j.key, Point) else f' Poisson seed {j.key[1]}'}: "
               f"{'never' if after is None else f'{after} s'}; goodput by second {goodput}", flush=True)
 
-    took = run_jobs(args.binary, jobs, args.parallel, collect)
+    took = run_jobs(args.binary, jobs, args.parallel, collect, simulated=args.sim)
     return outcomes, {label: [by_seed[s] for s in sorted(by_seed)] for label, by_seed in poisson.items()}, took
 
 
@@ -158,12 +164,13 @@ def main():
     full = not (args.smoke or args.quick)
     outcomes, poisson, took = run_points(args, points, poisson_rows=full)
     failures = [] if args.smoke else checks(outcomes)
-    command = "python3 bench/metastability_map.py" + (" --quick" if args.quick else " --smoke" if args.smoke else "")
+    command = ("python3 bench/metastability_map.py" + (" --sim" if args.sim else "")
+               + (" --quick" if args.quick else " --smoke" if args.smoke else ""))
     report = MapReport(command=command, machine=machine(), took_s=took, capacity_rps=CARRIER.capacity_rps(),
                        setup=setup_text(), judgement=judgement_text(), window_s=3 if args.smoke else WINDOW_S,
                        policies=tuple(p for p in POLICIES if any(pt.policy == p.key for pt in outcomes)),
                        outcomes=outcomes, fig5=FIG5, bronson_policy=ONE_RETRY, failures=tuple(failures),
-                       image="metastability-map.png", poisson=poisson)
+                       image="metastability-map.sim.png" if args.sim else "metastability-map.png", poisson=poisson)
     import plots
     triggers = sorted({(p.depth, p.length_s) for p in outcomes})
     plots.draw_map(outcomes, [p.key for p in report.policies], triggers, sorted({p.load for p in outcomes}),

@@ -1,9 +1,13 @@
 """Open-loop runs for bench/goodput.py and bench/metastability_map.py: each run is one
 `quote-lab storm --rate R` against a lab of its own (a fresh `quote-lab serve` with the run's
 generated carrier scenario), so no run inherits another's queue, breaker or abandoned calls;
-`parallel` runs at once."""
+`parallel` runs at once. With `simulated`, each run is `quote-lab simulate` with the same
+flags and the same lab settings instead (docs/simulation.md): no lab, simulated time."""
 import concurrent.futures
+import json
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -35,13 +39,33 @@ def run_job(binary, job):
     return result
 
 
-def run_jobs(binary, jobs, parallel, on_result):
+# What `simulate` takes of SERVE_ARGS: the lab's workers and the carrier's threads.
+SIMULATED_LAB_ARGS = ("--workers", SERVE_ARGS[1], "--carrier-workers", SERVE_ARGS[3])
+
+
+def simulate_job(binary, job):
+    """The same run in simulated time: `quote-lab simulate` with the job's flags (its --mode as
+    --policy; seed 1 unless it names one), its scenario beside the repository's."""
+    args = ["--policy" if a == "--mode" else a for a in job.storm_args]
+    if "--seed" not in args:
+        args += ["--seed", "1"]
+    with tempfile.TemporaryDirectory(prefix="quote-lab-sim-") as folder:
+        scenarios = Lab.scenario_folder(folder, [job.scenario])
+        out = subprocess.run([binary, "simulate", "--json", "--scenarios-dir", scenarios, *SIMULATED_LAB_ARGS,
+                              "--scenario", job.scenario["name"], "--max-in-flight", str(MAX_IN_FLIGHT), *args],
+                             capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        sys.exit(f"simulate {job.key} failed ({out.returncode}): {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
+def run_jobs(binary, jobs, parallel, on_result, simulated=False):
     """Runs every job, `parallel` at a time; `on_result(job, result)` as each ends (under a
     lock: it may print and collect). Returns the seconds it took."""
     started, lock = time.monotonic(), threading.Lock()
 
     def one(job):
-        result = run_job(binary, job)
+        result = simulate_job(binary, job) if simulated else run_job(binary, job)
         with lock:
             on_result(job, result)
 
