@@ -55,6 +55,8 @@ fs::path project_dir() {
 Policies policies_with_file(const std::string& policies_file) {
   Policies p = default_policies();
   if (policies_file.empty()) return p;
+  std::error_code ec;
+  if (fs::is_directory(policies_file, ec)) throw PolicyError(policies_file + ": is a folder, not a policies file");
   std::ifstream in(policies_file);
   if (!in) throw PolicyError(policies_file + ": cannot be read");
   const auto j = nlohmann::ordered_json::parse(in, nullptr, false);

@@ -1,5 +1,6 @@
 #include "lab/main/simulate_command.hpp"
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -22,13 +23,14 @@ struct SimulateCommand {
   long requests = 0;
   std::string arrivals = "poisson";
   std::vector<std::string> params;
-  std::uint64_t seed = 0;
+  std::string seed;
   int workers = kDefaultWorkers;
   int carrier_workers = kDefaultCarrierWorkers;
   bool json = false;
   CLI::App* sub = nullptr;
   CLI::Option* clients = nullptr;
   CLI::Option* rate = nullptr;
+  CLI::Option* requests_given = nullptr;
   std::vector<CLI::Option*> open_only;
 };
 
@@ -72,7 +74,7 @@ std::shared_ptr<SimulateCommand> add_simulate_command(CLI::App& cli) {
       s->add_option("--max-in-flight", o.max_in_flight, "with --rate: quotes unanswered at once (1-500); one beyond is not sent")
           ->capture_default_str()};
   auto* duration = s->add_option("--duration", o.duration_s, "simulated seconds (default 60)");
-  s->add_option("--requests", c->requests, "total quotes (with --rate: arrivals) instead of a duration")->excludes(duration);
+  c->requests_given = s->add_option("--requests", c->requests, "total quotes (with --rate: arrivals) instead of a duration")->excludes(duration);
   s->add_option("--seed", c->seed, "the run's seed: the carrier's draws, the jitter and the arrivals")->required();
   s->add_option("--sheddable-share", o.sheddable_share, "share of quotes (0-1) sent as sheddable")->capture_default_str();
   s->add_option("--goodput-deadline-ms", o.goodput.deadline_ms, "an answer later than this is not goodput")
@@ -97,13 +99,17 @@ int run_simulate_command(SimulateCommand& c) {
       if (opt->count() > 0) return usage(opt->get_name() + " applies to --rate only (the open loop)");
   if (c.rate->count() > 0) o.rate_per_s = c.rate_per_s;
   o.arrivals = parse_arrival_process(c.arrivals).value_or(ArrivalProcess::poisson);
-  if (c.requests != 0) o.requests = c.requests;
+  if (c.requests_given->count() > 0) o.requests = c.requests;
+  std::uint64_t seed = 0;
+  const auto [end, problem] = std::from_chars(c.seed.data(), c.seed.data() + c.seed.size(), seed);
+  if (problem != std::errc() || end != c.seed.data() + c.seed.size())
+    return usage("--seed must be a whole number from 0 to 18446744073709551615 (got '" + c.seed + "')");
   for (const auto& kv : c.params) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) return usage("--param takes key=value (got '" + kv + "')");
     o.params.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
   }
-  o.seed = c.seed;
+  o.seed = seed;
   try {
     std::string file = c.policies_file;
     o.mode = c.policy;
@@ -116,6 +122,9 @@ int run_simulate_command(SimulateCommand& c) {
       std::vector<std::string> own;  // the file's policies, besides the shipped ones
       for (const auto& n : policies.named)
         if (!default_policies().find_named(n.retry.mode)) own.push_back(n.retry.mode);
+      if (own.empty())
+        return usage(c.policy + " names no policy of its own (only legacy, resilient or shipped ones): add one, "
+                     "or give --policy NAME");
       if (own.size() != 1)
         return usage(c.policy + " names " + std::to_string(own.size()) +
                      " policies of its own: give it as --policies-file and choose one with --policy NAME");
@@ -135,7 +144,7 @@ int run_simulate_command(SimulateCommand& c) {
       std::printf("%s\n", to_json(result).dump(2).c_str());
     } else {
       std::printf("simulated: policy %s on %s, seed %llu, %ld quotes in %.1f s of simulated time (%.0f ms here)\n",
-                  o.mode.c_str(), o.scenario.c_str(), static_cast<unsigned long long>(c.seed), result.requests,
+                  o.mode.c_str(), o.scenario.c_str(), static_cast<unsigned long long>(seed), result.requests,
                   result.elapsed_s, machine_ms);
       std::printf("%s", format_report(result).c_str());
     }

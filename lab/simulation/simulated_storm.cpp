@@ -51,7 +51,9 @@ struct SimRun {
   std::vector<std::unique_ptr<StrategyState>> states;
   FlowGuards guards;
   SimSlots lab_workers;
+  SimSlots cores;  // the machine's: the lab's own work holds one
   std::chrono::nanoseconds lab_time;
+  long started_quotes = 0;
   std::string scenario;  // canonical
   long sequence = 0;     // requests numbered in the order they arrive
   // Carrier calls each quote made (attempts and hedges), by the simulated second it ended.
@@ -67,6 +69,7 @@ struct SimRun {
         caller(carrier, scheduler, clock, lab.carrier_workers),
         breaker("carrier", b, clock),
         lab_workers(scheduler, lab.workers),
+        cores(scheduler, lab.cores),
         lab_time(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double, std::milli>(lab.lab_ms_per_quote))),
         scenario(lab.catalog.find(options.scenario)->name) {
     states = make_states(policy, StateDeps{clock, random, [this] {
@@ -90,10 +93,14 @@ struct SimRun {
     request.trace_id = hex_id(*o.seed, static_cast<std::uint64_t>(k) + 1, 32);
     const bool sheddable = sheddable_request(k, o.sheddable_share);
     if (o.sheddable_share > 0) request.priority = sheddable ? Priority::sheddable : Priority::critical;
-    // The quote's way to the lab and back and the lab's own work on it (its HTTP, its JSON):
-    // the live lab answers a short-circuited quote in about this long.
-    scheduler.sleep_until(arrival + lab_time);
+    if (++started_quotes > kSimMaxQuotes)
+      throw std::runtime_error("the simulation reached " + std::to_string(kSimMaxQuotes) +
+                               " quotes before its duration ended: give --requests N or a shorter --duration");
     lab_workers.acquire();
+    // The lab's own work on the quote (its HTTP, its JSON), on one of the machine's cores.
+    cores.acquire();
+    scheduler.sleep_until(clock.now() + lab_time);
+    cores.release();
     const QuoteTrace trace = executor.run(request, policy, guards);
     lab_workers.release();
     record(trace, arrival, sheddable, log);
@@ -162,7 +169,8 @@ std::vector<ClientLog> run_open(SimRun& run, ArrivalTally& tally) {
       if (in_flight >= run.o.max_in_flight) {
         ++tally.not_sent;
         ++run.sequence;
-        logs[1].records.push_back({.arrival_s = due_s, .sent = false});
+        logs[1].records.push_back(
+            {.arrival_s = due_s, .sent = false, .sheddable = sheddable_request(run.sequence - 1, run.o.sheddable_share)});
         continue;
       }
       tally.peak_in_flight = std::max(tally.peak_in_flight, ++in_flight);
@@ -186,7 +194,13 @@ std::optional<RetryPolicy> policy_with_params(const StormOptions& o, const Simul
   const auto known = policy_override_names();
   for (const auto& [name, value] : o.params)
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      errors.push_back("--param " + name + ": not a policy override (GET / lists them: timeout_ms, max_attempts, ...)");
+      errors.push_back("--param " + name + ": not a policy override (a quote's: timeout_ms, max_attempts, ...; "
+                       "docs/reference.md lists them)");
+      return std::nullopt;
+    }
+  for (auto it = o.params.begin(); it != o.params.end(); ++it)
+    if (std::any_of(o.params.begin(), it, [&](const auto& p) { return p.first == it->first; })) {
+      errors.push_back("--param " + it->first + " is given twice: give each override once");
       return std::nullopt;
     }
   RetryPolicy policy = *configured;
@@ -209,8 +223,9 @@ std::vector<std::string> validate_simulation(const StormOptions& o, const Simula
   StormOptions checked = o;
   checked.target = "http://127.0.0.1";  // no lab is reached: the storm's other checks apply
   checked.extra_targets.clear();
-  checked.mode = "resilient";  // the policy and the duration have checks of their own here
+  checked.mode = "resilient";  // the policy, the duration and the count have checks of their own here
   checked.duration_s = 1;
+  checked.requests.reset();
   std::vector<std::string> errors = validate(checked);
   if (!o.requests && !(o.duration_s >= 0.1 && o.duration_s <= kSimMaxDurationS))
     errors.push_back("--duration must be between 0.1 and " + std::to_string(static_cast<int>(kSimMaxDurationS)) +
@@ -226,9 +241,13 @@ std::vector<std::string> validate_simulation(const StormOptions& o, const Simula
     errors.push_back("--scenario: no scenario named '" + o.scenario + "'" + hint(o.scenario, lab.catalog.accepted_names()));
   policy_with_params(o, lab, errors);
   if (!o.seed) errors.push_back("--seed is required: the same seed gives the same run");
-  if (o.requests && *o.requests > kSimMaxQuotes)
-    errors.push_back("--requests must be at most " + std::to_string(kSimMaxQuotes) + " in a simulation");
-  if (lab.workers < 1 || lab.carrier_workers < 1) errors.push_back("--workers and --carrier-workers must be at least 1");
+  if (o.requests && (*o.requests < 1 || *o.requests > kSimMaxQuotes))
+    errors.push_back("--requests must be between 1 and " + std::to_string(kSimMaxQuotes) + " in a simulation");
+  if (!o.requests && o.rate_per_s && *o.rate_per_s * o.duration_s > static_cast<double>(kSimMaxQuotes))
+    errors.push_back("--rate × --duration must be at most " + std::to_string(kSimMaxQuotes) +
+                     " arrivals in a simulation (a simulation keeps every quote's record)");
+  if (lab.workers < 1 || lab.carrier_workers < 1 || lab.cores < 1)
+    errors.push_back("--workers, --carrier-workers and the machine's cores must be at least 1");
   if (!(lab.lab_ms_per_quote > 0 && lab.lab_ms_per_quote <= 1000))
     errors.push_back("the lab's time per quote must be above 0 and at most 1000 ms");
   return errors;
@@ -247,6 +266,7 @@ StormResult simulate_storm(const StormOptions& o, const SimulationSetup& lab) {
   StormResult result;
   result.options = o;
   result.options.target = "simulated";
+  result.options.scenario = run.scenario;  // its canonical name, whichever alias was given
   result.seed = *o.seed;
   // As the live storm: until the last answer came (the carrier may work on after it).
   result.elapsed_s = run.last_answer_s;

@@ -54,4 +54,18 @@ check(run.returncode == 2 and "exclude each other" in run.stderr, f"--rate with 
 run = simulate("--policy", "legacy", "--scenario", "provider_down", "--seed", "1", "--param", "max_attempts=99")
 check(run.returncode == 2 and "max_attempts must be an integer between 1 and 10 (got '99')" in run.stderr,
       f"an override out of range names its range: {run.stderr.strip()}")
+run = simulate("--policy", "legacy", "--scenario", "provider_down", "--seed", "1", "--requests", "0")
+check(run.returncode == 2 and "--requests must be between 1 and 1000000" in run.stderr,
+      f"--requests 0 is refused, not run as the default duration: {run.stderr.strip()}")
+run = simulate("--policy", "legacy", "--scenario", "provider_down", "--seed", "-1")
+check(run.returncode == 2 and "--seed must be a whole number" in run.stderr, f"a negative seed: {run.stderr.strip()}")
+run = simulate("--policy", "legacy", "--scenario", "provider_down", "--seed", "1", "--rate", "2000", "--duration", "3600")
+check(run.returncode == 2 and "--rate × --duration must be at most 1000000" in run.stderr,
+      f"an open loop beyond the bound is refused before it runs: {run.stderr.strip()}")
+run = simulate("--policy", "resilient", "--scenario", "provider_down", "--seed", "1", "--clients", "50",
+               "--duration", "3600")
+check(run.returncode == 1 and "reached 1000000 quotes before its duration ended" in run.stderr,
+      f"a closed loop that would outgrow the bound stops with an error: {run.stderr.strip()}")
+run = simulate("--policy", str((project / "docs").resolve()), "--scenario", "provider_down", "--seed", "1")
+check(run.returncode == 1 and "is a folder, not a policies file" in run.stderr, f"a folder as --policy: {run.stderr.strip()}")
 sys.exit(1 if failures else 0)
