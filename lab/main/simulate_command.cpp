@@ -10,6 +10,7 @@
 #include "lab/experiments/arrival_schedule.hpp"
 #include "lab/experiments/storm_report.hpp"
 #include "lab/main/serve_wiring.hpp"
+#include "lab/simulation/scorecard.hpp"
 #include "lab/simulation/simulated_storm.hpp"
 
 namespace quote_lab {
@@ -27,7 +28,9 @@ struct SimulateCommand {
   int workers = kDefaultWorkers;
   int carrier_workers = kDefaultCarrierWorkers;
   bool json = false;
+  bool scorecard = false;
   CLI::App* sub = nullptr;
+  std::vector<CLI::Option*> load_flags;  // the storm's: refused with --scorecard, whose battery is fixed
   CLI::Option* clients = nullptr;
   CLI::Option* rate = nullptr;
   CLI::Option* requests_given = nullptr;
@@ -75,7 +78,7 @@ std::shared_ptr<SimulateCommand> add_simulate_command(CLI::App& cli) {
           ->capture_default_str()};
   auto* duration = s->add_option("--duration", o.duration_s, "simulated seconds (default 60)");
   c->requests_given = s->add_option("--requests", c->requests, "total quotes (with --rate: arrivals) instead of a duration")->excludes(duration);
-  s->add_option("--seed", c->seed, "the run's seed: the carrier's draws, the jitter and the arrivals")->required();
+  auto* seed = s->add_option("--seed", c->seed, "the run's seed: the carrier's draws, the jitter and the arrivals (required)");
   s->add_option("--sheddable-share", o.sheddable_share, "share of quotes (0-1) sent as sheddable")->capture_default_str();
   s->add_option("--goodput-deadline-ms", o.goodput.deadline_ms, "an answer later than this is not goodput")
       ->capture_default_str();
@@ -86,13 +89,37 @@ std::shared_ptr<SimulateCommand> add_simulate_command(CLI::App& cli) {
       ->capture_default_str();
   s->add_option("--scenarios-dir", c->scenarios_dir, "scenario files (default scenarios/)")->envname("SCENARIOS_DIR");
   s->add_flag("--json", c->json, "print the result as JSON (byte for byte the same for the same seed)");
+  s->add_flag("--scorecard", c->scorecard,
+              "score the policy over the class challenge's fixed battery (provider_down, tail_latency, rate_limited, "
+              "capacity_drop under open load, overloaded_fifo at twice its capacity) beside legacy and resilient");
+  for (auto* opt : s->get_options())
+    for (const char* name : {"--scenario", "--clients", "--rate", "--arrivals", "--max-in-flight", "--duration",
+                             "--requests", "--param", "--sheddable-share", "--goodput-deadline-ms", "--fallback-max-age-s"})
+      if (opt->check_name(name)) c->load_flags.push_back(opt);
+  c->load_flags.push_back(seed);
   return c;
 }
 
 bool simulate_parsed(const SimulateCommand& c) { return c.sub->parsed(); }
 
+namespace {
+
+int print_scorecard(const SimulateCommand& c, const std::string& policy, const SimulationSetup& lab) {
+  const Scorecard legacy = score_policy("legacy", lab);
+  const Scorecard resilient = score_policy("resilient", lab);
+  const Scorecard card = score_policy(policy, lab);
+  if (c.json) std::printf("%s\n", to_json(card, &legacy, &resilient).dump(2).c_str());
+  else std::printf("%s", format_scorecard(card, legacy, resilient).c_str());
+  return 0;
+}
+
+}  // namespace
+
 int run_simulate_command(SimulateCommand& c) {
   StormOptions& o = c.options;
+  if (c.scorecard)
+    for (const auto* opt : c.load_flags)
+      if (opt->count() > 0) return usage(opt->get_name() + " does not apply to --scorecard: its battery of storms is fixed");
   if (c.rate->count() > 0 && c.clients->count() > 0) return usage("--rate and --clients exclude each other");
   if (c.rate->count() == 0)
     for (const auto* opt : c.open_only)
@@ -102,14 +129,14 @@ int run_simulate_command(SimulateCommand& c) {
   if (c.requests_given->count() > 0) o.requests = c.requests;
   std::uint64_t seed = 0;
   const auto [end, problem] = std::from_chars(c.seed.data(), c.seed.data() + c.seed.size(), seed);
-  if (problem != std::errc() || end != c.seed.data() + c.seed.size())
+  if (!c.seed.empty() && (problem != std::errc() || end != c.seed.data() + c.seed.size()))
     return usage("--seed must be a whole number from 0 to 18446744073709551615 (got '" + c.seed + "')");
   for (const auto& kv : c.params) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) return usage("--param takes key=value (got '" + kv + "')");
     o.params.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
   }
-  o.seed = seed;
+  if (!c.seed.empty()) o.seed = seed;
   try {
     std::string file = c.policies_file;
     o.mode = c.policy;
@@ -133,6 +160,7 @@ int run_simulate_command(SimulateCommand& c) {
     const auto dir = c.scenarios_dir.empty() ? project_dir() / "scenarios" : std::filesystem::path(c.scenarios_dir);
     const ScenarioCatalog catalog = ScenarioCatalog::load_dir(dir);
     const SimulationSetup lab{policies, catalog, c.workers, c.carrier_workers};
+    if (c.scorecard) return print_scorecard(c, o.mode, lab);
     if (const auto errors = validate_simulation(o, lab); !errors.empty()) {
       for (const auto& e : errors) usage(e);
       return 2;

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 
+#include "lab/resilience/overload/cubic_rate_limiter.hpp"
 #include "lab/resilience/policy.hpp"
 #include "lab/resilience/retry_quota.hpp"
 #include "support/executor_rig.hpp"

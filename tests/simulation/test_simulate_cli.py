@@ -36,6 +36,23 @@ with tempfile.TemporaryDirectory() as folder:
         check(report["target"] == "simulated" and report["health_latency_ms"]["samples"] == 0,
               "the report says it was simulated, with no /health measured")
 
+    run = simulate("--scorecard", "--policy", str(one), "--json")
+    check(run.returncode == 0, f"a design's scorecard (exit {run.returncode}: {run.stderr.strip()})")
+    if run.returncode == 0:
+        card = json.loads(run.stdout)
+        check(card["policy"] == "mine" and [r["run"] for r in card["runs"]] ==
+              ["provider_down", "tail_latency", "rate_limited", "capacity_drop", "overloaded_fifo"],
+              f"the five runs of the battery, in order: {[r['run'] for r in card['runs']]}")
+        check(card["against"] == {"legacy": 23.0, "resilient": 42.3}, f"beside legacy's and resilient's scores: {card['against']}")
+        check(card["runs"][0]["calls_per_quote"] == 3 and card["runs"][0]["legacy"]["calls_per_quote"] == 4,
+              "each run's figures beside legacy's")
+    run = simulate("--scorecard", "--policy", "throttled")
+    check(run.returncode == 0 and run.stdout.startswith("scorecard of throttled: ") and "recovered after the trigger" in run.stdout,
+          f"the text scorecard: {run.stdout[:80]!r}")
+    run = simulate("--scorecard", "--policy", "throttled", "--scenario", "ok")
+    check(run.returncode == 2 and "--scenario does not apply to --scorecard" in run.stderr,
+          f"a load flag with --scorecard is refused: {run.stderr.strip()}")
+
     bad = pathlib.Path(folder) / "bad.json"
     bad.write_text(json.dumps({"mine": {"pipeline": [{"strategy": "timeout", "timeout_ms": 200},
                                                      {"strategy": "retry", "max_attempts": 3}]}}))

@@ -1,0 +1,91 @@
+// The class challenge's scorecard: a fixed battery of five storms in simulated time, the same
+// for every design, beside legacy and resilient.
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+
+#include "lab/carrier/scenario.hpp"
+#include "lab/simulation/scorecard.hpp"
+#include "support/paths.hpp"
+
+namespace test_scorecard {
+
+using namespace quote_lab;
+
+const ScenarioCatalog& catalog() {
+  static const ScenarioCatalog c =
+      ScenarioCatalog::load_dir(std::filesystem::path(quote_lab::testing::source_dir()) / "scenarios");
+  return c;
+}
+
+const Policies& policies() {
+  static const Policies p = default_policies();
+  return p;
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kTimed = false;  // a sanitizer's instrumentation is what such a run would time
+#else
+constexpr bool kTimed = true;
+#endif
+
+TEST_CASE("the battery: provider_down, tail_latency, rate_limited, capacity_drop under open load, overloaded_fifo at twice capacity") {
+  const auto& battery = scorecard_battery();
+  REQUIRE(battery.size() == 5);
+  CHECK(battery[0].name == "provider_down");
+  CHECK(battery[3].name == "capacity_drop");
+  CHECK(battery[3].trigger_end_s == 2.5);
+  CHECK(battery[3].load.goodput.fallback_max_age_s == 0);  // recovery is of live quotes
+  CHECK(*battery[4].load.rate_per_s == 80);  // overloaded_fifo serves 4 calls of about 100 ms at once: 40 a second
+}
+
+TEST_CASE("legacy and resilient on the battery: every figure a student reads beside their own") {
+  const SimulationSetup lab{policies(), catalog()};
+  const auto started = std::chrono::steady_clock::now();
+  const Scorecard legacy = score_policy("legacy", lab);
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (kTimed) CHECK(took_s < 2.0);
+  const Scorecard resilient = score_policy("resilient", lab);
+  REQUIRE(legacy.rows.size() == 5);
+  // provider_down: legacy's 4 attempts answer nothing; resilient's breaker and fallback answer all.
+  CHECK(legacy.rows[0].goodput_ratio == 0);
+  CHECK(legacy.rows[0].calls_per_quote == doctest::Approx(4.0));
+  CHECK(resilient.rows[0].goodput_ratio == 1);
+  CHECK(resilient.rows[0].live_ratio == 0);
+  // capacity_drop: legacy's retries keep the carrier down; resilient's breaker stays open 30 s.
+  CHECK_FALSE(legacy.rows[3].recovered_after_s);
+  CHECK_FALSE(resilient.rows[3].recovered_after_s);
+  CHECK(legacy.score == doctest::Approx(23.0));
+  CHECK(resilient.score == doctest::Approx(42.3));
+  CHECK(ranks_before(resilient, legacy));
+  CHECK(to_json(resilient, &legacy, &resilient)["runs"][0]["legacy"]["calls_per_quote"] == 4.0);
+}
+
+TEST_CASE("the overload policies beat resilient on the battery: throttled recovers from the capacity drop") {
+  const SimulationSetup lab{policies(), catalog()};
+  const Scorecard throttled = score_policy("throttled", lab);
+  CHECK(throttled.rows[3].recovered_after_s.has_value());
+  CHECK(ranks_before(throttled, score_policy("resilient", lab)));
+}
+
+TEST_CASE("a tie on the score ranks the design with fewer carrier calls per quote first, then the lower p99") {
+  Scorecard a{.policy = "a", .rows = {}, .score = 50, .calls_per_quote = 1.2, .p99_ms = 300};
+  Scorecard b = a;
+  b.policy = "b";
+  b.calls_per_quote = 1.1;
+  CHECK(ranks_before(b, a));
+  b.calls_per_quote = 1.2;
+  b.p99_ms = 200;
+  CHECK(ranks_before(b, a));
+  CHECK_FALSE(ranks_before(a, b));
+}
+
+TEST_CASE("a policy the lab does not serve has no scorecard") {
+  const SimulationSetup lab{policies(), catalog()};
+  CHECK_THROWS_AS(score_policy("nobody", lab), std::invalid_argument);
+}
+
+}  // namespace test_scorecard
