@@ -37,6 +37,8 @@ class Fiber {
   /// From inside the fiber: back to the resume() that ran it.
   void suspend();
   bool ended() const { return ended_; }
+  /// It has run (and so may be suspended with objects on its stack).
+  bool started() const { return started_; }
   /// Starts again with a new body on the same stack (the stack is reused, not remapped);
   /// only once ended.
   void reset(std::function<void()> body);

@@ -5,11 +5,33 @@
 
 namespace quote_lab {
 
-SimScheduler::~SimScheduler() {
-  // A fiber still suspended owns objects on its stack that would never be destroyed; run()
-  // refuses to end that way, so only a run cut by an exception gets here with some.
-  for (auto& s : slots_)
-    if (!s.free && s.fiber && !s.fiber->ended()) s.fiber.release();  // leaked on purpose: unmapping would be worse
+namespace {
+// Thrown into a fiber still waiting when its scheduler goes: it unwinds the fiber's stack, so
+// everything on it is destroyed, and ends it. Not an error anyone handles.
+struct FiberAborted {};
+}  // namespace
+
+SimScheduler::~SimScheduler() { unwind(); }
+
+void SimScheduler::unwind() {
+  if (current_) throw std::logic_error("simulation: unwind() from inside a fiber");
+  aborting_ = true;
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    Slot& s = slots_[i];
+    if (s.free || !s.fiber->started() || s.fiber->ended()) continue;
+    current_ = i;
+    try {
+      s.fiber->resume();
+    } catch (...) {  // its FiberAborted, come back out: the fiber has ended
+    }
+    current_.reset();
+    Slot& after = slots_[i];
+    after.free = true;
+    ++after.wait;  // its queued events are stale
+    free_slots_.push_back(i);
+    --live_;
+  }
+  aborting_ = false;
 }
 
 void SimScheduler::push(SteadyTime at, std::size_t slot, std::uint64_t wait, bool woken) {
@@ -46,6 +68,7 @@ bool SimScheduler::park_until(std::optional<SteadyTime> deadline) {
   if (deadline) push(std::max(*deadline, now_), *current_, s.wait, false);
   Fiber& fiber = *s.fiber;
   fiber.suspend();
+  if (aborting_) throw FiberAborted{};
   return current_slot().woken;
 }
 

@@ -24,6 +24,7 @@ class SimScheduler {
  public:
   /// Simulated time starts at `start`.
   explicit SimScheduler(SteadyTime start) : now_(start) {}
+  /// unwind()s.
   ~SimScheduler();
   SimScheduler(const SimScheduler&) = delete;
   SimScheduler& operator=(const SimScheduler&) = delete;
@@ -55,6 +56,10 @@ class SimScheduler {
   bool wake(const Waker& w);
   /// True inside one of this scheduler's fibers.
   bool in_fiber() const { return current_.has_value(); }
+  /// Ends the fibers a run left waiting (one cut short by an exception): each one's wait throws
+  /// inside it, so whatever its stack holds is destroyed. Call it while what those fibers use
+  /// is still alive; from outside the fibers only.
+  void unwind();
   /// Fibers started and not ended.
   std::size_t live_fibers() const { return live_; }
 
@@ -83,6 +88,7 @@ class SimScheduler {
   std::vector<std::size_t> free_slots_;
   std::optional<std::size_t> current_;
   std::size_t live_ = 0;
+  bool aborting_ = false;  // the destructor is unwinding the fibers left waiting
 };
 
 }  // namespace quote_lab

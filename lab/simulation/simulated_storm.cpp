@@ -133,6 +133,17 @@ struct SimRun {
   bool time_is_up() const { return !o.requests && since_start_s() >= o.duration_s; }
 };
 
+// Runs the scheduler; a run cut short by an exception first ends the fibers it left waiting,
+// while the logs and the lab's parts they use are still alive.
+void run_to_end(SimRun& run) {
+  try {
+    run.scheduler.run();
+  } catch (...) {
+    run.scheduler.unwind();
+    throw;
+  }
+}
+
 std::vector<ClientLog> run_closed(SimRun& run) {
   std::vector<ClientLog> logs(static_cast<std::size_t>(run.o.clients));
   long issued = 0;
@@ -146,7 +157,7 @@ std::vector<ClientLog> run_closed(SimRun& run) {
       }
     });
   }
-  run.scheduler.run();
+  run_to_end(run);
   return logs;
 }
 
@@ -181,7 +192,7 @@ std::vector<ClientLog> run_open(SimRun& run, ArrivalTally& tally) {
     }
     tally.window_s = run.o.requests ? run.since_start_s() : std::max(run.o.duration_s, run.since_start_s());
   });
-  run.scheduler.run();
+  run_to_end(run);
   return logs;
 }
 

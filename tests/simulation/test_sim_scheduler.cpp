@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -72,15 +73,44 @@ TEST_CASE("a parked fiber wakes at wake() or at its deadline, and a waker of an 
   CHECK(second_at == 70);
 }
 
-TEST_CASE("a fiber waiting with nothing to wake it ends the run with an error, not a hang") {
-  SimScheduler s(kStart);
-  bool parked = false;
-  s.spawn([&] {
-    parked = true;
-    s.park_until(std::nullopt);
-  });
-  CHECK_THROWS_WITH_AS(s.run(), "simulation: 1 fibers wait with nothing to wake them", std::logic_error);
-  CHECK(parked);
+TEST_CASE("a fiber waiting with nothing to wake it ends the run with an error, not a hang, and is unwound") {
+  auto held = std::make_shared<int>(1);  // what the fiber's stack holds: freed when it unwinds
+  {
+    SimScheduler s(kStart);
+    bool parked = false;
+    s.spawn([&, mine = held] {
+      const auto copy = mine;
+      parked = true;
+      s.park_until(std::nullopt);
+    });
+    CHECK_THROWS_WITH_AS(s.run(), "simulation: 1 fibers wait with nothing to wake them", std::logic_error);
+    CHECK(parked);
+    CHECK(held.use_count() == 3);  // the fiber's capture and the copy on its stack
+    s.unwind();
+    CHECK(held.use_count() == 1);
+    CHECK(s.live_fibers() == 0);
+  }
+  CHECK(held.use_count() == 1);
+}
+
+TEST_CASE("when one fiber throws, the fibers still waiting are unwound as the scheduler goes") {
+  auto held = std::make_shared<int>(1);
+  {
+    SimScheduler s(kStart);
+    SimClock clock(s);
+    for (int i = 0; i < 3; ++i)
+      s.spawn([&clock, mine = held] {
+        const auto copy = mine;
+        clock.sleep_for(std::chrono::hours(1));
+      });
+    s.spawn([&clock] {
+      clock.sleep_for(1ms);
+      throw std::runtime_error("stop");
+    });
+    CHECK_THROWS_AS(s.run(), std::runtime_error);
+    CHECK(held.use_count() > 1);
+  }
+  CHECK(held.use_count() == 1);
 }
 
 TEST_CASE("an exception a fiber lets out comes out of run()") {
