@@ -11,6 +11,7 @@
 #include "lab/api/route_support.hpp"
 #include "lab/api/route_table.hpp"
 #include "lab/app/lab_app.hpp"
+#include "lab/app/simulation_runner.hpp"
 #include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_registry.hpp"
 #include "lab/base/did_you_mean.hpp"
@@ -44,6 +45,7 @@ struct Shared {
   RouteContext::RenderedHealth health;
   RateLimitGate rate_limit;
   std::string admin_token;  // empty: no teacher token (--admin-token)
+  SimulationRunner simulations;  // every lab's, one at a time
 };
 
 // Whether the request carries the teacher's token (`serve --admin-token`).
@@ -98,7 +100,8 @@ void serve_lab(Shared& shared, const Route& route, const Request& req, const std
     }
   }
   RouteContext ctx{lab.app,       lab.storm,           shared.dashboard, shared.carrier_url,         shared.labs,
-                   shared.health, shared.policy_views, found.lab,        0, from_teacher(shared, req)};
+                   shared.health, shared.policy_views, found.lab,        0, from_teacher(shared, req),
+                   &shared.simulations};
   if (!route.worker_slot) return route.handler(ctx, req, body, res);
   Clock& clock = lab.app.clock();
   const SteadyTime asked = clock.now();

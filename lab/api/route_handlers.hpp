@@ -33,6 +33,9 @@ void storm_status(RouteContext&, const httplib::Request&, const std::string&, ht
 void storm_start(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 void storm_cancel(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 
+// routes_simulate.cpp — a storm in simulated time, answered at once.
+void simulate(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+
 // routes_claim.cpp — a student claims a name (step 0); the teacher issues a new key.
 void claim(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 

@@ -109,6 +109,16 @@ const std::vector<Route>& lab_route_table() {
         {.methods = {"DELETE"}, .path = "/experiments/storm", .mutating = true, .worker_slot = false,
          .description = {"cancels the running storm", "cancela la tormenta en curso"},
          .handler = storm_cancel, .teacher_only = true},
+        {.methods = {"GET"}, .path = "/experiments/simulate",
+         .example_query = "?policy=legacy&scenario=provider_down&clients=10&requests=100&seed=1", .worker_slot = false,
+         .description = {"a storm in simulated time, answered at once with the storm's report: the lab's own "
+                         "strategies on the carrier's scenario rules, the same report for the same seed (policy, "
+                         "scenario, clients or rate, requests or duration_s, seed, and a quote's overrides)",
+          "una tormenta en tiempo simulado, respondida al momento con el informe de la tormenta: las estrategias "
+          "del laboratorio sobre las reglas de los escenarios del proveedor, el mismo informe para la misma "
+          "semilla (`policy`, `scenario`, `clients` o `rate`, `requests` o `duration_s`, `seed` y los ajustes de "
+          "una cotización)"},
+         .handler = simulate},
         {.methods = {"GET"}, .path = "/class", .worker_slot = false,
          .description = {"every student lab (?lab=NAME): breaker, requests, carrier calls per request, p99; a page for browsers",
           "todos los laboratorios de estudiantes (?lab=NOMBRE): disyuntor, solicitudes, llamadas al proveedor por "

@@ -26,6 +26,8 @@ class StormExperiment;
 /// What a handler may reach: the lab the request's `?lab=` selects (the teacher's without
 /// it) and its storm runner, every lab (GET /class), the dashboard's files and the
 /// carrier's URL (shown by / and /health). Made for each request by lab_routes.
+class SimulationRunner;
+
 struct RouteContext {
   LabApp& app;
   StormExperiment& storm;
@@ -50,6 +52,8 @@ struct RouteContext {
   double queue_ms = 0;
   /// The request carries the teacher's token (`serve --admin-token`).
   bool teacher = false;
+  /// Where simulations run, one at a time for every lab (GET /experiments/simulate).
+  SimulationRunner* simulations = nullptr;
 };
 
 /// Serves one request. `body` is the request body of POST and PUT (empty for GET and for

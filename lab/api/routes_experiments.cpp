@@ -14,6 +14,7 @@
 
 #include "lab/api/route_handlers.hpp"
 #include "lab/api/route_support.hpp"
+#include "lab/api/storm_params.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_registry.hpp"
@@ -26,41 +27,15 @@ namespace quote_lab::handlers {
 namespace {
 
 // The storm a POST may ask for: clients, rate and duration bounded for a 2-core classroom machine.
-constexpr IntParam kStormClients{"clients", 1, kExperimentMaxClients, 10};
+constexpr IntParam kStormClients = kLiveStormLoad.clients;
 constexpr IntParam kStormDurationS{"duration_s", 1, static_cast<int>(kExperimentMaxDurationS), 10};
 constexpr IntParam kStormRequests{"requests", 1, 100000, 1};
 constexpr IntParam kStormLayers{"layers", 1, kExperimentMaxLayers, 1};
-constexpr IntParam kStormMaxInFlight{"max_in_flight", 1, kExperimentMaxClients, kStormDefaultMaxInFlight};
-
-using Lookup = std::function<const std::string*(std::string_view)>;
-
-// The load: `clients` (closed loop) or `rate` with `arrivals` and `max_in_flight` (open loop),
-// and the sheddable share; each bad value a 400 in the asker's language.
-std::optional<ApiError> parse_storm_load(const Lookup& lookup, StormOptions& o) {
-  if (lookup("rate") && lookup(kStormClients.name))
-    return api_error(400, "invalid_parameter", MessageId::storm_rate_and_clients, {});
-  if (auto e = parse_int_param(kStormClients, lookup(kStormClients.name), o.clients)) return e;
-  if (const auto* rate = lookup("rate")) {
-    double r = 0;
-    if (auto e = parse_number_param("rate", *rate, kStormMinRatePerS, kExperimentMaxRatePerS, r)) return e;
-    o.rate_per_s = r;
-  }
-  if (const auto* arrivals = lookup("arrivals")) {
-    const auto process = parse_arrival_process(*arrivals);
-    if (!process)
-      return api_error(400, "invalid_parameter", MessageId::unknown_choice, {{"name", "arrivals"}, {"got", arrivals->substr(0, 40)}},
-                       arrival_process_names());
-    o.arrivals = *process;
-  }
-  if (auto e = parse_int_param(kStormMaxInFlight, lookup(kStormMaxInFlight.name), o.max_in_flight)) return e;
-  if (const auto* share = lookup("sheddable_share"))
-    if (auto e = parse_number_param("sheddable_share", *share, 0, 1, o.sheddable_share)) return e;
-  return std::nullopt;
-}
+constexpr IntParam kStormMaxInFlight = kLiveStormLoad.max_in_flight;
 
 // `sweep`: the arrival rates of a goodput sweep, "10,20,40" in a query or a JSON body's
 // [10, 20, 40]; each as `rate` is bounded, kSweepMinRates..kSweepMaxRates of them.
-std::optional<ApiError> parse_sweep(const Lookup& lookup, std::vector<double>& rates) {
+std::optional<ApiError> parse_sweep(const ParamLookup& lookup, std::vector<double>& rates) {
   const std::string* raw = lookup("sweep");
   if (raw == nullptr) return std::nullopt;
   if (lookup("rate") || lookup(kStormClients.name) || lookup(kStormRequests.name))
@@ -89,7 +64,7 @@ std::optional<ApiError> parse_sweep(const Lookup& lookup, std::vector<double>& r
 
 // A sweep's steps send for kExperimentMaxDurationS at most: without duration_s each step
 // gets an even share of it, up to a lone storm's default 10 s.
-std::optional<ApiError> sweep_step_duration(const Lookup& lookup, std::size_t steps, int& duration_s) {
+std::optional<ApiError> sweep_step_duration(const ParamLookup& lookup, std::size_t steps, int& duration_s) {
   const int fit = static_cast<int>(kExperimentMaxDurationS) / static_cast<int>(steps);
   if (!lookup(kStormDurationS.name)) {
     duration_s = std::min(kStormDurationS.fallback, fit);
@@ -184,7 +159,7 @@ void storm_start(RouteContext& ctx, const httplib::Request& req, const std::stri
   int duration = 0, requests = 0;
   std::vector<double> sweep;
   if (auto e = parse_sweep(lookup, sweep)) return send_api_error(req, res, *e);
-  if (auto e = parse_storm_load(lookup, o)) return send_api_error(req, res, *e);
+  if (auto e = parse_storm_load(lookup, o, kLiveStormLoad)) return send_api_error(req, res, *e);
   if (auto e = parse_int_param(kStormDurationS, lookup(kStormDurationS.name), duration)) return send_api_error(req, res, *e);
   if (!sweep.empty())
     if (auto e = sweep_step_duration(lookup, sweep.size(), duration)) return send_api_error(req, res, *e);

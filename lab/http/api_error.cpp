@@ -23,7 +23,7 @@ constexpr std::array kMessages{
                 "parámetro de consulta desconocido: '{name}'; ¿quisiste decir '{suggestion}'?"},
     MessageText{MessageId::repeated_parameter, "{name} is given more than once", "{name} aparece más de una vez"},
     MessageText{MessageId::integer_out_of_range, "{name} must be an integer between {min} and {max} (got '{got}')",
-                "{name} debe ser un número entero entre {min} y {max} (se recibió '{got}')"},
+                "`{name}` debe ser un número entero entre {min} y {max} (se recibió '{got}')"},
     MessageText{MessageId::unknown_jitter, "jitter must be one of the allowed strategies",
                 "la variación aleatoria (jitter) debe ser una de las estrategias permitidas"},
     MessageText{MessageId::quote_too_long,
@@ -70,6 +70,16 @@ constexpr std::array kMessages{
                 "lanza la tuya cuando termine una (GET /class muestra la clase)"},
     MessageText{MessageId::storm_running, "a storm is already running; GET /experiments/storm shows its progress",
                 "ya hay una tormenta en curso; GET /experiments/storm muestra su avance"},
+    MessageText{MessageId::simulations_busy,
+                "{max} simulations are waiting already (the lab runs them one at a time on one core, so quotes keep "
+                "the other); ask again in a second",
+                "ya hay {max} simulaciones esperando (el laboratorio las ejecuta de una en una en un núcleo, para que "
+                "las cotizaciones conserven el otro); vuelve a pedirla en un segundo"},
+    MessageText{MessageId::simulation_too_large,
+                "a simulation runs at most {max} arrivals (`rate` × `duration_s` is {got}): lower one of them, or ask "
+                "for `requests`",
+                "una simulación ejecuta como mucho {max} llegadas (`rate` × `duration_s` da {got}): baja uno de los dos "
+                "o pide `requests`"},
     MessageText{MessageId::storm_rate_and_clients,
                 "`rate` and `clients` exclude each other: `rate=R` sends R arrivals a second without waiting for "
                 "answers (open loop); `clients=N` keeps N clients, each waiting for its answer (closed loop)",
@@ -158,7 +168,7 @@ constexpr std::array kMessages{
     MessageText{MessageId::unknown_choice, "{name} must be one of the allowed values (got '{got}')",
                 "{name} debe ser uno de los valores permitidos (se recibió '{got}')"},
     MessageText{MessageId::number_out_of_range, "{name} must be a number between {min} and {max} (got '{got}')",
-                "{name} debe ser un número entre {min} y {max} (se recibió '{got}')"},
+                "`{name}` debe ser un número entre {min} y {max} (se recibió '{got}')"},
     MessageText{MessageId::lab_reset_done,
                 "telemetry, metrics, breaker, fallback cache and carrier mode are back to their seeds",
                 "laboratorio restablecido: la telemetría, las métricas, el disyuntor, la caché de respaldo y el modo "

@@ -54,6 +54,8 @@ enum class MessageId {
   body_not_object,                 ///< —
   class_storms_busy,               ///< {max}
   storm_running,                   ///< —
+  simulations_busy,                ///< {max}
+  simulation_too_large,            ///< {max} {got}
   storm_rate_and_clients,          ///< —
   sweep_and_load,                  ///< —
   sweep_rate_count,                ///< {min} {max} {got}

@@ -50,7 +50,7 @@ TEST_CASE("placeholders are filled once, a value that looks like one is shown as
   CHECK(message_text(MessageId::integer_out_of_range, Language::en, args) ==
         "items must be an integer between 1 and 50 (got '{max}')");
   CHECK(message_text(MessageId::integer_out_of_range, Language::es, args) ==
-        "items debe ser un número entero entre 1 y 50 (se recibió '{max}')");
+        "`items` debe ser un número entero entre 1 y 50 (se recibió '{max}')");
 }
 
 TEST_CASE("an ApiError from the table answers in the language asked, English by default") {

@@ -1,0 +1,46 @@
+#pragma once
+// Where the lab runs simulations asked over HTTP (GET /experiments/simulate): one thread of
+// its own for every lab together, and a bounded line in front of it. A simulation is pure CPU
+// (a battery of storms in simulated time is about 0.1 s), so the lab gives it one of the
+// machine's cores, never the other: quotes and /health keep theirs while a class asks for
+// simulations at once (a bulkhead, as the lab teaches). A request that finds the line full is
+// refused at once (the caller answers 503 with Retry-After) instead of queueing without bound.
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace quote_lab {
+
+class SimulationRunner {
+ public:
+  /// Simulations waiting at most (the one running not counted): a class of 30 asking at once
+  /// waits in line, a script looping on it is refused.
+  static constexpr std::size_t kMaxWaiting = 32;
+
+  SimulationRunner();
+  /// Runs what is in line, then joins the thread.
+  ~SimulationRunner();
+  SimulationRunner(const SimulationRunner&) = delete;
+  SimulationRunner& operator=(const SimulationRunner&) = delete;
+
+  /// Puts `work` in line, to run on the runner's thread in arrival order; false (and `work` is
+  /// dropped) when kMaxWaiting are already waiting. `work` must not throw.
+  bool submit(std::function<void()> work);
+  /// Simulations waiting now.
+  std::size_t waiting() const;
+
+ private:
+  void loop();
+
+  mutable std::mutex mutex_;  // guards line_ and stopping_
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> line_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: started once the rest exists
+};
+
+}  // namespace quote_lab

@@ -1,0 +1,82 @@
+// GET /experiments/simulate: a storm in simulated time over HTTP, answered at once, the same
+// for the same seed, bad input a 400 in the asker's language, a full line a 503.
+
+#include <doctest/doctest.h>
+
+#include <future>
+#include <thread>
+#include <vector>
+
+#include "support/in_process_lab.hpp"
+
+namespace test_simulate_route {
+
+using namespace quote_lab;
+using namespace quote_lab::testing;
+
+TEST_CASE("a simulated storm over HTTP: the storm's report, the same bytes for the same seed, nothing stormed") {
+  InProcessLab lab;
+  const std::string path = "/experiments/simulate?policy=legacy&scenario=provider_down&clients=10&requests=100&seed=1";
+  const Reply first = lab.get(path);
+  REQUIRE(first.status == 200);
+  CHECK(first.json["target"] == "simulated");
+  CHECK(first.json["mode"] == "legacy");
+  CHECK(first.json["requests"] == 100);
+  CHECK(first.json["amplification"] == 4.0);
+  CHECK(lab.get(path).body == first.body);
+  // The lab itself saw nothing: no quote, no incident, its breaker untouched.
+  CHECK(lab.get("/incidents").json["incidents"].empty());
+  // The quote routes' overrides apply as on a quote.
+  const Reply no_breaker =
+      lab.get("/experiments/simulate?policy=resilient&circuit_breaker=false&clients=10&requests=100&seed=1");
+  CHECK(no_breaker.json["amplification"] == 2.0);
+  const Reply open = lab.get("/experiments/simulate?policy=throttled&scenario=capacity_drop&rate=20&arrivals=uniform"
+                             "&duration_s=12&seed=4&fallback_max_age_s=0");
+  REQUIRE(open.status == 200);
+  CHECK(open.json["load_model"] == "open");
+  CHECK(open.json["arrivals"] == 240);
+}
+
+TEST_CASE("a simulation asked wrong is a 400 that names the parameter, in the asker's language") {
+  InProcessLab lab;
+  struct Row {
+    const char* path;
+    const char* error;
+    const char* says;
+  };
+  for (const Row& r : {
+           Row{"/experiments/simulate?bogus=1", "unknown_parameter", "bogus"},
+           Row{"/experiments/simulate?policy=legcy", "invalid_parameter", "legacy"},
+           Row{"/experiments/simulate?scenario=dwn", "unknown_scenario", "does not exist"},
+           Row{"/experiments/simulate?clients=501", "invalid_parameter", "clients must be an integer between 1 and 500"},
+           Row{"/experiments/simulate?rate=10&clients=5", "invalid_parameter", "exclude each other"},
+           Row{"/experiments/simulate?requests=0", "invalid_parameter", "requests must be an integer between 1 and 100000"},
+           Row{"/experiments/simulate?max_attempts=99", "invalid_parameter", "max_attempts must be an integer between 1 and 10"},
+           Row{"/experiments/simulate?rate=2000&duration_s=600", "invalid_parameter", "at most 100000 arrivals"},
+       }) {
+    CAPTURE(r.path);
+    const Reply reply = lab.get(r.path);
+    CHECK(reply.status == 400);
+    CHECK(reply.json["error"] == r.error);
+    CHECK(reply.json["message"].get<std::string>().find(r.says) != std::string::npos);
+  }
+  const Reply es = lab.get("/experiments/simulate?rate=2000&duration_s=600", {{"Accept-Language", "es"}});
+  CHECK(es.json["message"].get<std::string>().find("una simulación ejecuta como mucho 100000 llegadas") == 0);
+}
+
+TEST_CASE("a class of 30 asking at once: every simulation answered, one at a time on the runner's thread") {
+  InProcessLab lab;
+  std::vector<std::future<Reply>> replies;
+  for (int i = 0; i < 30; ++i)
+    replies.push_back(std::async(std::launch::async, [&lab, i] {
+      return lab.get("/experiments/simulate?policy=throttled&scenario=tail_latency&clients=10&requests=300&seed=" +
+                     std::to_string(i));
+    }));
+  for (auto& r : replies) {
+    const Reply reply = r.get();
+    CHECK(reply.status == 200);
+    CHECK(reply.json["requests"] == 300);
+  }
+}
+
+}  // namespace test_simulate_route
