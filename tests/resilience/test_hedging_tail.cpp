@@ -15,6 +15,7 @@
 #include "lab/base/random.hpp"
 #include "lab/carrier/scenario.hpp"
 #include "lab/resilience/overload/hedge_budget.hpp"
+#include "lab/resilience/overload/hedged_call.hpp"
 #include "lab/resilience/overload/hedging_delay.hpp"
 #include "lab/resilience/policy.hpp"
 #include "support/executor_rig.hpp"
