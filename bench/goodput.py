@@ -20,7 +20,7 @@ import sys
 
 from goodput_doc import Run, Sweep, check_rows, curves, goodput_doc
 from labrun import ROOT, machine, write_doc
-from openloop_runs import MAX_IN_FLIGHT, SERVE_ARGS, Job, run_jobs
+from openloop_runs import MAX_IN_FLIGHT, SERVE_ARGS, Job, parse_with_sim, run_jobs
 from overload_policies import ADAPTIVE_LIMIT, LEGACY, RESILIENT, THROTTLED, storm_command
 from overload_scenarios import CODEL_INTERVAL_MS, CODEL_TARGET_MS, Carrier, scenario
 
@@ -39,13 +39,7 @@ def arguments():
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "goodput.md"))
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--parallel", type=int, default=2, help="runs at once (each its own lab)")
-    parser.add_argument("--sim", action="store_true",
-                        help="each run in simulated time (quote-lab simulate, docs/simulation.md): the document "
-                             "goes to docs/goodput.sim.md unless --out says otherwise")
-    args = parser.parse_args()
-    if args.sim and args.out == parser.get_default("out"):
-        args.out = os.path.join(ROOT, "docs", "goodput.sim.md")
-    return args
+    return parse_with_sim(parser, "goodput.md")
 
 
 def storm_args(policy, rate, duration_s):

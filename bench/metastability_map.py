@@ -27,7 +27,7 @@ import sys
 from labrun import ROOT, machine, write_doc
 from map_doc import MapReport, map_doc
 from map_grid import Fig5, Point, check_bronson, check_fig5, check_theorem2, describe, grid
-from openloop_runs import MAX_IN_FLIGHT, SERVE_ARGS, Job, run_jobs, timeline_series
+from openloop_runs import MAX_IN_FLIGHT, SERVE_ARGS, Job, parse_with_sim, run_jobs, timeline_series
 from overload_policies import ADAPTIVE_LIMIT, LEGACY, ONE_RETRY, RESILIENT, THROTTLED
 from overload_scenarios import Carrier, Trigger, scenario
 from recovery import Judgement, recovered_after_s
@@ -71,13 +71,7 @@ def arguments():
     size.add_argument("--quick", action="store_true")
     size.add_argument("--smoke", action="store_true")
     parser.add_argument("--parallel", type=int, default=3, help="runs at once (each its own lab)")
-    parser.add_argument("--sim", action="store_true",
-                        help="each run in simulated time (quote-lab simulate, docs/simulation.md): the document "
-                             "goes to docs/metastability-map.sim.md unless --out says otherwise")
-    args = parser.parse_args()
-    if args.sim and args.out == parser.get_default("out"):
-        args.out = os.path.join(ROOT, "docs", "metastability-map.sim.md")
-    return args
+    return parse_with_sim(parser, "metastability-map.md")
 
 
 def window_s(point, smoke=False):

@@ -5,6 +5,7 @@ generated carrier scenario), so no run inherits another's queue, breaker or aban
 flags and the same lab settings instead (docs/simulation.md): no lab, simulated time."""
 import concurrent.futures
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,18 @@ def run_job(binary, job):
     if code != 0 or result is None:
         sys.exit(f"storm {job.key} failed ({code}): {err}")
     return result
+
+
+def parse_with_sim(parser, doc_name):
+    """`parser`'s arguments with --sim added: each run in simulated time, the document (`--out`,
+    default docs/`doc_name`) then docs/NAME.sim.md unless --out says otherwise."""
+    parser.add_argument("--sim", action="store_true",
+                        help="each run in simulated time (quote-lab simulate, docs/simulation.md): the document "
+                             f"goes to docs/{doc_name.replace('.md', '.sim.md')} unless --out says otherwise")
+    args = parser.parse_args()
+    if args.sim and args.out == parser.get_default("out"):
+        args.out = os.path.join(os.path.dirname(args.out), doc_name.replace(".md", ".sim.md"))
+    return args
 
 
 # What `simulate` takes of SERVE_ARGS: the lab's workers and the carrier's threads.

@@ -10,17 +10,13 @@
 #include "lab/carrier/scenario.hpp"
 #include "lab/experiments/storm_report.hpp"
 #include "lab/simulation/simulated_storm.hpp"
-#include "support/paths.hpp"
+#include "support/simulated_lab.hpp"
 
 namespace test_simulated_storm {
 
 using namespace quote_lab;
 
-const ScenarioCatalog& catalog() {
-  static const ScenarioCatalog c =
-      ScenarioCatalog::load_dir(std::filesystem::path(quote_lab::testing::source_dir()) / "scenarios");
-  return c;
-}
+const ScenarioCatalog& catalog() { return quote_lab::testing::shipped_scenario_catalog(); }
 
 const Policies& policies() {
   static const Policies p = default_policies();
