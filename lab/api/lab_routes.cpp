@@ -11,6 +11,7 @@
 #include "lab/api/route_support.hpp"
 #include "lab/api/route_table.hpp"
 #include "lab/app/lab_app.hpp"
+#include "lab/app/design_judge.hpp"
 #include "lab/app/simulation_runner.hpp"
 #include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_registry.hpp"
@@ -46,6 +47,8 @@ struct Shared {
   RateLimitGate rate_limit;
   std::string admin_token;  // empty: no teacher token (--admin-token)
   SimulationRunner simulations;  // every lab's, one at a time
+  // The class challenge's designs, judged on `simulations`.
+  DesignJudge designs{simulations, labs.teacher().app.policies(), labs.teacher().app.scenarios()};
 };
 
 // Whether the request carries the teacher's token (`serve --admin-token`).
@@ -101,7 +104,7 @@ void serve_lab(Shared& shared, const Route& route, const Request& req, const std
   }
   RouteContext ctx{lab.app,       lab.storm,           shared.dashboard, shared.carrier_url,         shared.labs,
                    shared.health, shared.policy_views, found.lab,        0, from_teacher(shared, req),
-                   &shared.simulations};
+                   &shared.simulations, &shared.designs};
   if (!route.worker_slot) return route.handler(ctx, req, body, res);
   Clock& clock = lab.app.clock();
   const SteadyTime asked = clock.now();

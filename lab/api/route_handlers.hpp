@@ -35,6 +35,9 @@ void storm_cancel(RouteContext&, const httplib::Request&, const std::string&, ht
 
 // routes_simulate.cpp — a storm in simulated time, answered at once.
 void simulate(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+// routes_scorecard.cpp — the class challenge: a design posted, scored in simulated time, kept.
+void scorecard_post(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+void scorecard_get(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 
 // routes_claim.cpp — a student claims a name (step 0); the teacher issues a new key.
 void claim(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);

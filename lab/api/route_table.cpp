@@ -119,6 +119,17 @@ const std::vector<Route>& lab_route_table() {
           "semilla (`policy`, `scenario`, `clients` o `rate`, `requests` o `duration_s`, `seed` y los ajustes de "
           "una cotización)"},
          .handler = simulate},
+        {.methods = {"POST"}, .path = "/experiments/scorecard", .mutating = true, .worker_slot = false,
+         .description = {"the class challenge: posts this lab's design (a body {\"pipeline\": [...]}, as a policy "
+                         "of the policies file) and answers its scorecard over a fixed battery in simulated time, "
+                         "beside legacy and resilient; GET /class ranks the designs",
+          "el reto de la clase: envía el diseño de este laboratorio (un cuerpo {\"pipeline\": [...]}, como una "
+          "política del archivo de políticas) y responde su nota sobre una batería fija en tiempo simulado, junto "
+          "a `legacy` y `resilient`; GET /class clasifica los diseños"},
+         .handler = scorecard_post},
+        {.methods = {"GET"}, .path = "/experiments/scorecard", .worker_slot = false,
+         .description = {"this lab's design and its scorecard", "el diseño de este laboratorio y su nota"},
+         .handler = scorecard_get},
         {.methods = {"GET"}, .path = "/class", .worker_slot = false,
          .description = {"every student lab (?lab=NAME): breaker, requests, carrier calls per request, p99; a page for browsers",
           "todos los laboratorios de estudiantes (?lab=NOMBRE): disyuntor, solicitudes, llamadas al proveedor por "

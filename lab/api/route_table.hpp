@@ -27,6 +27,7 @@ class StormExperiment;
 /// it) and its storm runner, every lab (GET /class), the dashboard's files and the
 /// carrier's URL (shown by / and /health). Made for each request by lab_routes.
 class SimulationRunner;
+class DesignJudge;
 
 struct RouteContext {
   LabApp& app;
@@ -54,6 +55,8 @@ struct RouteContext {
   bool teacher = false;
   /// Where simulations run, one at a time for every lab (GET /experiments/simulate).
   SimulationRunner* simulations = nullptr;
+  /// Where the class challenge's designs are scored (POST /experiments/scorecard).
+  DesignJudge* designs = nullptr;
 };
 
 /// Serves one request. `body` is the request body of POST and PUT (empty for GET and for

@@ -8,6 +8,7 @@
 
 #include "lab/api/route_handlers.hpp"
 #include "lab/api/route_support.hpp"
+#include "lab/app/design_judge.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_registry.hpp"
 #include "lab/base/time_format.hpp"
@@ -33,7 +34,26 @@ nlohmann::ordered_json place(const std::optional<int>& p) {
   return p ? nlohmann::ordered_json(*p) : nlohmann::ordered_json(nullptr);
 }
 
-nlohmann::ordered_json class_json(LabRegistry& labs) {
+// The class challenge's designs, best first (rank_designs), and the baselines' scores once known.
+nlohmann::ordered_json designs_json(LabRegistry& labs) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const DesignRow& r : labs.class_designs()) {
+    nlohmann::ordered_json strategies = nlohmann::ordered_json::array();
+    for (const auto& entry : r.design.pipeline) strategies.push_back(entry.value("strategy", ""));
+    const Scorecard& card = r.design.card;
+    rows.push_back({{"place", r.place},
+                    {"lab", r.lab},
+                    {"name", r.owner},
+                    {"score", card.score},
+                    {"calls_per_quote", card.calls_per_quote},
+                    {"p99_ms", card.p99_ms},
+                    {"strategies", strategies},
+                    {"submitted_utc", format_iso8601(r.design.submitted_at)}});
+  }
+  return rows;
+}
+
+nlohmann::ordered_json class_json(LabRegistry& labs, const DesignJudge* judge) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   const std::vector<ClassRow> lab_rows = labs.class_rows();
   for (const ClassRow& r : lab_rows)
@@ -55,8 +75,18 @@ nlohmann::ordered_json class_json(LabRegistry& labs) {
                         {"carrier_calls", s.totals.carrier_calls},
                         {"carrier_calls_per_request", rounded(s.calls_per_request(), 100)},
                         {"last_activity_utc", format_iso8601(s.last_active)}});
+  const auto baselines = judge ? judge->baselines() : std::nullopt;
   return {{"students", students},
           {"labs", rows},
+          {"designs", designs_json(labs)},
+          {"design_baselines", baselines ? nlohmann::ordered_json{{"legacy", baselines->legacy},
+                                                                  {"resilient", baselines->resilient}}
+                                         : nlohmann::ordered_json(nullptr)},
+          {"designs_order",
+           {{"en", "the class challenge's designs (POST /experiments/scorecard), one per lab: highest score first, "
+                   "then fewer carrier calls per quote, then the lower p99"},
+            {"es", "los diseños del reto de la clase (POST /experiments/scorecard), uno por laboratorio: primero la "
+                   "nota más alta, luego menos llamadas al proveedor por cotización, luego el p99 más bajo"}}},
           {"count", rows.size()},
           {"min_requests", kMinRankedRequests},
           {"carrier_modes", carrier_modes(labs)},
@@ -78,7 +108,7 @@ void class_view(RouteContext& ctx, const httplib::Request& req, const std::strin
   if (prefers_html(req.get_header_value("Accept")) &&
       serve_file(res, ctx.dashboard.public_dir / "class.html", "text/html; charset=utf-8"))
     return;
-  send_json(res, 200, class_json(ctx.labs));
+  send_json(res, 200, class_json(ctx.labs, ctx.designs));
 }
 
 

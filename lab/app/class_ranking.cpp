@@ -52,4 +52,14 @@ std::vector<StudentRow> rank_students(const std::vector<ClassRow>& rows,
   return students;
 }
 
+void rank_designs(std::vector<DesignRow>& rows) {
+  std::sort(rows.begin(), rows.end(), [](const DesignRow& a, const DesignRow& b) {
+    if (ranks_before(a.design.card, b.design.card)) return true;
+    if (ranks_before(b.design.card, a.design.card)) return false;
+    if (a.design.submitted_at != b.design.submitted_at) return a.design.submitted_at < b.design.submitted_at;
+    return a.lab < b.lab;
+  });
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].place = static_cast<int>(i) + 1;
+}
+
 }  // namespace quote_lab

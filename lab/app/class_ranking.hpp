@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/app/lab_design.hpp"
 #include "lab/base/clock.hpp"
 #include "lab/observability/telemetry.hpp"
 #include "lab/resilience/breaker.hpp"
@@ -50,5 +51,17 @@ void rank_labs(std::vector<ClassRow>& rows);
 /// and ranked by the same rule.
 std::vector<StudentRow> rank_students(const std::vector<ClassRow>& rows,
                                       const std::function<std::string(const std::string&)>& owner_of);
+
+/// One design of the class challenge in GET /class: the lab that posted it and its owner.
+struct DesignRow {
+  std::string lab;
+  std::string owner;
+  LabDesign design;
+  int place = 0;  ///< 1, 2, …
+};
+
+/// Sorts `rows` by the scorecard's rule (ranks_before: score, then fewer carrier calls per
+/// quote, then a lower p99; then the earlier post, then the lab's name) and numbers them.
+void rank_designs(std::vector<DesignRow>& rows);
 
 }  // namespace quote_lab

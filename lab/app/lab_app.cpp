@@ -57,6 +57,7 @@ LabApp::LabApp(LabDeps deps)
   if (deps.restored) {
     local_breaker_.restore(deps.restored->breaker);
     cache_.restore(deps.restored->fallback_seeded_at, deps.restored->fallback_quotes);
+    restore_design(deps.restored->design);
   }
   // After the file: an empty Redis is seeded from it, a Redis that has state keeps its own.
   if (replicated_) replicated_->join();
@@ -65,6 +66,33 @@ LabApp::LabApp(LabDeps deps)
     events_.set_relay([this](const std::string& type, const std::string& line) {
       if (type != "breaker") share({.lab = name_, .type = type, .line = line});
     });
+}
+
+void LabApp::restore_design(const std::string& text) {
+  if (text.empty()) return;
+  try {
+    // Older than anything in the class log: a design another replica posts since replaces it.
+    design_.restore(design_from_json(nlohmann::json::parse(text)), "0-0");
+  } catch (const std::exception& e) {
+    spdlog::warn("design{} in the state file left out: {}", log_label_, e.what());
+  }
+}
+
+std::optional<LabDesign> LabApp::design_of(const ClassEvent& e) const {
+  try {
+    return design_from_json(nlohmann::json::parse(e.line));
+  } catch (const std::exception& ex) {
+    spdlog::warn("a design entry{} left out: {}", log_label_, ex.what());
+    return std::nullopt;
+  }
+}
+
+void LabApp::post_design(LabDesign d) {
+  if (d.id.empty()) d.id = new_id(16);
+  const std::string line = to_json(d).dump();
+  const auto placed = share_placed({.lab = name_, .type = "design", .line = line});
+  design_.post(std::move(d), placed.value_or(""));
+  mark_state_dirty();
 }
 
 void LabApp::share(ClassEvent e) {
@@ -154,6 +182,10 @@ void LabApp::publish_quote(const QuoteResult& result, const std::function<std::s
 }
 
 void LabApp::settle(const ClassEvent& own, const std::string& stream_id) {
+  if (own.type == "design") {
+    if (const auto d = design_of(own)) design_.placed(d->id, stream_id);
+    return;
+  }
   const bool setting = own.type == "reset" || own.type == "carrier_mode";
   bool unplaced = false;
   {
@@ -184,6 +216,10 @@ std::optional<LabSnapshot> LabApp::snapshot(const std::string& through, const nl
   s.storm = std::move(position->storm);
   s.carrier_mode = carrier_mode();
   s.telemetry = telemetry_.state();
+  if (const auto d = design_.get()) {
+    s.design = to_json(*d);
+    s.design_at = design_.position();
+  }
   return s;
 }
 
@@ -197,6 +233,13 @@ void LabApp::install(const LabSnapshot& s) {
   if (const Scenario* mode = scenarios_.find(s.carrier_mode); mode && mode->name != carrier_mode())
     change_carrier_mode(*mode);
   class_order_.installed(s.through, s.last_entry, s.storm);
+  if (!s.design.is_null()) {
+    try {
+      design_.offer(design_from_json(s.design), s.design_at.empty() ? "0-0" : s.design_at);
+    } catch (const std::invalid_argument& e) {
+      spdlog::warn("design{} in a snapshot left out: {}", log_label_, e.what());
+    }
+  }
 }
 
 void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_id) {
@@ -206,6 +249,12 @@ void LabApp::apply(const ClassEvent& e, bool replay, const std::string& stream_i
   {
     std::lock_guard order(order_mutex_);
     const ClassOrder::Take take = class_order_.take(stream_id, e.type == "carrier_mode");
+    // A design is the student's submission, not the lab's state: a reset leaves it, and the
+    // newest in the class's order holds (LabDesignSlot), whatever was set here meanwhile.
+    if (e.type == "design") {
+      if (auto d = design_of(e); d && design_.offer(std::move(*d), stream_id)) mark_state_dirty();
+      return;
+    }
     if (take == ClassOrder::Take::ignore) return;
     const bool keep_mode = take == ClassOrder::Take::apply_keeping_mode;
     if (e.type == "quote" && e.flow) {
@@ -250,6 +299,7 @@ PersistedLab LabApp::persisted_lab() {
   s.breaker.open_events = snap.open_events;
   s.fallback_seeded_at = cache_.seeded_at();
   s.fallback_quotes = cache_.entries();
+  if (const auto d = design_.get()) s.design = to_json(*d).dump();
   return s;
 }
 

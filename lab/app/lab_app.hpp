@@ -17,6 +17,7 @@
 
 #include "lab/app/class_events.hpp"
 #include "lab/app/class_order.hpp"
+#include "lab/app/lab_design.hpp"
 #include "lab/app/lab_snapshot.hpp"
 #include "lab/app/lab_state_file.hpp"
 #include "lab/app/lab_views.hpp"
@@ -209,6 +210,13 @@ class LabApp {
   const std::string& name() const { return name_; }
   /// The breaker and fallback quotes now, as the state file keeps them.
   PersistedLab persisted_lab();
+
+  /// Keeps `d` as this lab's class-challenge design (lab_design.hpp), replacing any before:
+  /// written to the state file and, with a class log, shared with every replica (placed in
+  /// the class's order, up to kOrderWait).
+  void post_design(LabDesign d);
+  /// This lab's design; nullopt: none posted.
+  std::optional<LabDesign> design() const { return design_.get(); }
   /// Per-lab totals over both modes, for the class view (GET /class).
   ClassTotals class_totals() const { return telemetry_.class_totals(); }
   /// The clock the lab measures with (queue waits are measured on it too).
@@ -235,6 +243,10 @@ class LabApp {
   std::optional<std::string> share_placed(ClassEvent e);
   // The same for a setting, waiting for its place in the class's order (kOrderWait).
   void share_in_order(ClassEvent e);
+  // Starts from the state file's design (JSON text; "" none); a bad one is logged and left out.
+  void restore_design(const std::string& text);
+  // The design a class log entry carries; nullopt (logged) when it carries none.
+  std::optional<LabDesign> design_of(const ClassEvent& e) const;
   // What the state file holds for this lab may have changed: write it soon.
   void mark_state_dirty();
   std::string new_id(int hex_digits);
@@ -274,6 +286,7 @@ class LabApp {
   mutable std::mutex mode_mutex_;  // guards external_mode_
   std::string external_mode_{kDefaultScenario};
   ClassOrder class_order_;
+  LabDesignSlot design_;
 };
 
 }  // namespace quote_lab

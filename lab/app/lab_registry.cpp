@@ -280,13 +280,24 @@ std::vector<ClassRow> LabRegistry::class_rows() {
   return rows;
 }
 
-std::vector<StudentRow> LabRegistry::class_students(const std::vector<ClassRow>& rows) const {
+std::string LabRegistry::owner_of(const std::string& lab) const {
   // The claimed name this replica knows (no Redis round trip per lab), else the first part.
-  return rank_students(rows, [this](const std::string& lab) {
-    for (const std::string& owner : possible_owners(lab))
-      if (keys_.claimed_here(owner)) return owner;
-    return lab.substr(0, lab.find('-', 1));
-  });
+  for (const std::string& owner : possible_owners(lab))
+    if (keys_.claimed_here(owner)) return owner;
+  return lab.substr(0, lab.find('-', 1));
+}
+
+std::vector<StudentRow> LabRegistry::class_students(const std::vector<ClassRow>& rows) const {
+  return rank_students(rows, [this](const std::string& lab) { return owner_of(lab); });
+}
+
+std::vector<DesignRow> LabRegistry::class_designs() {
+  expire_idle();
+  std::vector<DesignRow> rows;
+  for (const auto& [name, lab] : student_labs())
+    if (auto d = teachers(name) ? std::nullopt : lab->app.design()) rows.push_back(DesignRow{name, owner_of(name), std::move(*d)});
+  rank_designs(rows);
+  return rows;
 }
 
 PersistedState LabRegistry::persisted_state() {

@@ -58,7 +58,9 @@ std::string encode_lab_snapshot(const LabSnapshot& s) {
                {"storm", json(s.storm)},
                {"incidents", std::move(incidents)},
                {"modes", std::move(modes)},
-               {"scenarios", std::move(scenarios)}};
+               {"scenarios", std::move(scenarios)},
+               {"design", json(s.design)},
+               {"design_at", s.design_at}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -76,6 +78,9 @@ LabSnapshot decode_lab_snapshot(const std::string& text) {
     for (const auto& [mode, c] : j.at("modes").items()) s.telemetry.by_mode[mode] = counters_from(c);
     for (const auto& [mode, per] : j.at("scenarios").items())
       for (const auto& [name, c] : per.items()) s.telemetry.by_mode_scenario[mode][name] = counters_from(c);
+    // Absent from a replica older than the challenge: no design.
+    if (j.contains("design")) s.design = nlohmann::ordered_json::parse(j.at("design").dump());
+    s.design_at = j.value("design_at", "");
     return s;
   } catch (const json::exception& ex) {
     throw std::invalid_argument(std::string("not a lab snapshot: ") + ex.what());

@@ -7,8 +7,8 @@
 // installs it applies only the lab's entries after `through`.
 //
 // What it carries is what the class log replicates: the telemetry (incidents, counters,
-// latency windows), the carrier mode and the storm's status. The breaker and the fallback
-// quotes are not in it: they live in Redis already (redis_breaker_store,
+// latency windows), the carrier mode, the storm's status and the lab's design. The breaker
+// and the fallback quotes are not in it: they live in Redis already (redis_breaker_store,
 // redis_fallback_store). Prometheus series stay per replica.
 
 #include <nlohmann/json.hpp>
@@ -25,6 +25,8 @@ struct LabSnapshot {
   std::string carrier_mode{};  ///< canonical scenario name
   nlohmann::ordered_json storm{};  ///< GET /experiments/storm's form; null when none since the reset
   TelemetryState telemetry{};
+  nlohmann::ordered_json design{};  ///< the class challenge's design (lab_design.hpp's form); null none
+  std::string design_at{};          ///< its stream id in the class log ("" none)
 };
 
 /// One line of JSON (a few KB for a lesson's lab; bounded by the telemetry's own bounds).

@@ -166,7 +166,7 @@ Policies policies_from_json(const nlohmann::ordered_json& j, const Policies& bas
   if (!errors.empty()) {
     std::string msg = "invalid policies:";
     for (const auto& e : errors) msg += "\n  - " + e;
-    throw PolicyError(msg);
+    throw PolicyError(msg, std::move(errors));
   }
   return p;
 }

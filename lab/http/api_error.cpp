@@ -80,6 +80,30 @@ constexpr std::array kMessages{
                 "for `requests`",
                 "una simulación ejecuta como mucho {max} llegadas (`rate` × `duration_s` da {got}): baja uno de los dos "
                 "o pide `requests`"},
+    MessageText{MessageId::design_body,
+                "the body is a design: a JSON object {\"pipeline\": [...]}, its strategies outermost first, each "
+                "with its settings (docs/policies.md), or the list alone",
+                "el cuerpo es un diseño: un objeto JSON {\"pipeline\": [...]}, con sus estrategias de la más externa a "
+                "la más interna, cada una con sus ajustes (docs/policies.md), o la lista sola"},
+    MessageText{MessageId::design_refused,
+                "the design was refused ({count} problem(s); `problems` lists each with its place): {first}",
+                "el diseño fue rechazado ({count} problema(s); `problems` los enumera con su lugar): {first}"},
+    MessageText{MessageId::design_failed, "the design could not be scored: {why}",
+                "no se pudo calcular la nota del diseño: {why}"},
+    MessageText{MessageId::design_scored,
+                "your design scored {score} (`legacy` {legacy}, `resilient` {resilient}): place {place} of {count} "
+                "in GET /class",
+                "tu diseño obtuvo {score} puntos (`legacy` {legacy}, `resilient` {resilient}): puesto {place} de "
+                "{count} en GET /class"},
+    MessageText{MessageId::design_scored_unranked,
+                "the design scored {score} (`legacy` {legacy}, `resilient` {resilient}); the teacher's labs are not "
+                "ranked in GET /class",
+                "el diseño obtuvo {score} puntos (`legacy` {legacy}, `resilient` {resilient}); los laboratorios del "
+                "docente no entran en la clasificación de GET /class"},
+    MessageText{MessageId::no_design,
+                "this lab has no design yet: POST one to /experiments/scorecard (a body {\"pipeline\": [...]})",
+                "este laboratorio aún no tiene diseño: envía uno con POST a /experiments/scorecard (un cuerpo "
+                "{\"pipeline\": [...]})"},
     MessageText{MessageId::storm_rate_and_clients,
                 "`rate` and `clients` exclude each other: `rate=R` sends R arrivals a second without waiting for "
                 "answers (open loop); `clients=N` keeps N clients, each waiting for its answer (closed loop)",

@@ -56,6 +56,12 @@ enum class MessageId {
   storm_running,                   ///< —
   simulations_busy,                ///< {max}
   simulation_too_large,            ///< {max} {got}
+  design_body,                     ///< —
+  design_refused,                  ///< {count} {first}
+  design_failed,                   ///< {why}
+  design_scored,                   ///< {score} {legacy} {resilient} {place} {count} (a 200's message)
+  design_scored_unranked,          ///< {score} {legacy} {resilient} (a 200's message: the teacher's lab)
+  no_design,                       ///< — (a 200's message: the lab has no design yet)
   storm_rate_and_clients,          ///< —
   sweep_and_load,                  ///< —
   sweep_rate_count,                ///< {min} {max} {got}

@@ -111,13 +111,15 @@ nlohmann::ordered_json lab_json(const PersistedLab& s) {
                       {"quote", to_json(q.quote)},
                       {"cached_at", format_iso8601(q.cached_at)}});
   const auto& b = s.breaker;
-  return {{"breaker",
+  nlohmann::ordered_json out = {{"breaker",
            {{"state", std::string(to_string(b.state))},
             {"consecutive_failures", b.consecutive_failures},
             {"opened_until", b.opened_until ? nlohmann::ordered_json(format_iso8601(*b.opened_until))
                                             : nlohmann::ordered_json(nullptr)},
             {"open_events", b.open_events}}},
           {"fallback", {{"seeded_at", format_iso8601(s.fallback_seeded_at)}, {"quotes", quotes}}}};
+  if (!s.design.empty()) out["design"] = nlohmann::ordered_json::parse(s.design, nullptr, false);
+  return out;
 }
 
 bool lab_from_json(const nlohmann::ordered_json& j, PersistedLab& s, std::string& problem);
@@ -150,6 +152,10 @@ bool lab_from_json(const nlohmann::ordered_json& j, PersistedLab& s, std::string
   };
   const auto b = j.find("breaker");
   if (b == j.end() || !b->is_object()) return fail("breaker is missing");
+  if (const auto d = j.find("design"); d != j.end()) {
+    if (!d->is_object()) return fail("design must be an object");
+    s.design = d->dump();
+  }
   const auto state = b->find("state");
   if (state == b->end() || !state->is_string() ||
       !parse_breaker_state(state->get<std::string>(), s.breaker.state))

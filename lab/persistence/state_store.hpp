@@ -54,6 +54,9 @@ struct PersistedLab {
   BreakerRestore breaker;
   WallTime fallback_seeded_at{};
   std::vector<CachedQuote> fallback_quotes;
+  /// The lab's class-challenge design as JSON text (app/lab_design.hpp's form, which the lab
+  /// checks when it reads it back); empty: none.
+  std::string design;
 };
 
 /// The newest cached quotes a student lab keeps in the file (the teacher's keeps all).

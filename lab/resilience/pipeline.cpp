@@ -24,7 +24,7 @@ std::string misplaced(Strategy s, const std::vector<Strategy>& outer) {
     return quoted(s) + " must come before 'circuit_breaker': the breaker records every call it lets through, and " +
            quoted(s) + " inside it could end one with no answer from the carrier (a half-open probe never recorded)";
   if (const auto need = outer_need(s); need && !is_listed(outer, need->outer))
-    return quoted(s) + " must come after " + quoted(need->outer) + ": " + std::string(need->because);
+    return quoted(s) + " must come after " + quoted(need->outer) + ": " + std::string(need->because.en);
   return "";
 }
 

@@ -123,7 +123,7 @@ std::string strategy_reasons(std::optional<Reason> StrategySteps::*which);
 /// retry quota pays for a retry's retries. Empty for a strategy that works anywhere.
 struct OuterNeed {
   Strategy outer;
-  std::string_view because;
+  Prose because;  ///< why, in both languages (a refused design's problem is said in the student's)
 };
 std::optional<OuterNeed> outer_need(Strategy s);
 

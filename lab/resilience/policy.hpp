@@ -156,9 +156,17 @@ bool valid_policy_name(std::string_view name);
 Policies default_policies();
 
 /// Thrown at start-up when a policy file or flag is invalid; `what()` lists every problem.
+/// `problems()` holds them one by one, as the parser wrote them ("NAME.pipeline[1] (retry):
+/// max_attempts must be between 1 and 10 (got 0)"), for a caller that shows them apart (a
+/// design posted over HTTP); empty when the error is not a list of problems.
 class PolicyError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit PolicyError(const std::string& what, std::vector<std::string> problems = {})
+      : std::runtime_error(what), problems_(std::move(problems)) {}
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
 };
 
 /// One integer field of a retry policy and its allowed range, inclusive: one table for reading

@@ -123,6 +123,30 @@ nlohmann::ordered_json to_json(const Scorecard& card, const Scorecard* legacy, c
   return out;
 }
 
+Scorecard scorecard_from_json(const nlohmann::json& j) {
+  try {
+    Scorecard card;
+    card.policy = j.at("policy").get<std::string>();
+    card.score = j.at("score").get<double>();
+    card.calls_per_quote = j.at("calls_per_quote").get<double>();
+    card.p99_ms = j.at("p99_ms").get<double>();
+    for (const auto& run : j.at("runs")) {
+      ScoreRow row;
+      row.run = run.at("run").get<std::string>();
+      row.goodput_ratio = run.at("goodput_ratio").get<double>();
+      row.live_ratio = run.at("live_ratio").get<double>();
+      if (!run.at("p99_ms").is_null()) row.p99_ms = run.at("p99_ms").get<double>();
+      row.calls_per_quote = run.at("calls_per_quote").get<double>();
+      if (run.contains("recovered_after_s") && !run.at("recovered_after_s").is_null())
+        row.recovered_after_s = run.at("recovered_after_s").get<int>();
+      card.rows.push_back(std::move(row));
+    }
+    return card;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("scorecard: ") + e.what());
+  }
+}
+
 std::string format_scorecard(const Scorecard& card, const Scorecard& legacy, const Scorecard& resilient) {
   std::ostringstream out;
   char line[200];

@@ -66,6 +66,10 @@ bool ranks_before(const Scorecard& a, const Scorecard& b);
 nlohmann::ordered_json to_json(const Scorecard& card, const Scorecard* legacy = nullptr,
                                const Scorecard* resilient = nullptr);
 
+/// to_json(card)'s form (its baselines, when present, ignored) back: throws
+/// std::invalid_argument naming what is missing or of the wrong type.
+Scorecard scorecard_from_json(const nlohmann::json& j);
+
 /// A plain-text table for a terminal: each run's figures beside legacy's and resilient's.
 std::string format_scorecard(const Scorecard& card, const Scorecard& legacy, const Scorecard& resilient);
 

@@ -370,3 +370,70 @@ TEST_CASE("class log: a sweep's points reach the other replica, which keeps the 
 }
 
 }  // namespace test_class_log_replicas
+
+namespace test_class_log_replicas {
+namespace {
+// A design as POST /experiments/scorecard keeps it (the scorecard's figures made up).
+LabDesign design_scoring(double score) {
+  LabDesign d;
+  d.pipeline = nlohmann::ordered_json::array({{{"strategy", "timeout"}, {"timeout_ms", 220}}});
+  d.card.policy = "ana";
+  d.card.score = score;
+  d.card.rows.push_back(ScoreRow{.run = "provider_down", .goodput_ratio = 1, .live_ratio = score / 100});
+  d.submitted_at = WallTime(std::chrono::seconds(1'800'000'000));
+  return d;
+}
+
+std::optional<double> design_score(Replica& r, const std::string& lab) {
+  const auto d = r.lab(lab)->app.design();
+  return d ? std::optional<double>(d->card.score) : std::nullopt;
+}
+}  // namespace
+
+TEST_CASE("class log: a design posted on one replica is ranked on the other, the newest wins on both and a reset leaves it") {
+  RedisServer redis;
+  Replica a(redis, 1), b(redis, 2);
+  a.lab("ana")->app.post_design(design_scoring(61.5));
+  REQUIRE(converged(a, b, [&] { return design_score(b, "ana") == 61.5; }));
+  const auto rows = b.labs.class_designs();
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].lab == "ana");
+  CHECK(rows[0].place == 1);
+  CHECK(rows[0].design.id == a.lab("ana")->app.design()->id);
+  // The same lab's design posted on both replicas at once: one of them, the same on both.
+  for (int round = 0; round < 10; ++round) {
+    CAPTURE(round);
+    std::thread ta([&] { a.lab("ana")->app.post_design(design_scoring(40 + round)); });
+    std::thread tb([&] { b.lab("ana")->app.post_design(design_scoring(70 + round)); });
+    ta.join();
+    tb.join();
+    REQUIRE(converged(a, b, [&] { return design_score(a, "ana") == design_score(b, "ana"); }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    const auto score = design_score(a, "ana");
+    CHECK((score == 40 + round || score == 70 + round));
+    CHECK(design_score(b, "ana") == score);
+  }
+  const auto kept = design_score(a, "ana");
+  b.lab("ana")->app.reset();
+  REQUIRE(converged(a, b, [&] { return a.requests("ana") == 0; }));
+  CHECK(design_score(a, "ana") == kept);
+  CHECK(design_score(b, "ana") == kept);
+}
+
+TEST_CASE("class log: a replica that starts after a design's entry left the stream has it from the lab's snapshot") {
+  RedisServer redis;
+  Replica a(redis, 1);
+  a.quote("ana");
+  a.lab("ana")->app.post_design(design_scoring(55));
+  REQUIRE(eventually([&] { return snapshots_written(a, {"ana"}); }, std::chrono::seconds(5)));
+  redis_says(a, {"XTRIM", ClassLog::kStreamKey, "MAXLEN", "0"});
+  Replica late(redis, 2);
+  REQUIRE(eventually([&] { return late.log.caught_up(); }, std::chrono::seconds(5)));
+  CHECK(design_score(late, "ana") == 55);
+  CHECK(late.labs.class_designs().size() == 1);
+  // A newer design after the snapshot reaches it as any entry does.
+  a.lab("ana")->app.post_design(design_scoring(65));
+  REQUIRE(converged(a, late, [&] { return design_score(late, "ana") == 65; }));
+}
+
+}  // namespace test_class_log_replicas

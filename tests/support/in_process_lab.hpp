@@ -83,8 +83,9 @@ class InProcessLab {
   InProcessLab(const InProcessLab&) = delete;
   InProcessLab& operator=(const InProcessLab&) = delete;
 
-  Reply request(const std::string& method, const std::string& path, const httplib::Headers& headers = {}) const {
-    return http_request(port_, method, path, headers);
+  Reply request(const std::string& method, const std::string& path, const httplib::Headers& headers = {},
+                const std::string& body = "") const {
+    return http_request(port_, method, path, headers, body);
   }
   Reply get(const std::string& path, const httplib::Headers& headers = {}) const { return request("GET", path, headers); }
   /// Sends `raw` bytes as they are (lab_client.hpp's raw_status). The wait only ends a test

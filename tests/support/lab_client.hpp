@@ -27,16 +27,16 @@ struct Reply {
   double elapsed_ms = 0;
 };
 
-/// Sends `method path` to 127.0.0.1:`port` with `headers` (a POST or PUT with an empty JSON
-/// body) on a fresh connection and waits up to 15 s for the answer.
+/// Sends `method path` to 127.0.0.1:`port` with `headers` (a POST or PUT with `body`, as JSON;
+/// empty by default) on a fresh connection and waits up to 15 s for the answer.
 inline Reply http_request(int port, const std::string& method, const std::string& path,
-                          const httplib::Headers& headers = {}) {
+                          const httplib::Headers& headers = {}, const std::string& body = "") {
   httplib::Client client("127.0.0.1", port);
   client.set_tcp_nodelay(true);
   client.set_read_timeout(std::chrono::seconds(15));
   const auto t0 = std::chrono::steady_clock::now();
-  auto res = method == "POST"     ? client.Post(path, headers, "", "application/json")
-             : method == "PUT"    ? client.Put(path, headers, "", "application/json")
+  auto res = method == "POST"     ? client.Post(path, headers, body, "application/json")
+             : method == "PUT"    ? client.Put(path, headers, body, "application/json")
              : method == "DELETE" ? client.Delete(path, headers)
              : method == "HEAD"   ? client.Head(path, headers)
                                   : client.Get(path, headers);

@@ -115,7 +115,8 @@ const StrategyRow& retry_quota_row() {
       .make = [](const StrategyDeps&) { return make_retry_quota(); },
       .make_state = make_retry_quota_state,
       .gauges = retry_quota_gauges,
-      .outer = OuterNeed{Strategy::retry, "it pays for the retries of the retry outside it"},
+      .outer = OuterNeed{Strategy::retry, {.es = "la cuota de reintentos paga los reintentos de `retry`, que va por fuera",
+                                           .en = "it pays for the retries of the retry outside it"}},
   };
   return kRow;
 }
