@@ -1,6 +1,6 @@
-// The class view (GET /class for a browser): every student and every student lab, in GET
-// /class's ranking (carrier calls per request among those with enough requests), refreshed every 2 s from the
-// same route's JSON. Each name links to that student's page. A projector mode reads from
+// The class view (GET /class for a browser): the class challenge's designs, best score first,
+// then every student and every student lab, in GET /class's ranking (carrier calls per request
+// among those with enough requests), refreshed every 2 s from the same route's JSON. Each name links to that student's page. A projector mode reads from
 // the back of the room. The teacher's class-wide actions (restore every student lab, set
 // every student lab's carrier mode) show only to the teacher.
 import { BASE, holdsAnyLabKey, mayAct, withLab } from './net.js';
@@ -22,6 +22,10 @@ const TEXT = {
     confirmReset: n => `¿Restablecer ${n === 1 ? 'el laboratorio' : `los ${n} laboratorios`} de estudiantes? (el tuyo no cambia)`,
     resetDone: n => `${n === 1 ? '1 laboratorio restablecido' : `${n} laboratorios restablecidos`}`,
     modeDone: (n, m) => `${m} en ${n === 1 ? '1 laboratorio' : `${n} laboratorios`}`,
+    designsTitle: 'El reto: los diseños de la clase',
+    designsHead: ['Puesto', 'Estudiante', 'Laboratorio', 'Nota', 'Llamadas al proveedor por cotización', 'p99 (ms)', 'Estrategias', 'Enviado'],
+    designsOrder: 'Primero la nota más alta (0–100, sobre la batería fija en tiempo simulado), luego menos llamadas al proveedor por cotización, luego el p99 más bajo.',
+    reference: 'Como referencia:',
     teacher: 'Soy docente: ingresar el token',
     tokenPrompt: 'Pega el token del docente para restablecer la clase o cambiar su modo del proveedor:',
     adminNote: 'Las acciones para toda la clase son del docente.',
@@ -41,6 +45,10 @@ const TEXT = {
     confirmReset: n => `Reset ${n === 1 ? 'the student lab' : `the ${n} student labs`}? (yours is unchanged)`,
     resetDone: n => `${n === 1 ? '1 lab reset' : `${n} labs reset`}`,
     modeDone: (n, m) => `${m} in ${n === 1 ? '1 lab' : `${n} labs`}`,
+    designsTitle: 'The challenge: the class\u2019s designs',
+    designsHead: ['Place', 'Student', 'Lab', 'Score', 'Carrier calls per quote', 'p99 (ms)', 'Strategies', 'Posted'],
+    designsOrder: 'Highest score first (0–100, over the fixed battery in simulated time), then fewer carrier calls per quote, then the lower p99.',
+    reference: 'For reference:',
     teacher: "I'm the teacher: enter the token",
     tokenPrompt: 'Paste the teacher token to reset the class or change its carrier mode:',
     adminNote: 'The class-wide actions are the teacher\u2019s.',
@@ -118,13 +126,16 @@ function render() {
   const min = last?.min_requests ?? 5;
   $('#class-order').textContent = t.order(min);
   $('#class-students-title').textContent = t.studentsTitle;
+  $('#class-designs-title').textContent = t.designsTitle;
   $('#class-labs-title').textContent = t.labsTitle;
   for (const b of document.querySelectorAll('[data-lang]')) b.setAttribute('aria-pressed', String(b.dataset.lang === lang));
   showActions();
   const heads = names => names.map(h => { const th = document.createElement('th'); th.textContent = h; return th; });
   $('#class-head').replaceChildren(...heads(t.head));
   $('#class-students-head').replaceChildren(...heads(t.studentsHead));
+  $('#class-designs-head').replaceChildren(...heads(t.designsHead));
   if (!last) return;
+  renderDesigns(t);
   // The JSON's order and places: the page ranks exactly as GET /class does.
   const placeCell = row => {
     const place = cell(row.place == null ? '—' : String(row.place), 'place');
@@ -158,6 +169,32 @@ function render() {
     tr.append(placeCell(lab), cell(link), cell(state), cell(lab.carrier_mode),
       cell(f.num(lab.requests)), cell(f.ratio(lab.requests > 0 ? lab.carrier_calls / lab.requests : null)),
       cell(f.time(lab.last_activity_utc)));
+    return tr;
+  }));
+}
+
+// The class challenge's designs, in GET /class's order and places.
+function renderDesigns(t) {
+  const designs = last.designs || [];
+  // A score always with its one decimal (23,0 beside 42,3), as GET /class gives it.
+  const score = v => Number(v).toLocaleString(lang === 'es' ? 'es-AR' : 'en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  $('#class-designs-section').hidden = designs.length === 0;
+  // The baselines' names are code, as the policies are everywhere.
+  const code = text => { const c = document.createElement('code'); c.textContent = text; return c; };
+  const b = last.design_baselines;
+  $('#class-designs-order').replaceChildren(t.designsOrder,
+    ...(b ? [` ${t.reference} `, code('legacy'), ` ${score(b.legacy)}, `, code('resilient'), ` ${score(b.resilient)}.`] : []));
+  $('#class-designs').replaceChildren(...designs.map(d => {
+    const tr = document.createElement('tr');
+    tr.dataset.design = d.lab;
+    tr.dataset.place = String(d.place);
+    const link = document.createElement('a');
+    link.href = withLab(`${BASE}/experiments/scorecard`, d.lab);
+    link.textContent = d.lab;
+    const strategies = document.createElement('code');
+    strategies.textContent = d.strategies.join(' → ');
+    tr.append(cell(String(d.place), 'place'), cell(d.name), cell(link), cell(score(d.score), 'score'),
+      cell(f.ratio(d.calls_per_quote)), cell(f.num(d.p99_ms, 0)), cell(strategies), cell(f.time(d.submitted_utc)));
     return tr;
   }));
 }

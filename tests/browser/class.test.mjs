@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ARTIFACTS, startLab, openPage, charted, waitCharted, outage } from './harness.mjs';
+import { notSpanish } from './spanish.mjs';
 
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const STUDENTS = ['ana', 'ben', 'eva'];
@@ -215,6 +216,48 @@ test('a class: three students in their own labs, the teacher projecting storms, 
   } finally {
     for (const s of students) await s.browser.close();
     await teacher.browser.close();
+    await lab.stop();
+  }
+});
+
+test('the class challenge: two students post designs, the projected class page ranks them in Spanish', async () => {
+  const lab = await startLab();
+  const { browser, page, problems } = await openPage(lab, { path: '/class', viewport: { width: 1920, height: 1080 } });
+  try {
+    // No design yet: no challenge table.
+    await page.locator('#class-order').waitFor({ timeout: 10000 });
+    assert.equal(await page.locator('#class-designs-section').isHidden(), true);
+    const designs = {
+      // SRE adaptive throttling where resilient has its breaker.
+      ana: { pipeline: [{ strategy: 'fallback' }, { strategy: 'retry', max_attempts: 2 },
+        { strategy: 'adaptive_throttle', k: 2 }, { strategy: 'timeout', timeout_ms: 220 }] },
+      // Legacy's pipeline: four immediate attempts.
+      ben: [{ strategy: 'retry', max_attempts: 4, backoff_base_ms: 0, backoff_max_ms: 0, jitter: 'none' },
+        { strategy: 'timeout', timeout_ms: 360 }],
+    };
+    const scores = {};
+    for (const [name, design] of Object.entries(designs)) {
+      const key = (await lab.post(`/claim?name=${name}`)).body.lab_key;
+      const res = await fetch(`${lab.url}/experiments/scorecard?lab=${name}`, {
+        method: 'POST', headers: { 'X-Lab-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(design) });
+      assert.equal(res.status, 200);
+      scores[name] = (await res.json()).scorecard.score;
+    }
+    await page.waitForFunction(() => document.querySelectorAll('#class-designs tr').length === 2, null, { timeout: 10000 });
+    const rows = await page.locator('#class-designs tr').evaluateAll(trs => trs.map(tr => [...tr.cells].map(c => c.textContent)));
+    assert.deepEqual(rows.map(r => [r[0], r[1], r[2]]), [['1', 'ana', 'ana'], ['2', 'ben', 'ben']]);
+    assert.equal(rows[0][3], scores.ana.toLocaleString('es-AR', { minimumFractionDigits: 1, maximumFractionDigits: 1 }));
+    assert.equal(rows[1][3], '23,0');  // legacy's pipeline scores legacy's score
+    assert.equal(rows[0][6], 'fallback → retry → adaptive_throttle → timeout');
+    assert.equal(await page.locator('#class-designs a').first().getAttribute('href'), '/experiments/scorecard?lab=ana');
+    assert.match(await page.locator('#class-designs-order').textContent(), /Como referencia: legacy 23,0, resilient 42,3\./);
+    assert.deepEqual(await notSpanish(page), []);
+    // Projected: read from the back of the room.
+    await page.locator('#class-projector').click();
+    await shot(page, 'classroom-challenge-1920x1080.png');
+    assert.deepEqual(problems.filter(outage), []);
+  } finally {
+    await browser.close();
     await lab.stop();
   }
 });
