@@ -197,7 +197,7 @@ def main():
 
     # --- the teacher's kit
     clase = ROOT / "docs" / "clase"
-    for name in ("plan.md", "hoja.md", "respuestas.md", "problemas.md"):
+    for name in ("plan.md", "hoja.md", "respuestas.md", "problemas.md", "reto.md"):
         doc = clase / name
         check(doc.exists(), f"docs/clase/{name} exists")
         if not doc.exists():
