@@ -133,25 +133,25 @@ const std::vector<Shape>& shapes() {
         0);
     add(R"(^deadline_ms is required, between 1 and (\d+)$)",
         [](const std::smatch& m) { return "`deadline_ms` es obligatorio, entre 1 y " + m[1].str(); }, 0);
-    add(R"(^(\w+) must not exceed (\w+) \(got (\S+) and (\S+)\)$)",
+    add(R"(^([\w.]+) must not exceed (\w+) \(got (\S+) and (\S+)\)$)",
         [](const std::smatch& m) {
           return "`" + m[1].str() + "` no puede superar `" + m[2].str() + "` (recibidos: " + m[3].str() + " y " +
                  m[4].str() + ")";
         },
         1);
-    add(R"(^(\w+) must not be below (\w+) \(got (\S+) and (\S+)\)$)",
+    add(R"(^([\w.]+) must not be below (\w+) \(got (\S+) and (\S+)\)$)",
         [](const std::smatch& m) {
           return "`" + m[1].str() + "` no puede ser menor que `" + m[2].str() + "` (recibidos: " + m[3].str() + " y " +
                  m[4].str() + ")";
         },
         1);
-    add(R"(^(\w+) must be a multiple of (\w+) \(got (\S+) and (\S+)\)$)",
+    add(R"(^([\w.]+) must be a multiple of (\w+) \(got (\S+) and (\S+)\)$)",
         [](const std::smatch& m) {
           return "`" + m[1].str() + "` debe ser múltiplo de `" + m[2].str() + "` (recibidos: " + m[3].str() + " y " +
                  m[4].str() + ")";
         },
         1);
-    add(R"(^(\w+) must be between (\w+) and (\w+), (\S+) and (\S+) \(got (\S+)\)$)",
+    add(R"(^([\w.]+) must be between (\w+) and (\w+), (\S+) and (\S+) \(got (\S+)\)$)",
         [](const std::smatch& m) {
           return "`" + m[1].str() + "` debe estar entre `" + m[2].str() + "` y `" + m[3].str() + "`, " + m[4].str() +
                  " y " + m[5].str() + " (recibido: " + m[6].str() + ")";
@@ -164,11 +164,15 @@ const std::vector<Shape>& shapes() {
   return table;
 }
 
+constexpr std::size_t kMaxShapedLine = 2000;
+
 }  // namespace
 
 DesignProblem read_design_problem(const std::string& line, const std::string& policy) {
   DesignProblem p;
-  std::string rest = line;
+  // The parser shortens what a student typed, so its lines are short; std::regex recurses once
+  // per character it matches, so nothing longer reaches it.
+  std::string rest = line.size() > kMaxShapedLine ? line.substr(0, kMaxShapedLine) + "..." : line;
   if (rest.rfind(policy, 0) == 0) rest = rest.substr(policy.size());
   if (!rest.empty() && rest[0] == '.') rest = rest.substr(1);
   // Where: "pipeline[1] (retry): ", "pipeline[1]: ", "pipeline[1] ", "pipeline: ", "pipeline ".
@@ -181,12 +185,25 @@ DesignProblem read_design_problem(const std::string& line, const std::string& po
   } else if (rest.rfind(": ", 0) == 0) {
     rest = rest.substr(2);
   }
-  p.message_en = rest;
+  // A nested setting's object ("delay: unknown setting 'foo'"): its name leads the setting's.
+  std::string nested;
+  static const std::regex nested_prefix(R"(^(\w+): (.*)$)");
+  if (std::smatch n; std::regex_match(rest, n, nested_prefix)) {
+    nested = n[1].str();
+    rest = n[2].str();
+  }
+  p.message_en = nested.empty() ? rest : nested + ": " + rest;
   for (const Shape& shape : shapes()) {
     std::smatch found;
     if (!std::regex_match(rest, found, shape.pattern)) continue;
     p.message_es = shape.es(found);
-    if (shape.setting_group > 0) p.setting = found[static_cast<std::size_t>(shape.setting_group)].str();
+    if (shape.setting_group > 0) {
+      p.setting = found[static_cast<std::size_t>(shape.setting_group)].str();
+      if (!nested.empty()) {
+        p.setting = nested + "." + *p.setting;
+        p.message_es = "`" + nested + "`: " + p.message_es;
+      }
+    }
     return p;
   }
   p.message_es = "problema del diseño (el analizador lo describe así): '" + rest + "'";

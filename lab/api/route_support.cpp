@@ -71,4 +71,14 @@ bool serve_page_to_browser(const httplib::Request& req, httplib::Response& res, 
   return prefers_html(req.get_header_value("Accept")) && serve_file(res, page, "text/html; charset=utf-8");
 }
 
+void refuse_simulation(const httplib::Request& req, httplib::Response& res, const SimulationRunner& runner,
+                       SimulationRunner::Admission admission) {
+  res.set_header("Retry-After", std::to_string(runner.retry_after_s()));
+  if (admission == SimulationRunner::Admission::asker_full)
+    return send_api_error(req, res, api_error(429, "simulations_yours_busy", MessageId::simulations_yours_busy,
+                                              {{"max", std::to_string(SimulationRunner::kMaxPerAsker)}}));
+  send_api_error(req, res, api_error(503, "simulations_busy", MessageId::simulations_busy,
+                                     {{"max", std::to_string(SimulationRunner::kMaxWaiting)}}));
+}
+
 }  // namespace quote_lab

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lab/http/httplib_fwd.hpp"
+#include "lab/app/simulation_runner.hpp"
 #include "lab/http/params.hpp"
 #include "lab/resilience/domain.hpp"
 
@@ -52,6 +53,12 @@ bool serve_file(httplib::Response& res, const std::filesystem::path& file, const
 /// before. Either way the answer says it varies by Accept, so no cache mixes the two.
 /// False too when `page` cannot be read: the JSON is still an answer.
 bool serve_page_to_browser(const httplib::Request& req, httplib::Response& res, const std::filesystem::path& page);
+
+/// A simulation the runner did not take (app/simulation_runner.hpp): 503 `simulations_busy`
+/// when the class's line is full, 429 `simulations_yours_busy` when the asker's share is, each
+/// with Retry-After.
+void refuse_simulation(const httplib::Request& req, httplib::Response& res, const SimulationRunner& runner,
+                       SimulationRunner::Admission admission);
 
 /// The page that shows /incidents, /diagnostics/summary, /metrics and /dependency/state
 /// to a browser: one page that reads the route's JSON and draws it (public/pages.html).

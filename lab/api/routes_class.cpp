@@ -53,7 +53,7 @@ nlohmann::ordered_json designs_json(LabRegistry& labs) {
   return rows;
 }
 
-nlohmann::ordered_json class_json(LabRegistry& labs, const DesignJudge* judge) {
+nlohmann::ordered_json class_json(LabRegistry& labs, DesignJudge* judge) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   const std::vector<ClassRow> lab_rows = labs.class_rows();
   for (const ClassRow& r : lab_rows)
@@ -75,10 +75,12 @@ nlohmann::ordered_json class_json(LabRegistry& labs, const DesignJudge* judge) {
                         {"carrier_calls", s.totals.carrier_calls},
                         {"carrier_calls_per_request", rounded(s.calls_per_request(), 100)},
                         {"last_activity_utc", format_iso8601(s.last_active)}});
-  const auto baselines = judge ? judge->baselines() : std::nullopt;
+  nlohmann::ordered_json designs = designs_json(labs);
+  // A restarted lab's designs come from its state file: the baselines are judged again for them.
+  const auto baselines = judge ? judge->baselines(!designs.empty()) : std::nullopt;
   return {{"students", students},
           {"labs", rows},
-          {"designs", designs_json(labs)},
+          {"designs", std::move(designs)},
           {"design_baselines", baselines ? nlohmann::ordered_json{{"legacy", baselines->legacy},
                                                                   {"resilient", baselines->resilient}}
                                          : nlohmann::ordered_json(nullptr)},

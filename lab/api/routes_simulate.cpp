@@ -14,6 +14,7 @@
 #include "lab/api/storm_params.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/lab_keys.hpp"
+#include "lab/app/lab_registry.hpp"
 #include "lab/app/simulation_runner.hpp"
 #include "lab/experiments/storm_report.hpp"
 #include "lab/http/http_server.hpp"
@@ -84,7 +85,6 @@ std::optional<ApiError> simulation_asked(RouteContext& ctx, const httplib::Reque
       return api_error(400, "invalid_parameter", MessageId::simulation_too_large,
                        {{"max", std::to_string(kSimMaxArrivals)}, {"got", std::to_string(static_cast<long>(arrivals))}});
   }
-  if (!o.requests && !o.rate_per_s) o.requests = kSimMaxArrivals;  // a closed loop by duration: bounded too
   return std::nullopt;
 }
 
@@ -97,20 +97,24 @@ void simulate(RouteContext& ctx, const httplib::Request& req, const std::string&
   auto answer = done->get_future();
   const Policies& policies = ctx.app.policies();
   const ScenarioCatalog& catalog = ctx.app.scenarios();
-  const bool queued = ctx.simulations->submit([done, o, &policies, &catalog] {
+  // A student's lab (?lab=) has its share of the line; a simulation asked for no lab has none.
+  const std::string& lab = ctx.app.name();
+  const std::string asker = lab.empty() ? "" : ctx.labs.owner_of(lab);
+  const auto admission = ctx.simulations->submit([done, o, &policies, &catalog] {
+    SimulationSetup lab{policies, catalog};
+    lab.max_quotes = kSimMaxArrivals;  // a closed loop by duration: bounded too
     try {
-      done->set_value(to_json(simulate_storm(o, SimulationSetup{policies, catalog})));
-    } catch (const std::exception& e) {  // a bound reached inside the run: its sentence
-      done->set_value({{"error", "simulation_failed"}, {"message", e.what()}});
+      done->set_value(to_json(simulate_storm(o, lab)));
+    } catch (const SimulationBoundReached& e) {
+      done->set_value({{"bound", e.max()}});
     }
-  });
-  if (!queued) {
-    res.set_header("Retry-After", "1");
-    return send_api_error(req, res, api_error(503, "simulations_busy", MessageId::simulations_busy,
-                                              {{"max", std::to_string(SimulationRunner::kMaxWaiting)}}));
-  }
+  }, asker);
+  if (admission != SimulationRunner::Admission::queued) return refuse_simulation(req, res, *ctx.simulations, admission);
   const nlohmann::ordered_json report = answer.get();
-  send_json(res, report.contains("error") ? 400 : 200, report);
+  if (report.contains("bound"))
+    return send_api_error(req, res, api_error(400, "invalid_parameter", MessageId::simulation_bound_reached,
+                                              {{"max", std::to_string(kSimMaxArrivals)}}));
+  send_json(res, 200, report);
 }
 
 }  // namespace quote_lab::handlers

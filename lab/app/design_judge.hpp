@@ -42,27 +42,32 @@ class DesignJudge {
     Scorecard resilient;
     std::string error;    ///< not empty: the simulation stopped (a bound reached), and why
   };
-  /// Puts the design `with_design` holds (policies_with_design) in the runner's line; nullopt
-  /// when the line is full (SimulationRunner::kMaxWaiting).
-  std::optional<std::future<Verdict>> judge(Policies with_design);
+  /// Puts the design `with_design` holds (policies_with_design) in the runner's line for
+  /// `asker` (the student: SimulationRunner's share); `admission` says whether it was, and the
+  /// future is valid only when it was.
+  std::future<Verdict> judge(Policies with_design, const std::string& asker, SimulationRunner::Admission& admission);
 
   /// Legacy's and resilient's scores once the first judgement computed them (GET /class shows
   /// them beside the designs); nullopt before. Thread-safe.
   struct Baselines {
     double legacy = 0, resilient = 0;
   };
-  std::optional<Baselines> baselines() const;
+  /// With `compute`, a judgement of the baselines alone is put in line when they are not known
+  /// (a restarted lab's /class, with designs from its state file): a later call has them.
+  std::optional<Baselines> baselines(bool compute = false);
 
- private:
+ public:
   // What a judgement in the runner's line needs, shared with it.
   struct State {
     State(const Policies& b, const ScenarioCatalog& c) : base(b), catalog(c) {}
     const Policies& base;
     const ScenarioCatalog& catalog;
     std::optional<Scorecard> legacy, resilient;  // the runner's thread only
-    mutable std::mutex baselines_mutex;          // guards baselines
+    mutable std::mutex baselines_mutex;          // guards baselines and computing
     std::optional<Baselines> baselines;
+    bool computing = false;                      // a judgement of the baselines alone is in line
   };
+ private:
   SimulationRunner& runner_;
   std::shared_ptr<State> state_;
 };

@@ -72,7 +72,7 @@ void LabApp::restore_design(const std::string& text) {
   if (text.empty()) return;
   try {
     // Older than anything in the class log: a design another replica posts since replaces it.
-    design_.restore(design_from_json(nlohmann::json::parse(text)), "0-0");
+    design_.restore(design_from_json(nlohmann::ordered_json::parse(text)), "0-0");
   } catch (const std::exception& e) {
     spdlog::warn("design{} in the state file left out: {}", log_label_, e.what());
   }
@@ -80,7 +80,7 @@ void LabApp::restore_design(const std::string& text) {
 
 std::optional<LabDesign> LabApp::design_of(const ClassEvent& e) const {
   try {
-    return design_from_json(nlohmann::json::parse(e.line));
+    return design_from_json(nlohmann::ordered_json::parse(e.line));
   } catch (const std::exception& ex) {
     spdlog::warn("a design entry{} left out: {}", log_label_, ex.what());
     return std::nullopt;

@@ -14,7 +14,7 @@ nlohmann::ordered_json to_json(const LabDesign& d) {
           {"scorecard", to_json(d.card)}};
 }
 
-LabDesign design_from_json(const nlohmann::json& j) {
+LabDesign design_from_json(const nlohmann::ordered_json& j) {
   try {
     LabDesign d;
     d.id = j.at("id").get<std::string>();

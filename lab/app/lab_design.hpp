@@ -25,7 +25,7 @@ struct LabDesign {
 /// {"id", "submitted_utc", "pipeline", "scorecard": to_json(card)}.
 nlohmann::ordered_json to_json(const LabDesign& d);
 /// Back from to_json's form; throws std::invalid_argument naming what is wrong.
-LabDesign design_from_json(const nlohmann::json& j);
+LabDesign design_from_json(const nlohmann::ordered_json& j);
 
 /// Where a lab keeps its design on one replica. With replicas, the class log orders the
 /// designs posted for one lab: the newest in the log wins on every replica. A design posted

@@ -131,6 +131,9 @@ class LabRegistry {
   /// The same rows added up per student (the name that owns them: lab_keys.hpp), ranked alike:
   /// what a student did across the lesson's labs, for the class's closing.
   std::vector<StudentRow> class_students(const std::vector<ClassRow>& rows) const;
+  /// The name that owns student lab `lab`: its claimed owner this replica knows, else the
+  /// name's part before its first '-' (as class_students() adds labs up).
+  std::string owner_of(const std::string& lab) const;
   /// The class challenge's designs (LabApp::design) of every student lab held, ranked
   /// (rank_designs), each with its owner as class_students names them.
   std::vector<DesignRow> class_designs();
@@ -187,8 +190,6 @@ class LabRegistry {
   std::vector<std::shared_ptr<Lab>> expire_idle_locked(WallTime now);
   std::size_t student_count_locked() const;
   std::vector<std::shared_ptr<Lab>> all_labs() const;
-  // The name that owns lab `lab` (class_students()).
-  std::string owner_of(const std::string& lab) const;
   // The lab called `name` if held ("" : the teacher's), without creating or touching it.
   std::shared_ptr<Lab> held(const std::string& name) const;
   std::vector<std::pair<std::string, std::shared_ptr<Lab>>> student_labs() const;

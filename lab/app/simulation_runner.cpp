@@ -13,14 +13,19 @@ SimulationRunner::~SimulationRunner() {
   thread_.join();
 }
 
-bool SimulationRunner::submit(std::function<void()> work) {
+SimulationRunner::Admission SimulationRunner::submit(std::function<void()> work, const std::string& asker) {
   {
     std::lock_guard lock(mutex_);
-    if (stopping_ || line_.size() >= kMaxWaiting) return false;
-    line_.push_back(std::move(work));
+    if (stopping_ || line_.size() >= kMaxWaiting) return Admission::line_full;
+    if (!asker.empty()) {
+      std::size_t& mine = in_line_[asker];
+      if (mine >= kMaxPerAsker) return Admission::asker_full;
+      ++mine;
+    }
+    line_.push_back(Job{std::move(work), asker});
   }
   wake_.notify_one();
-  return true;
+  return Admission::queued;
 }
 
 std::size_t SimulationRunner::waiting() const {
@@ -28,17 +33,24 @@ std::size_t SimulationRunner::waiting() const {
   return line_.size();
 }
 
+int SimulationRunner::retry_after_s() const {
+  return 1 + static_cast<int>(waiting() / 8);
+}
+
 void SimulationRunner::loop() {
   for (;;) {
-    std::function<void()> work;
+    Job job;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !line_.empty(); });
       if (line_.empty()) return;  // stopping, and nothing left
-      work = std::move(line_.front());
+      job = std::move(line_.front());
       line_.pop_front();
     }
-    work();
+    job.work();
+    if (job.asker.empty()) continue;
+    std::lock_guard lock(mutex_);
+    if (auto it = in_line_.find(job.asker); it != in_line_.end() && --it->second == 0) in_line_.erase(it);
   }
 }
 

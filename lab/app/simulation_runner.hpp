@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <map>
+#include <string>
 #include <mutex>
 #include <thread>
 
@@ -27,18 +29,33 @@ class SimulationRunner {
   SimulationRunner(const SimulationRunner&) = delete;
   SimulationRunner& operator=(const SimulationRunner&) = delete;
 
-  /// Puts `work` in line, to run on the runner's thread in arrival order; false (and `work` is
-  /// dropped) when kMaxWaiting are already waiting. `work` must not throw.
-  bool submit(std::function<void()> work);
+  /// What one asker may have in line at once, the one running included: a student looping on
+  /// the route, or holding 33 connections, fills her own share and never the class's line.
+  static constexpr std::size_t kMaxPerAsker = 2;
+
+  enum class Admission { queued, line_full, asker_full };
+  /// Puts `work` in line, to run on the runner's thread in arrival order, for `asker` (who asks:
+  /// a student's name, a client's address; "" counts toward no share). Not queued (and `work`
+  /// is dropped) when kMaxWaiting are already waiting, or `asker` has kMaxPerAsker in line.
+  /// `work` must not throw.
+  Admission submit(std::function<void()> work, const std::string& asker = "");
   /// Simulations waiting now.
   std::size_t waiting() const;
+  /// The seconds a refused asker should wait before asking again: about how long the line
+  /// takes to drain (a battery is about 0.1 s), at least 1.
+  int retry_after_s() const;
 
  private:
   void loop();
 
   mutable std::mutex mutex_;  // guards line_ and stopping_
   std::condition_variable wake_;
-  std::deque<std::function<void()>> line_;
+  struct Job {
+    std::function<void()> work;
+    std::string asker;
+  };
+  std::deque<Job> line_;
+  std::map<std::string, std::size_t> in_line_;  // per asker, the one running included
   bool stopping_ = false;
   std::thread thread_;  // last: started once the rest exists
 };

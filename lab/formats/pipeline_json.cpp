@@ -26,11 +26,15 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// A name as typed, shortened: a problem's line stays a line whatever was typed (40 as
+// shown_value keeps values).
+std::string shown_name(const std::string& typed) { return typed.size() > 40 ? typed.substr(0, 40) + "..." : typed; }
+
 // "unknown setting 'K'", with the nearest setting of the strategy, or the strategy the
 // setting belongs to, and every setting the strategy takes.
 std::string unknown_setting(const std::string& key, const std::string& owner_label,
                             const std::vector<std::string>& allowed, std::optional<Strategy> strategy) {
-  std::string msg = "unknown setting '" + key + "'";
+  std::string msg = "unknown setting '" + shown_name(key) + "'";
   if (const auto meant = did_you_mean(key, allowed)) {
     msg += "; did you mean '" + *meant + "'?";
   } else if (strategy) {
@@ -193,7 +197,7 @@ std::optional<Strategy> entry_strategy(const json& entry, const std::string& at,
   const std::string typed = v.is_string() ? v.get<std::string>() : v.dump();
   const auto s = v.is_string() ? parse_strategy(typed) : std::nullopt;
   if (!s) {
-    std::string msg = at + ": unknown strategy '" + typed + "'";
+    std::string msg = at + ": unknown strategy '" + shown_name(typed) + "'";
     if (const auto meant = v.is_string() ? did_you_mean(typed, strategy_names()) : std::nullopt)
       msg += "; did you mean '" + *meant + "'?";
     errors.push_back(msg + one_of);

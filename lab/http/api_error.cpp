@@ -75,11 +75,22 @@ constexpr std::array kMessages{
                 "the other); ask again in a second",
                 "ya hay {max} simulaciones esperando (el laboratorio las ejecuta de una en una en un núcleo, para que "
                 "las cotizaciones conserven el otro); vuelve a pedirla en un segundo"},
+    MessageText{MessageId::simulations_yours_busy,
+                "you have {max} simulations in line already (each student has a share of the line, so one cannot "
+                "keep the others waiting); ask again once one is answered",
+                "ya tienes {max} simulaciones en la fila (cada estudiante tiene su parte de la fila, para que nadie "
+                "deje esperando a los demás); vuelve a pedirla cuando se responda una"},
     MessageText{MessageId::simulation_too_large,
                 "a simulation runs at most {max} arrivals (`rate` × `duration_s` is {got}): lower one of them, or ask "
                 "for `requests`",
                 "una simulación ejecuta como mucho {max} llegadas (`rate` × `duration_s` da {got}): baja uno de los dos "
                 "o pide `requests`"},
+    MessageText{MessageId::simulation_bound_reached,
+                "the simulation reached {max} quotes before `duration_s` ended (a closed loop asks as fast as the lab "
+                "answers): ask for `requests`, or a shorter `duration_s` or fewer `clients`",
+                "la simulación llegó a {max} cotizaciones antes de que terminara `duration_s` (en carga cerrada se pide "
+                "tan rápido como responde el laboratorio): pide `requests`, o un `duration_s` más corto o menos "
+                "`clients`"},
     MessageText{MessageId::design_body,
                 "the body is a design: a JSON object {\"pipeline\": [...]}, its strategies outermost first, each "
                 "with its settings (docs/policies.md), or the list alone",

@@ -55,7 +55,9 @@ enum class MessageId {
   class_storms_busy,               ///< {max}
   storm_running,                   ///< —
   simulations_busy,                ///< {max}
+  simulations_yours_busy,          ///< {max}
   simulation_too_large,            ///< {max} {got}
+  simulation_bound_reached,        ///< {max}
   design_body,                     ///< —
   design_refused,                  ///< {count} {first}
   design_failed,                   ///< {why}

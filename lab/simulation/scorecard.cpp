@@ -1,5 +1,6 @@
 #include "lab/simulation/scorecard.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -69,7 +70,7 @@ Scorecard score_policy(const std::string& policy, const SimulationSetup& lab) {
     row.p99_ms = r.latency.p99_ms;
     row.calls_per_quote = r.amplification.value_or(0);
     if (run.trigger_end_s) row.recovered_after_s = recovered_after_s(r.timeline, *run.trigger_end_s);
-    goodput += (row.goodput_ratio + row.live_ratio) / 2;
+    goodput += run_score(row);
     calls += row.calls_per_quote;
     if (row.p99_ms) {
       p99 += *row.p99_ms;
@@ -82,6 +83,11 @@ Scorecard score_policy(const std::string& policy, const SimulationSetup& lab) {
   card.calls_per_quote = round_to(calls / n, 1000);
   card.p99_ms = answered > 0 ? round_to(p99 / answered, 10) : 0;
   return card;
+}
+
+double run_score(const ScoreRow& row) {
+  const double answered = (row.goodput_ratio + row.live_ratio) / 2;
+  return std::max(0.0, answered - kCallCost * row.calls_per_quote);
 }
 
 bool ranks_before(const Scorecard& a, const Scorecard& b) {
@@ -123,7 +129,7 @@ nlohmann::ordered_json to_json(const Scorecard& card, const Scorecard* legacy, c
   return out;
 }
 
-Scorecard scorecard_from_json(const nlohmann::json& j) {
+Scorecard scorecard_from_json(const nlohmann::ordered_json& j) {
   try {
     Scorecard card;
     card.policy = j.at("policy").get<std::string>();

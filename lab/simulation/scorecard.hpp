@@ -41,10 +41,22 @@ struct ScoreRow {
   std::optional<int> recovered_after_s;  ///< a triggered run: seconds after the trigger; null: never
 };
 
-/// One policy over the whole battery. `score`, 0–100 to 0.1: the mean over the runs of half the
-/// goodput ratio (useful answers, a fresh fallback included) and half the live ratio (the
-/// carrier's own price): a design that only ever falls back scores 50. A class ranks by it,
-/// then by fewer carrier calls per quote, then by a lower mean p99.
+/// What one carrier call per quote costs a run's score: a design that calls a dead carrier once
+/// per quote loses 0.1 of the run, a retry storm of 4 calls per quote 0.4, a breaker that opened
+/// almost nothing. The carrier is shared (the class's GET /class ranks by carrier calls per
+/// request for the same reason): a call that gets no answer, or one answer twice, is capacity
+/// taken from everyone else, which the battery's own carrier (one design, 10 clients) does not
+/// always show. The lab's own rule, not a published one.
+inline constexpr double kCallCost = 0.1;
+
+/// One run's score, 0–1: half its goodput ratio (useful answers, a fresh fallback included),
+/// half its live ratio (the carrier's own price), less kCallCost for each carrier call per
+/// quote; never below 0.
+double run_score(const ScoreRow& row);
+
+/// One policy over the whole battery. `score`, 0–100 to 0.1: 100 × the mean of the runs'
+/// run_score. A design that only ever falls back, never calling, scores 50. A class ranks by it, then by fewer
+/// carrier calls per quote, then by a lower mean p99.
 struct Scorecard {
   std::string policy;
   std::vector<ScoreRow> rows;
@@ -68,7 +80,7 @@ nlohmann::ordered_json to_json(const Scorecard& card, const Scorecard* legacy = 
 
 /// to_json(card)'s form (its baselines, when present, ignored) back: throws
 /// std::invalid_argument naming what is missing or of the wrong type.
-Scorecard scorecard_from_json(const nlohmann::json& j);
+Scorecard scorecard_from_json(const nlohmann::ordered_json& j);
 
 /// A plain-text table for a terminal: each run's figures beside legacy's and resilient's.
 std::string format_scorecard(const Scorecard& card, const Scorecard& legacy, const Scorecard& resilient);

@@ -35,6 +35,15 @@ std::string hex_id(std::uint64_t high, std::uint64_t low, int digits) {
   return text;
 }
 
+}  // namespace
+
+SimulationBoundReached::SimulationBoundReached(long max)
+    : std::runtime_error("the simulation reached " + std::to_string(max) +
+                         " quotes before its duration ended: give --requests N or a shorter --duration"),
+      max_(max) {}
+
+namespace {
+
 // Everything one simulated storm runs with, made in the order the lab makes it.
 struct SimRun {
   const StormOptions& o;
@@ -54,6 +63,7 @@ struct SimRun {
   SimSlots cores;  // the machine's: the lab's own work holds one
   std::chrono::nanoseconds lab_time;
   long started_quotes = 0;
+  long max_quotes;
   std::string scenario;  // canonical
   long sequence = 0;     // requests numbered in the order they arrive
   // Carrier calls each quote made (attempts and hedges), by the simulated second it ended.
@@ -71,6 +81,7 @@ struct SimRun {
         lab_workers(scheduler, lab.workers),
         cores(scheduler, lab.cores),
         lab_time(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double, std::milli>(lab.lab_ms_per_quote))),
+        max_quotes(std::min(lab.max_quotes, kSimMaxQuotes)),
         scenario(lab.catalog.find(options.scenario)->name) {
     states = make_states(policy, StateDeps{clock, random, [this] {
                            return std::make_unique<SimHedgedCaller>(caller, scheduler, clock);
@@ -93,9 +104,7 @@ struct SimRun {
     request.trace_id = hex_id(*o.seed, static_cast<std::uint64_t>(k) + 1, 32);
     const bool sheddable = sheddable_request(k, o.sheddable_share);
     if (o.sheddable_share > 0) request.priority = sheddable ? Priority::sheddable : Priority::critical;
-    if (++started_quotes > kSimMaxQuotes)
-      throw std::runtime_error("the simulation reached " + std::to_string(kSimMaxQuotes) +
-                               " quotes before its duration ended: give --requests N or a shorter --duration");
+    if (++started_quotes > max_quotes) throw SimulationBoundReached(max_quotes);
     lab_workers.acquire();
     // The lab's own work on the quote (its HTTP, its JSON), on one of the machine's cores.
     cores.acquire();

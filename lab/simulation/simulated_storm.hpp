@@ -35,12 +35,26 @@ struct SimulationSetup {
   /// a closed loop's clients never ask infinitely often in no time once a breaker is open.
   double lab_ms_per_quote = 0.35;
   int cores = 2;  ///< the machine's, which the lab's own work shares
+  /// Quotes one run may start (at most kSimMaxQuotes): a closed loop by duration that reaches
+  /// it stops with SimulationBoundReached.
+  long max_quotes = 1'000'000;
 };
 
 /// Bounds of one simulation, so a run stays within seconds of the machine's time and a few
 /// hundred MB: quotes in one run (a closed loop by duration stops with an error at it).
 inline constexpr long kSimMaxQuotes = 1'000'000;
 inline constexpr double kSimMaxDurationS = 3600;
+
+/// A closed loop by duration started SimulationSetup::max_quotes quotes before its duration
+/// ended; what() says so, with the flags to give instead.
+class SimulationBoundReached : public std::runtime_error {
+ public:
+  explicit SimulationBoundReached(long max);
+  long max() const { return max_; }
+
+ private:
+  long max_;
+};
 
 /// Problems with `o` for a simulation, each one sentence (empty: fine): the storm's own checks
 /// where they apply, a policy `lab` does not serve, an unknown scenario, a duration or count

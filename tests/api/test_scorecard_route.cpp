@@ -5,7 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "support/in_process_lab.hpp"
 #include "support/spanish_text.hpp"
@@ -49,9 +51,9 @@ TEST_CASE("a student posts a design with her key and gets its scorecard beside l
   REQUIRE(posted.status == 200);
   const auto& card = posted.json["scorecard"];
   CHECK(card["policy"] == "ana");
-  CHECK(card["against"]["legacy"] == 23.0);
-  CHECK(card["against"]["resilient"] == 42.3);
-  CHECK(card["score"] == 66.5);
+  CHECK(card["against"]["legacy"] == 17.8);
+  CHECK(card["against"]["resilient"] == 41.8);
+  CHECK(card["score"] == 60.5);
   REQUIRE(card["runs"].size() == 5);
   CHECK(card["runs"][0]["run"] == "provider_down");
   CHECK(card["runs"][0]["legacy"]["calls_per_quote"] == 4.0);
@@ -94,9 +96,9 @@ TEST_CASE("GET /class ranks the class's designs: best score first with the basel
   CHECK(designs[1]["place"] == 2);
   CHECK(designs[1]["strategies"] == nlohmann::ordered_json{"retry", "timeout"});
   // Legacy's pipeline: legacy's score.
-  CHECK(designs[1]["score"] == 23.0);
-  CHECK(cls.json["design_baselines"]["legacy"] == 23.0);
-  CHECK(cls.json["design_baselines"]["resilient"] == 42.3);
+  CHECK(designs[1]["score"] == 17.8);
+  CHECK(cls.json["design_baselines"]["legacy"] == 17.8);
+  CHECK(cls.json["design_baselines"]["resilient"] == 41.8);
   // The teacher's lab may post a worked answer; it is not ranked.
   const Reply teacher = lab.request("POST", "/experiments/scorecard", {}, kThrottled);
   CHECK(teacher.status == 200);
@@ -167,6 +169,48 @@ TEST_CASE("a bad design is refused naming the place and the strategy or setting 
   CHECK(lab.get("/experiments/scorecard").json["design"].is_null());
 }
 
+TEST_CASE("whatever a body holds the refusal stays an answer: a long name shortened and at most 20 problems listed") {
+  InProcessLab lab;
+  // A 30,000-letter strategy name once took the lab's stack (its regular expressions recurse).
+  const std::string long_name = "[{\"strategy\": \"" + std::string(30000, 'a') + "\"}, {\"strategy\": \"timeout\"}]";
+  const Reply named = lab.request("POST", "/experiments/scorecard", {{"Accept-Language", "es"}}, long_name);
+  REQUIRE(named.status == 400);
+  CHECK(named.json["problems"][0]["message"].get<std::string>().size() < 400);
+  CHECK(lab.get("/health").status == 200);
+  // A thousand wrong entries: the first 20, and how many there were.
+  std::string many = "[";
+  for (int i = 0; i < 1000; ++i) many += "1,";
+  many += R"({"strategy": "timeout"}])";
+  const Reply listed = lab.request("POST", "/experiments/scorecard", {}, many);
+  REQUIRE(listed.status == 400);
+  CHECK(listed.json["problems"].size() == 20);
+  CHECK(listed.json["problems_total"] == 1000);
+  CHECK(listed.json["message"].get<std::string>().find("(1000 problem(s)") != std::string::npos);
+  // A nested setting is named with its object, in Spanish too.
+  const Reply nested = lab.request("POST", "/experiments/scorecard", {{"Accept-Language", "es"}},
+                                   R"([{"strategy": "hedging", "delay": {"foo": 1}}, {"strategy": "timeout"}])");
+  REQUIRE(nested.status == 400);
+  CHECK(nested.json["problems"][0]["setting"] == "delay.foo");
+  CHECK(nested.json["problems"][0]["message"].get<std::string>().find("`delay`: ajuste desconocido `foo`") == 0);
+  const Reply tied = lab.request("POST", "/experiments/scorecard", {{"Accept-Language", "es"}},
+                                 R"([{"strategy": "hedging", "delay": {"window_samples": 10, "min_samples": 50}},
+                                     {"strategy": "timeout"}])");
+  REQUIRE(tied.status == 400);
+  CHECK(tied.json["problems"][0]["setting"] == "delay.min_samples");
+  CHECK(foreign_words(tied.json["problems"][0]["message"].get<std::string>(), Language::es).empty());
+}
+
+TEST_CASE("a score is written as the reader writes numbers and the teacher's answer counts the class's designs") {
+  InProcessLab lab;
+  const std::string key = claim(lab, "ana");
+  REQUIRE(lab.request("POST", "/experiments/scorecard?lab=ana", with_key(key), kThrottled).status == 200);
+  const Reply teacher = lab.request("POST", "/experiments/scorecard", {{"Accept-Language", "es"}}, kHammer);
+  REQUIRE(teacher.status == 200);
+  CHECK(teacher.json["designs"] == 1);  // ana's: the teacher's own is not ranked
+  CHECK(teacher.json["message"].get<std::string>().find("el diseño obtuvo 17,8 puntos (`legacy` 17,8, `resilient` 41,8)") ==
+        0);
+}
+
 TEST_CASE("a design survives a restart in the class's state file") {
   TempDir dir;
   InProcessOptions o;
@@ -183,12 +227,21 @@ TEST_CASE("a design survives a restart in the class's state file") {
     lab.labs().flush_state();
   }
   InProcessLab restarted(o);
-  const Reply cls = restarted.get("/class");
+  Reply cls = restarted.get("/class");
   REQUIRE(cls.json["designs"].size() == 1);
+  // The baselines are judged again for the designs the file held: the next look has them.
+  for (int i = 0; i < 100 && cls.json["design_baselines"].is_null(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    cls = restarted.get("/class");
+  }
+  CHECK(cls.json["design_baselines"]["legacy"] == 17.8);
   CHECK(cls.json["designs"][0]["lab"] == "ana-v2");
   CHECK(cls.json["designs"][0]["name"] == "ana");
   CHECK(cls.json["designs"][0]["score"] == score);
-  CHECK(restarted.get("/experiments/scorecard?lab=ana-v2").json["design"]["id"] == id);
+  const Reply kept = restarted.get("/experiments/scorecard?lab=ana-v2");
+  CHECK(kept.json["design"]["id"] == id);
+  CHECK(kept.json["design"]["pipeline"][1].begin().key() == "strategy");  // read back in its order
+  CHECK(kept.json["design"]["scorecard"]["against"]["resilient"] == 41.8);
 }
 
 }  // namespace test_scorecard_route

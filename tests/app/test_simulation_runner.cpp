@@ -22,7 +22,7 @@ TEST_CASE("simulations run one at a time in the order they were asked") {
       REQUIRE(runner.submit([&, i] {
         std::lock_guard lock(mutex);
         order.push_back(i);
-      }));
+      }) == SimulationRunner::Admission::queued);
   }  // the destructor runs what is in line, then joins
   CHECK(order == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
 }
@@ -37,14 +37,46 @@ TEST_CASE("past kMaxWaiting in line a simulation is refused at once, not queued"
     REQUIRE(runner.submit([&running, released] {
       running.set_value();
       released.wait();  // holds the runner's thread
-    }));
+    }) == SimulationRunner::Admission::queued);
     running.get_future().wait();  // it left the line: kMaxWaiting places are free
-    for (std::size_t i = 0; i < SimulationRunner::kMaxWaiting; ++i) CHECK(runner.submit([&ran] { ++ran; }));
+    for (std::size_t i = 0; i < SimulationRunner::kMaxWaiting; ++i)
+      CHECK(runner.submit([&ran] { ++ran; }) == SimulationRunner::Admission::queued);
     CHECK(runner.waiting() == SimulationRunner::kMaxWaiting);
-    CHECK_FALSE(runner.submit([&ran] { ++ran; }));
+    CHECK(runner.submit([&ran] { ++ran; }) == SimulationRunner::Admission::line_full);
+    CHECK(runner.retry_after_s() == 5);  // 32 waiting: about how long they take
     release.set_value();
   }  // the destructor runs the line, then joins
   CHECK(ran == static_cast<int>(SimulationRunner::kMaxWaiting));
+}
+
+TEST_CASE("one asker holds at most kMaxPerAsker places in line: the others still get theirs") {
+  std::atomic<int> ran{0};
+  {
+    SimulationRunner runner;
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    std::promise<void> running;
+    REQUIRE(runner.submit([&running, released] {
+      running.set_value();
+      released.wait();
+    }, "bob") == SimulationRunner::Admission::queued);
+    running.get_future().wait();
+    // Bob's running one counts: one more of his may wait, the next is his share full.
+    CHECK(runner.submit([&ran] { ++ran; }, "bob") == SimulationRunner::Admission::queued);
+    CHECK(runner.submit([&ran] { ++ran; }, "bob") == SimulationRunner::Admission::asker_full);
+    CHECK(runner.submit([&ran] { ++ran; }, "ana") == SimulationRunner::Admission::queued);
+    CHECK(runner.submit([&ran] { ++ran; }) == SimulationRunner::Admission::queued);  // no asker: no share
+    release.set_value();
+  }
+  CHECK(ran == 3);
+  // Once answered, the share is free again: one at a time, Bob is never refused (his last one
+  // may still be leaving the runner when he asks again: the share holds it).
+  SimulationRunner runner;
+  for (int i = 0; i < 5; ++i) {
+    std::promise<void> done;
+    REQUIRE(runner.submit([&done] { done.set_value(); }, "bob") == SimulationRunner::Admission::queued);
+    done.get_future().wait();
+  }
 }
 
 }  // namespace test_simulation_runner

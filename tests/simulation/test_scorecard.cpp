@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "lab/carrier/scenario.hpp"
+#include "lab/formats/policy_json.hpp"
 #include "lab/simulation/scorecard.hpp"
 #include "support/simulated_lab.hpp"
 
@@ -54,8 +55,8 @@ TEST_CASE("legacy and resilient on the battery: every figure a student reads bes
   // capacity_drop: legacy's retries keep the carrier down; resilient's breaker stays open 30 s.
   CHECK_FALSE(legacy.rows[3].recovered_after_s);
   CHECK_FALSE(resilient.rows[3].recovered_after_s);
-  CHECK(legacy.score == doctest::Approx(23.0));
-  CHECK(resilient.score == doctest::Approx(42.3));
+  CHECK(legacy.score == doctest::Approx(17.8));
+  CHECK(resilient.score == doctest::Approx(41.8));
   CHECK(ranks_before(resilient, legacy));
   CHECK(to_json(resilient, &legacy, &resilient)["runs"][0]["legacy"]["calls_per_quote"] == 4.0);
 }
@@ -65,6 +66,33 @@ TEST_CASE("the overload policies beat resilient on the battery: throttled recove
   const Scorecard throttled = score_policy("throttled", lab);
   CHECK(throttled.rows[3].recovered_after_s.has_value());
   CHECK(ranks_before(throttled, score_policy("resilient", lab)));
+}
+
+TEST_CASE("a run's score: half its goodput and half its live share less 0.1 for each carrier call per quote") {
+  // A breaker and a fallback against a dead carrier: every answer useful, none live, almost no call.
+  CHECK(run_score(ScoreRow{.run = "provider_down", .goodput_ratio = 1, .live_ratio = 0, .calls_per_quote = 0.02}) ==
+        doctest::Approx(0.498));
+  // Calling the dead carrier once per quote first costs a tenth of the run.
+  CHECK(run_score(ScoreRow{.run = "provider_down", .goodput_ratio = 1, .live_ratio = 0, .calls_per_quote = 1}) ==
+        doctest::Approx(0.4));
+  // Every answer live, each with one call: the most a run gives.
+  CHECK(run_score(ScoreRow{.run = "tail_latency", .goodput_ratio = 1, .live_ratio = 1, .calls_per_quote = 1}) ==
+        doctest::Approx(0.9));
+  // A retry storm that answers everything still pays for its calls, never below 0.
+  CHECK(run_score(ScoreRow{.run = "tail_latency", .goodput_ratio = 1, .live_ratio = 1, .calls_per_quote = 4}) ==
+        doctest::Approx(0.6));
+  CHECK(run_score(ScoreRow{.run = "provider_down", .goodput_ratio = 0, .live_ratio = 0, .calls_per_quote = 4}) == 0);
+}
+
+TEST_CASE("a retry storm does not win the battery: ten immediate attempts with a hedge on every call score below resilient") {
+  const std::string greedy = R"({"greedy": {"pipeline": [{"strategy": "fallback"},
+    {"strategy": "retry", "max_attempts": 10, "backoff_base_ms": 0, "backoff_max_ms": 0, "jitter": "none"},
+    {"strategy": "hedging", "delay": {"mode": "fixed", "fixed_delay_ms": 0}, "budget": {"share": 1, "min_per_s": 1000}},
+    {"strategy": "timeout", "timeout_ms": 10000}]}})";
+  const Policies with = policies_from_json(nlohmann::ordered_json::parse(greedy), policies());
+  const Scorecard card = score_policy("greedy", SimulationSetup{with, catalog()});
+  CHECK(card.calls_per_quote > 10);
+  CHECK(ranks_before(score_policy("resilient", SimulationSetup{policies(), catalog()}), card));
 }
 
 TEST_CASE("a tie on the score ranks the design with fewer carrier calls per quote first, then the lower p99") {
