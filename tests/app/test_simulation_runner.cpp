@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <future>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "lab/app/simulation_runner.hpp"
@@ -27,18 +29,26 @@ TEST_CASE("simulations run one at a time in the order they were asked") {
   CHECK(order == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
 }
 
+// Puts in line, for `asker`, a simulation that holds the runner's thread until `release` is
+// set, and returns once it runs.
+void hold_the_runner(SimulationRunner& runner, std::promise<void>& release, const std::string& asker) {
+  std::shared_future<void> released = release.get_future().share();
+  // Shared with the simulation: this function returns (and its locals go) once it is set.
+  auto running = std::make_shared<std::promise<void>>();
+  std::future<void> started = running->get_future();
+  REQUIRE(runner.submit([running, released] {
+    running->set_value();
+    released.wait();
+  }, asker) == SimulationRunner::Admission::queued);
+  started.wait();
+}
+
 TEST_CASE("past kMaxWaiting in line a simulation is refused at once, not queued") {
   std::atomic<int> ran{0};
   {
     SimulationRunner runner;
     std::promise<void> release;
-    std::shared_future<void> released = release.get_future().share();
-    std::promise<void> running;
-    REQUIRE(runner.submit([&running, released] {
-      running.set_value();
-      released.wait();  // holds the runner's thread
-    }) == SimulationRunner::Admission::queued);
-    running.get_future().wait();  // it left the line: kMaxWaiting places are free
+    hold_the_runner(runner, release, "");  // it left the line: kMaxWaiting places are free
     for (std::size_t i = 0; i < SimulationRunner::kMaxWaiting; ++i)
       CHECK(runner.submit([&ran] { ++ran; }) == SimulationRunner::Admission::queued);
     CHECK(runner.waiting() == SimulationRunner::kMaxWaiting);
@@ -54,13 +64,7 @@ TEST_CASE("one asker holds at most kMaxPerAsker places in line: the others still
   {
     SimulationRunner runner;
     std::promise<void> release;
-    std::shared_future<void> released = release.get_future().share();
-    std::promise<void> running;
-    REQUIRE(runner.submit([&running, released] {
-      running.set_value();
-      released.wait();
-    }, "bob") == SimulationRunner::Admission::queued);
-    running.get_future().wait();
+    hold_the_runner(runner, release, "bob");
     // Bob's running one counts: one more of his may wait, the next is his share full.
     CHECK(runner.submit([&ran] { ++ran; }, "bob") == SimulationRunner::Admission::queued);
     CHECK(runner.submit([&ran] { ++ran; }, "bob") == SimulationRunner::Admission::asker_full);
