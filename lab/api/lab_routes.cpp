@@ -86,6 +86,23 @@ std::optional<ApiError> refuse_without_key(Shared& shared, const Request& req, c
   return std::nullopt;
 }
 
+// Who asks for a simulation (RouteContext::asker): the owner whose key the request carries for
+// the lab it names, else the client's address, so that neither many connections nor many
+// unclaimed names nor another student's lab name give one person more than their share.
+std::string simulation_asker(Shared& shared, const Request& req, const std::string* raw_name) {
+  if (from_teacher(shared, req)) return "";
+  LabNameProblem problem = LabNameProblem::none;
+  if (raw_name)
+    if (const auto name = normalize_lab_name(*raw_name, problem))
+      if (const auto owner = shared.labs.keys().owner_of(*name)) {
+        const std::string presented = presented_lab_key(req.get_header_value(std::string(kLabKeyHeader).c_str()),
+                                                        req.get_param_value(std::string(kLabKeyParam).c_str()));
+        if (!presented.empty() && shared.labs.keys().check(*owner, presented) == LabKeyVerdict::accepted)
+          return "owner " + *owner;
+      }
+  return "address " + client_address(req, shared.rate_limit.trusted_proxy_header);
+}
+
 // Runs `route`'s handler on the lab `?lab=` selects (the teacher's without it) once its key
 // (if it needs one) is checked, holding one of that lab's worker slots when the route takes one. Waiting for
 // a slot ends with a 503 once shutdown begins; the wait is measured (queue_ms) on the lab's
@@ -105,6 +122,7 @@ void serve_lab(Shared& shared, const Route& route, const Request& req, const std
   RouteContext ctx{lab.app,       lab.storm,           shared.dashboard, shared.carrier_url,         shared.labs,
                    shared.health, shared.policy_views, found.lab,        0, from_teacher(shared, req),
                    &shared.simulations, &shared.designs};
+  if (route.simulates) ctx.asker = simulation_asker(shared, req, query_param(req, kLabParam));
   if (!route.worker_slot) return route.handler(ctx, req, body, res);
   Clock& clock = lab.app.clock();
   const SteadyTime asked = clock.now();

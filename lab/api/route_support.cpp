@@ -73,12 +73,14 @@ bool serve_page_to_browser(const httplib::Request& req, httplib::Response& res, 
 
 void refuse_simulation(const httplib::Request& req, httplib::Response& res, const SimulationRunner& runner,
                        SimulationRunner::Admission admission) {
-  res.set_header("Retry-After", std::to_string(runner.retry_after_s()));
+  const std::string retry_after = std::to_string(runner.retry_after_s());
+  res.set_header("Retry-After", retry_after);
   if (admission == SimulationRunner::Admission::asker_full)
     return send_api_error(req, res, api_error(429, "simulations_yours_busy", MessageId::simulations_yours_busy,
                                               {{"max", std::to_string(SimulationRunner::kMaxPerAsker)}}));
   send_api_error(req, res, api_error(503, "simulations_busy", MessageId::simulations_busy,
-                                     {{"max", std::to_string(SimulationRunner::kMaxWaiting)}}));
+                                     {{"max", std::to_string(SimulationRunner::kMaxWaiting)},
+                                      {"retry_after_s", retry_after}}));
 }
 
 }  // namespace quote_lab

@@ -118,7 +118,7 @@ const std::vector<Route>& lab_route_table() {
           "del laboratorio sobre las reglas de los escenarios del proveedor, el mismo informe para la misma "
           "semilla (`policy`, `scenario`, `clients` o `rate`, `requests` o `duration_s`, `seed` y los ajustes de "
           "una cotización)"},
-         .handler = simulate},
+         .handler = simulate, .simulates = true},
         {.methods = {"POST"}, .path = "/experiments/scorecard", .mutating = true, .worker_slot = false,
          .description = {"the class challenge: posts this lab's design (a body {\"pipeline\": [...]}, as a policy "
                          "of the policies file) and answers its scorecard over a fixed battery in simulated time, "
@@ -126,7 +126,7 @@ const std::vector<Route>& lab_route_table() {
           "el reto de la clase: envía el diseño de este laboratorio (un cuerpo {\"pipeline\": [...]}, como una "
           "política del archivo de políticas) y responde su nota sobre una batería fija en tiempo simulado, junto "
           "a `legacy` y `resilient`; GET /class clasifica los diseños"},
-         .handler = scorecard_post},
+         .handler = scorecard_post, .simulates = true},
         {.methods = {"GET"}, .path = "/experiments/scorecard", .worker_slot = false,
          .description = {"this lab's design and its scorecard", "el diseño de este laboratorio y su nota"},
          .handler = scorecard_get},

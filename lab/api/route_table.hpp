@@ -57,6 +57,10 @@ struct RouteContext {
   SimulationRunner* simulations = nullptr;
   /// Where the class challenge's designs are scored (POST /experiments/scorecard).
   DesignJudge* designs = nullptr;
+  /// Who asks, for a route that `simulates` (its share of the simulation runner's line): the
+  /// lab's owner when the request carries that owner's key, else the client's address (the
+  /// rate limit's rule); "" for the teacher (token), who has no share to fill.
+  std::string asker{};
 };
 
 /// Serves one request. `body` is the request body of POST and PUT (empty for GET and for
@@ -87,6 +91,8 @@ struct Route {
                                      ///< a ?lab= never stands in for the teacher token
   bool student_action = false;       ///< a student's own change outside any lab (claiming a name):
                                      ///< no teacher token, a same-site caller
+  bool simulates = false;            ///< runs on the simulation runner: the request's asker
+                                     ///< (RouteContext::asker) is worked out for its share
 };
 
 /// Every route the lab answers, in the order `GET /` lists them. Each also answers under

@@ -99,10 +99,8 @@ void scorecard_post(RouteContext& ctx, const httplib::Request& req, const std::s
     if (n.retry.mode == kDesignPolicyName) design = &n;
   nlohmann::ordered_json pipeline = pipeline_to_json(design->retry, design->breaker);
   const std::string& lab = ctx.app.name();
-  // Each student's share of the line (the teacher's unnamed lab counts as one asker too).
-  const std::string asker = lab.empty() ? "-teacher" : ctx.labs.owner_of(lab);
   SimulationRunner::Admission admission{};
-  auto verdict = ctx.designs->judge(std::move(*posted.policies), asker, admission);
+  auto verdict = ctx.designs->judge(std::move(*posted.policies), ctx.asker, admission);
   if (admission != SimulationRunner::Admission::queued)
     return refuse_simulation(req, res, *ctx.simulations, admission);
   DesignJudge::Verdict v = verdict.get();

@@ -97,9 +97,6 @@ void simulate(RouteContext& ctx, const httplib::Request& req, const std::string&
   auto answer = done->get_future();
   const Policies& policies = ctx.app.policies();
   const ScenarioCatalog& catalog = ctx.app.scenarios();
-  // A student's lab (?lab=) has its share of the line; a simulation asked for no lab has none.
-  const std::string& lab = ctx.app.name();
-  const std::string asker = lab.empty() ? "" : ctx.labs.owner_of(lab);
   const auto admission = ctx.simulations->submit([done, o, &policies, &catalog] {
     SimulationSetup lab{policies, catalog};
     lab.max_quotes = kSimMaxArrivals;  // a closed loop by duration: bounded too
@@ -108,7 +105,7 @@ void simulate(RouteContext& ctx, const httplib::Request& req, const std::string&
     } catch (const SimulationBoundReached& e) {
       done->set_value({{"bound", e.max()}});
     }
-  }, asker);
+  }, ctx.asker);
   if (admission != SimulationRunner::Admission::queued) return refuse_simulation(req, res, *ctx.simulations, admission);
   const nlohmann::ordered_json report = answer.get();
   if (report.contains("bound"))

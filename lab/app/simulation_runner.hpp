@@ -41,8 +41,9 @@ class SimulationRunner {
   Admission submit(std::function<void()> work, const std::string& asker = "");
   /// Simulations waiting now.
   std::size_t waiting() const;
-  /// The seconds a refused asker should wait before asking again: about how long the line
-  /// takes to drain (a battery is about 0.1 s), at least 1.
+  /// The seconds a refused asker should wait before asking again: 1, plus 1 for every 8 waiting
+  /// (a design's battery is 0.05-0.3 s; a simulation of 100,000 quotes can take over a second,
+  /// so a long line of those drains slower than this says).
   int retry_after_s() const;
 
  private:

@@ -72,9 +72,9 @@ constexpr std::array kMessages{
                 "ya hay una tormenta en curso; GET /experiments/storm muestra su avance"},
     MessageText{MessageId::simulations_busy,
                 "{max} simulations are waiting already (the lab runs them one at a time on one core, so quotes keep "
-                "the other); ask again in a second",
+                "the other); ask again in {retry_after_s} s (Retry-After)",
                 "ya hay {max} simulaciones esperando (el laboratorio las ejecuta de una en una en un núcleo, para que "
-                "las cotizaciones conserven el otro); vuelve a pedirla en un segundo"},
+                "las cotizaciones conserven el otro); vuelve a pedirla en {retry_after_s} s (`Retry-After`)"},
     MessageText{MessageId::simulations_yours_busy,
                 "you have {max} simulations in line already (each student has a share of the line, so one cannot "
                 "keep the others waiting); ask again once one is answered",

@@ -54,7 +54,7 @@ enum class MessageId {
   body_not_object,                 ///< —
   class_storms_busy,               ///< {max}
   storm_running,                   ///< —
-  simulations_busy,                ///< {max}
+  simulations_busy,                ///< {max} {retry_after_s}
   simulations_yours_busy,          ///< {max}
   simulation_too_large,            ///< {max} {got}
   simulation_bound_reached,        ///< {max}

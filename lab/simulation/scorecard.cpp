@@ -79,7 +79,7 @@ Scorecard score_policy(const std::string& policy, const SimulationSetup& lab) {
     card.rows.push_back(row);
   }
   const auto n = static_cast<double>(card.rows.size());
-  card.score = round_to(100 * goodput / n, 10);
+  card.score = std::max(0.0, round_to(100 * goodput / n, 10));
   card.calls_per_quote = round_to(calls / n, 1000);
   card.p99_ms = answered > 0 ? round_to(p99 / answered, 10) : 0;
   return card;
@@ -87,7 +87,7 @@ Scorecard score_policy(const std::string& policy, const SimulationSetup& lab) {
 
 double run_score(const ScoreRow& row) {
   const double answered = (row.goodput_ratio + row.live_ratio) / 2;
-  return std::max(0.0, answered - kCallCost * row.calls_per_quote);
+  return answered - kCallCost * row.calls_per_quote;
 }
 
 bool ranks_before(const Scorecard& a, const Scorecard& b) {

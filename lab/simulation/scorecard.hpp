@@ -49,13 +49,14 @@ struct ScoreRow {
 /// always show. The lab's own rule, not a published one.
 inline constexpr double kCallCost = 0.1;
 
-/// One run's score, 0–1: half its goodput ratio (useful answers, a fresh fallback included),
-/// half its live ratio (the carrier's own price), less kCallCost for each carrier call per
-/// quote; never below 0.
+/// One run's score, at most 1: half its goodput ratio (useful answers, a fresh fallback
+/// included), half its live ratio (the carrier's own price), less kCallCost for each carrier
+/// call per quote. Below 0 when the calls cost more than the answers bring: a run already lost
+/// still pays for every call it made (only the card's score stops at 0).
 double run_score(const ScoreRow& row);
 
 /// One policy over the whole battery. `score`, 0–100 to 0.1: 100 × the mean of the runs'
-/// run_score. A design that only ever falls back, never calling, scores 50. A class ranks by it, then by fewer
+/// run_score, never below 0. A design that only ever falls back, never calling, scores 50. A class ranks by it, then by fewer
 /// carrier calls per quote, then by a lower mean p99.
 struct Scorecard {
   std::string policy;

@@ -31,7 +31,8 @@ struct SimulationSetup {
   /// JSON), spent on one of `cores` while the quote holds its worker: 0.35 ms, the median of a
   /// live storm's short-circuited quotes on the 2-core classroom machine (0.36 ms, resilient
   /// on provider_down, 10 clients). So a lab answers at most cores / 0.35 ms quotes a second
-  /// (about 5,700; the live lab, sharing its cores with the storm's client, about 2,900), and
+  /// (about 5,100 with the 16 workers; live, `quote-lab storm` as a separate process got 2,900,
+  /// and the lab's own POST /experiments/storm about 17,000: the machine is not simulated), and
   /// a closed loop's clients never ask infinitely often in no time once a breaker is open.
   double lab_ms_per_quote = 0.35;
   int cores = 2;  ///< the machine's, which the lab's own work shares

@@ -51,7 +51,7 @@ TEST_CASE("a student posts a design with her key and gets its scorecard beside l
   REQUIRE(posted.status == 200);
   const auto& card = posted.json["scorecard"];
   CHECK(card["policy"] == "ana");
-  CHECK(card["against"]["legacy"] == 17.8);
+  CHECK(card["against"]["legacy"] == 0.0);
   CHECK(card["against"]["resilient"] == 41.8);
   CHECK(card["score"] == 60.5);
   REQUIRE(card["runs"].size() == 5);
@@ -96,8 +96,8 @@ TEST_CASE("GET /class ranks the class's designs: best score first with the basel
   CHECK(designs[1]["place"] == 2);
   CHECK(designs[1]["strategies"] == nlohmann::ordered_json{"retry", "timeout"});
   // Legacy's pipeline: legacy's score.
-  CHECK(designs[1]["score"] == 17.8);
-  CHECK(cls.json["design_baselines"]["legacy"] == 17.8);
+  CHECK(designs[1]["score"] == 0.0);
+  CHECK(cls.json["design_baselines"]["legacy"] == 0.0);
   CHECK(cls.json["design_baselines"]["resilient"] == 41.8);
   // The teacher's lab may post a worked answer; it is not ranked.
   const Reply teacher = lab.request("POST", "/experiments/scorecard", {}, kThrottled);
@@ -207,7 +207,7 @@ TEST_CASE("a score is written as the reader writes numbers and the teacher's ans
   const Reply teacher = lab.request("POST", "/experiments/scorecard", {{"Accept-Language", "es"}}, kHammer);
   REQUIRE(teacher.status == 200);
   CHECK(teacher.json["designs"] == 1);  // ana's: the teacher's own is not ranked
-  CHECK(teacher.json["message"].get<std::string>().find("el diseño obtuvo 17,8 puntos (`legacy` 17,8, `resilient` 41,8)") ==
+  CHECK(teacher.json["message"].get<std::string>().find("el diseño obtuvo 0,0 puntos (`legacy` 0,0, `resilient` 41,8)") ==
         0);
 }
 
@@ -234,7 +234,7 @@ TEST_CASE("a design survives a restart in the class's state file") {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     cls = restarted.get("/class");
   }
-  CHECK(cls.json["design_baselines"]["legacy"] == 17.8);
+  CHECK(cls.json["design_baselines"]["legacy"] == 0.0);
   CHECK(cls.json["designs"][0]["lab"] == "ana-v2");
   CHECK(cls.json["designs"][0]["name"] == "ana");
   CHECK(cls.json["designs"][0]["score"] == score);

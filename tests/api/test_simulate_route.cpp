@@ -66,17 +66,50 @@ TEST_CASE("a simulation asked wrong is a 400 that names the parameter, in the as
 
 TEST_CASE("a class of 30 asking at once: every simulation answered, one at a time on the runner's thread") {
   InProcessLab lab;
+  // Each student asks for her own lab with her key: her share of the line, whatever machine
+  // she asks from (here, all 30 from this one).
+  std::vector<std::string> keys;
+  for (int i = 0; i < 30; ++i)
+    keys.push_back(lab.request("POST", "/claim?name=s" + std::to_string(i)).json["lab_key"].get<std::string>());
   std::vector<std::future<Reply>> replies;
   for (int i = 0; i < 30; ++i)
-    replies.push_back(std::async(std::launch::async, [&lab, i] {
+    replies.push_back(std::async(std::launch::async, [&lab, &keys, i] {
       return lab.get("/experiments/simulate?policy=throttled&scenario=tail_latency&clients=10&requests=300&seed=" +
-                     std::to_string(i));
+                         std::to_string(i) + "&lab=s" + std::to_string(i),
+                     {{"X-Lab-Key", keys[static_cast<std::size_t>(i)]}});
     }));
   for (auto& r : replies) {
     const Reply reply = r.get();
     CHECK(reply.status == 200);
     CHECK(reply.json["requests"] == 300);
   }
+}
+
+TEST_CASE("one machine asking without a key holds two places in line: the third waits its turn with a 429") {
+  InProcessLab lab;
+  std::vector<std::future<Reply>> replies;
+  // 20,000 quotes of legacy on provider_down: about 0.3 s each (more under a sanitizer), so the
+  // first two still hold their places when the others, asked at the same time, arrive.
+  for (int i = 0; i < 6; ++i)
+    replies.push_back(std::async(std::launch::async, [&lab, i] {
+      return lab.get("/experiments/simulate?policy=legacy&scenario=provider_down&clients=50&requests=20000&seed=" +
+                         std::to_string(i) + "&lab=fake" + std::to_string(i) + "-x",
+                     {{"Accept-Language", "es"}});
+    }));
+  int answered = 0, refused = 0;
+  for (auto& r : replies) {
+    const Reply reply = r.get();
+    if (reply.status == 200) ++answered;
+    if (reply.status == 429) {
+      ++refused;
+      CHECK(reply.json["error"] == "simulations_yours_busy");
+      CHECK(reply.json["message"].get<std::string>().find("ya tienes 2 simulaciones en la fila") == 0);
+      CHECK(reply.headers.count("Retry-After") == 1);
+    }
+  }
+  CHECK(answered >= 2);
+  CHECK(answered + refused == 6);
+  CHECK(refused >= 1);
 }
 
 }  // namespace test_simulate_route

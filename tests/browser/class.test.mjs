@@ -247,10 +247,10 @@ test('the class challenge: two students post designs, the projected class page r
     const rows = await page.locator('#class-designs tr').evaluateAll(trs => trs.map(tr => [...tr.cells].map(c => c.textContent)));
     assert.deepEqual(rows.map(r => [r[0], r[1], r[2]]), [['1', 'ana', 'ana'], ['2', 'ben', 'ben']]);
     assert.equal(rows[0][3], scores.ana.toLocaleString('es-AR', { minimumFractionDigits: 1, maximumFractionDigits: 1 }));
-    assert.equal(rows[1][3], '17,8');  // legacy's pipeline scores legacy's score
+    assert.equal(rows[1][3], '0,0');  // legacy's pipeline scores legacy's score
     assert.equal(rows[0][6], 'fallback → retry → adaptive_throttle → timeout');
     assert.equal(await page.locator('#class-designs a').first().getAttribute('href'), '/experiments/scorecard?lab=ana');
-    assert.match(await page.locator('#class-designs-order').textContent(), /Como referencia: legacy 17,8, resilient 41,8\./);
+    assert.match(await page.locator('#class-designs-order').textContent(), /Como referencia: legacy 0,0, resilient 41,8\./);
     assert.deepEqual(await notSpanish(page), []);
     // Projected: read from the back of the room.
     await page.locator('#class-projector').click();

@@ -2,9 +2,11 @@
 """A class of 30 asks the lab for simulations at once (GET /experiments/simulate), on a lab
 started at its default settings: every student gets the report within 2 s of asking, the same
 report as asked alone (the same seed), and /health, polled all along, keeps its p99 under
-50 ms: the simulations run on one thread of their own, never on the quotes' workers.
+50 ms: the simulations run on one thread of their own, never on the quotes' workers. Each
+student asks for her own lab with her key, as the 30 share this machine's address.
 Usage: test_class_simulates.py <quote-lab binary>"""
 import concurrent.futures
+import json
 import pathlib
 import sys
 import threading
@@ -19,19 +21,26 @@ binary = sys.argv[1]
 STUDENTS = 30
 
 
-def get(port, path, timeout=30):
+def get(port, path, timeout=30, key=None):
     started = time.monotonic()
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"X-Lab-Key": key} if key else {})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
         return r.status, r.read(), time.monotonic() - started
 
 
 def simulation(i):
-    # A design's storm of the challenge's size: 500 quotes on tail_latency, each student's seed.
-    return f"/experiments/simulate?policy=throttled&scenario=tail_latency&clients=10&requests=500&seed={i}"
+    # A design's storm of the challenge's size: 500 quotes on tail_latency, each student's seed,
+    # asked for her own lab (with her key, her share of the line: the 30 ask from one machine).
+    return f"/experiments/simulate?policy=throttled&scenario=tail_latency&clients=10&requests=500&seed={i}&lab=s{i:02d}"
 
 
 with serving(binary) as port:
-    alone = {i: get(port, simulation(i))[1] for i in (0, 29)}
+    keys = {}
+    for i in range(STUDENTS):
+        claim = urllib.request.Request(f"http://127.0.0.1:{port}/claim?name=s{i:02d}", method="POST")
+        with urllib.request.urlopen(claim, timeout=10) as r:
+            keys[i] = json.loads(r.read())["lab_key"]
+    alone = {i: get(port, simulation(i), key=keys[i])[1] for i in (0, 29)}
     health_ms, done = [], threading.Event()
 
     def poll_health():
@@ -46,7 +55,7 @@ with serving(binary) as port:
 
     def student(i):
         barrier.wait()
-        return i, get(port, simulation(i))
+        return i, get(port, simulation(i), key=keys[i])
 
     with concurrent.futures.ThreadPoolExecutor(STUDENTS) as pool:
         answers = list(pool.map(student, range(STUDENTS)))
