@@ -13,6 +13,7 @@ import { StoryCharts } from './charts.js';
 import { renderWaterfall, waterfallEndMs, waterfallRows } from './waterfall.js';
 import { overloadMetricsPath, overloadPolicies, overloadRows, stillMoving } from './overload.js';
 import { parseSweepField, stepSeconds, SWEEP_MAX_SENDING_S, SweepView, withSweep } from './sweep.js';
+import { MetamapView } from './metamap.js';
 import { el, figure, renderBreakerView, renderCountersView, renderIncidentsView, renderOverloadView, renderStormCardsView } from './views.js';
 
 const MAX_SEEN = 2000;      // request ids remembered to draw each answer once
@@ -30,6 +31,7 @@ const state = {
 };
 const story = new Story();
 let sweeps = null;  // the goodput sweeps' chart and tables (sweep.js), once the page is built
+let metamap = null;  // the metastability map (metamap.js), once the page is built
 const latest = new LatestAnswers();
 const latestOverload = new LatestAnswers();  // one slot, 'overload': the last answer of any overload policy
 let charts = null;
@@ -146,13 +148,15 @@ function buildPanels() {
   const stormMode = $('#storm-mode');
   for (const name of Object.keys(state.index.policies || {}))
     if (name !== 'breaker' && !MODES.includes(name)) stormMode.append(el('option', { value: name, text: name }));
-  stormOverrideFields(state.index.policy_overrides);
+  overrideFields($('#storm-override-fields'), 'storm', state.index.policy_overrides);
   const stormScenario = $('#storm-scenario');
   scenarioOptions(stormScenario, true);
   stormScenario.value = 'provider_down';
   $('#storm-form').addEventListener('submit', startStorm);
   $('#storm-load').addEventListener('change', stormLoadField);
   sweeps = new SweepView($('#sweep'), t, f);
+  overrideFields($('#metamap-override-fields'), 'metamap', state.index.policy_overrides);
+  metamap = new MetamapView($('#metamap'), { api, w: t, f, index: state.index, headers: () => labKeyHeaders() });
   $('#reset').addEventListener('click', async () => { await change('/reset-lab', { method: 'POST' }).catch(() => {}); await refreshAll(); });
   $('#lab-key-form').addEventListener('submit', ev => {
     ev.preventDefault();
@@ -418,26 +422,26 @@ async function storyTick() {
 }
 
 // ---------- storm experiment ----------
-// The storm's optional overrides, one field per row of the lab's override table (GET /,
+// A form's optional overrides (the storm's, the map's), one field per row of the lab's override table (GET /,
 // `policy_overrides`): a choice is a select, a number an input with the table's range; an
 // empty field keeps the policy's own value (query() leaves it out).
-function stormOverrideFields(overrides = []) {
+function overrideFields(box, prefix, overrides = []) {
   const fields = overrides.map(o => {
-    const id = `storm-override-${o.name}`;
+    const id = `${prefix}-override-${o.name}`;
     const input = o.kind === 'choice'
       ? el('select', { name: o.name, id }, el('option', { value: '', text: '—' }), ...o.choices.map(c => el('option', { value: c, text: c })))
       : el('input', { name: o.name, id, type: 'number', min: o.min, max: o.max, step: o.kind === 'integer' ? 1 : 0.01 });
     return el('label', {}, el('span', { 'data-override': o.name }), ' ', input);
   });
-  $('#storm-override-fields').replaceChildren(...fields);
+  box.replaceChildren(...fields);
   overrideLabels();
 }
 
 // Each field's label in the page's language: what it changes, and a number's range.
 function overrideLabels() {
   for (const o of state.index?.policy_overrides || []) {
-    const label = document.querySelector(`[data-override="${o.name}"]`);
-    if (label) label.textContent = o.kind === 'choice' ? o.description[state.lang] : `${o.description[state.lang]} (${o.min}–${o.max})`;
+    for (const label of document.querySelectorAll(`[data-override="${o.name}"]`))
+      label.textContent = o.kind === 'choice' ? o.description[state.lang] : `${o.description[state.lang]} (${o.min}–${o.max})`;
   }
 }
 
@@ -625,6 +629,7 @@ function applyLanguage() {
   renderBadge();
   renderStormCards();
   sweeps?.render();
+  metamap?.render();
   renderBreaker();
   renderCounters();
   renderIncidents();

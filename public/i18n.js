@@ -97,6 +97,27 @@ export const TEXT = {
     sweepWaiting: 'Midiendo el primer paso…',
     sweepKeys: { rate: 'llegadas/s pedidas', offered: 'carga ofrecida (llegadas/s)', goodput: 'respuestas útiles/s', live: 'en vivo/s',
       amplification: 'llamadas al proveedor por solicitud', p99: 'latencia p99' },
+    // The metastability map (metamap.js): one cell per trigger depth × offered load.
+    mapTitle: 'El mapa de la metaestabilidad (tiempo simulado)',
+    mapHelp: 'Un disparador: 3 s después de la primera llamada, el proveedor (5 llamadas a la vez de unos 100 ms, 50 por segundo, con una cola FIFO de 50 que atiende también las llamadas que ya nadie espera) pierde parte de su capacidad durante unos segundos y después vuelve entero. Cada celda es una tormenta de carga abierta en tiempo simulado: ¿vuelven las respuestas útiles en vivo cuando el disparador termina, y cuántos segundos después? Cambia la duración del disparador, la política o sus ajustes y el mapa se vuelve a dibujar; mueve la profundidad o la carga (o toca una celda) para ver sus segundos. Es la figura 5 de Huang y otros (OSDI 2022) con los números del laboratorio.',
+    mapPolicy: 'Política', mapLength: 'Duración del disparador', mapDepth: 'Profundidad del disparador', mapLoad: 'Carga ofrecida',
+    mapSettings: 'Ajustes de la política (opcionales)',
+    mapLoadValue: (l, f) => `${f.num(l * 100)} % de la capacidad (${f.num(l * 50, 1)} llegadas/s)`,
+    mapCorner: 'disparador \\ carga',
+    mapCell: (p, f) => (!p ? '…' : p.recovered_after_s == null ? 'nunca' : `${f.num(p.recovered_after_s)} s`),
+    mapSentence: (s, p, f) => {
+      const what = `Con ${s.policy}, un disparador de −${f.num(s.depth * 100)} % durante ${f.num(s.lengthS)} s y una carga del ${f.num(s.load * 100)} % de la capacidad (${f.num(s.load * 50, 1)} llegadas/s)`;
+      if (!p) return `${what}: simulando…`;
+      const calls = `Llamadas al proveedor por solicitud: ${f.ratio(p.calls_per_quote)}.`;
+      if (p.recovered_after_s == null) return `${what} no se recupera: en los ${f.num(p.window_s)} s después del disparador nunca hay 2 segundos seguidos con un 90 % de respuestas útiles en vivo. ${calls}`;
+      return `${what} se recupera ${p.recovered_after_s === 0 ? 'en cuanto el disparador termina' : `${f.num(p.recovered_after_s)} s después de que el disparador termina`}. ${calls}`;
+    },
+    mapBound: (b, worst, f) => `Cargas en negrita: por debajo de la cota del teorema 2 (la capacidad ÷ ${f.count(worst, 'call')} por solicitud en el peor caso = ${f.num(b * 100)} % de la capacidad): ahí ningún disparador puede dejar al sistema caído.`,
+    mapProgress: (done, all, busy) => `Simulando: ${done} de ${all} celdas${busy ? ' (la fila de simulaciones del laboratorio está llena: se vuelven a pedir en unos segundos)' : ''}…`,
+    mapProblem: m => `El laboratorio rechazó el mapa: ${m}`,
+    mapUnreachable: 'el laboratorio no respondió',
+    mapArrivals: 'llegadas por segundo', mapUseful: 'respuestas útiles en vivo por segundo', mapSecond: 'segundo de la tormenta',
+    mapPerSecond: 'por segundo', mapChart: 'Llegadas y respuestas útiles en vivo por segundo de la celda elegida, con el disparador sombreado',
     // The knee as bench/goodput_curve.py reads it (sweep.js kneeOf).
     sweepKnee: (k, f) => {
       const rps = v => `${f.num(v, 1)} llegadas/s`;
@@ -210,6 +231,27 @@ export const TEXT = {
     sweepWaiting: 'Measuring the first step…',
     sweepKeys: { rate: 'arrivals/s asked', offered: 'offered load (arrivals/s)', goodput: 'goodput/s', live: 'live/s',
       amplification: 'carrier calls per request', p99: 'p99 latency' },
+    // The metastability map (metamap.js): one cell per trigger depth × offered load.
+    mapTitle: 'The metastability map (simulated time)',
+    mapHelp: 'A trigger: 3 s after the first call, the carrier (5 calls at a time of about 100 ms, 50 a second, behind a FIFO queue of 50 that also serves calls nobody waits for any more) loses part of its capacity for a few seconds, then comes back whole. Each cell is an open-loop storm in simulated time: does live goodput come back once the trigger ends, and how many seconds later? Change the trigger\'s length, the policy or its settings and the map is drawn again; move the depth or the load (or click a cell) to see its seconds. It is Huang et al.\'s Fig. 5 (OSDI \'22) at the lab\'s numbers.',
+    mapPolicy: 'Policy', mapLength: 'Trigger length', mapDepth: 'Trigger depth', mapLoad: 'Offered load',
+    mapSettings: 'Policy settings (optional)',
+    mapLoadValue: (l, f) => `${f.num(l * 100)} % of capacity (${f.num(l * 50, 1)} arrivals/s)`,
+    mapCorner: 'trigger \\ load',
+    mapCell: (p, f) => (!p ? '…' : p.recovered_after_s == null ? 'never' : `${f.num(p.recovered_after_s)} s`),
+    mapSentence: (s, p, f) => {
+      const what = `With ${s.policy}, a trigger of −${f.num(s.depth * 100)} % for ${f.num(s.lengthS)} s under a load of ${f.num(s.load * 100)} % of capacity (${f.num(s.load * 50, 1)} arrivals/s)`;
+      if (!p) return `${what}: simulating…`;
+      const calls = `Carrier calls per request: ${f.ratio(p.calls_per_quote)}.`;
+      if (p.recovered_after_s == null) return `${what} never recovers: in the ${f.num(p.window_s)} s after the trigger there are never 2 seconds in a row with 90 % live goodput. ${calls}`;
+      return `${what} recovers ${p.recovered_after_s === 0 ? 'as soon as the trigger ends' : `${f.num(p.recovered_after_s)} s after the trigger ends`}. ${calls}`;
+    },
+    mapBound: (b, worst, f) => `Loads in bold: below Theorem 2's bound (capacity ÷ ${f.count(worst, 'call')} per request at worst = ${f.num(b * 100)} % of capacity): there no trigger can keep the system down.`,
+    mapProgress: (done, all, busy) => `Simulating: ${done} of ${all} cells${busy ? ' (the lab\'s line of simulations is full: asked again in a few seconds)' : ''}…`,
+    mapProblem: m => `The lab refused the map: ${m}`,
+    mapUnreachable: 'the lab did not answer',
+    mapArrivals: 'arrivals per second', mapUseful: 'live goodput per second', mapSecond: 'second of the storm',
+    mapPerSecond: 'per second', mapChart: 'Arrivals and live goodput per second of the chosen cell, the trigger shaded',
     // The knee as bench/goodput_curve.py reads it (sweep.js kneeOf).
     sweepKnee: (k, f) => {
       const rps = v => `${f.num(v, 1)} arrivals/s`;

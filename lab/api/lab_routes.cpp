@@ -12,6 +12,7 @@
 #include "lab/api/route_table.hpp"
 #include "lab/app/lab_app.hpp"
 #include "lab/app/design_judge.hpp"
+#include "lab/app/map_point_cache.hpp"
 #include "lab/app/simulation_runner.hpp"
 #include "lab/app/lab_keys.hpp"
 #include "lab/app/lab_registry.hpp"
@@ -46,6 +47,9 @@ struct Shared {
   RouteContext::RenderedHealth health;
   RateLimitGate rate_limit;
   std::string admin_token;  // empty: no teacher token (--admin-token)
+  // The metastability map's points, filled on `simulations`: declared first, so it outlives
+  // the runner, whose destructor runs what is still in its line.
+  MapPointCache map_points;
   SimulationRunner simulations;  // every lab's, one at a time
   // The class challenge's designs, judged on `simulations`.
   DesignJudge designs{simulations, labs.teacher().app.policies(), labs.teacher().app.scenarios()};
@@ -121,7 +125,7 @@ void serve_lab(Shared& shared, const Route& route, const Request& req, const std
   }
   RouteContext ctx{lab.app,       lab.storm,           shared.dashboard, shared.carrier_url,         shared.labs,
                    shared.health, shared.policy_views, found.lab,        0, from_teacher(shared, req),
-                   &shared.simulations, &shared.designs};
+                   &shared.simulations, &shared.designs, &shared.map_points};
   if (route.simulates) ctx.asker = simulation_asker(shared, req, query_param(req, kLabParam));
   if (!route.worker_slot) return route.handler(ctx, req, body, res);
   Clock& clock = lab.app.clock();

@@ -35,6 +35,8 @@ void storm_cancel(RouteContext&, const httplib::Request&, const std::string&, ht
 
 // routes_simulate.cpp — a storm in simulated time, answered at once.
 void simulate(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
+// routes_map.cpp — one point of the metastability map in simulated time.
+void map_point(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 // routes_scorecard.cpp — the class challenge: a design posted, scored in simulated time, kept.
 void scorecard_post(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);
 void scorecard_get(RouteContext&, const httplib::Request&, const std::string&, httplib::Response&);

@@ -119,6 +119,17 @@ const std::vector<Route>& lab_route_table() {
           "semilla (`policy`, `scenario`, `clients` o `rate`, `requests` o `duration_s`, `seed` y los ajustes de "
           "una cotización)"},
          .handler = simulate, .simulates = true},
+        {.methods = {"GET"}, .path = "/experiments/map",
+         .example_query = "?policy=legacy&depth=0.6&length_s=4&load=0.45", .worker_slot = false,
+         .description = {"one point of the metastability map in simulated time: the carrier loses depth (0-1) of its "
+                         "capacity for length_s seconds under an open load (a share of its capacity); whether live "
+                         "goodput came back after the trigger, and after how many seconds (policy and a quote's "
+                         "overrides)",
+          "un punto del mapa de la metaestabilidad en tiempo simulado: el proveedor pierde `depth` (0-1) de su "
+          "capacidad durante `length_s` segundos bajo una carga abierta (una fracción de su capacidad); si las "
+          "respuestas útiles en vivo volvieron después del disparador, y cuántos segundos después (`policy` y los "
+          "ajustes de una cotización)"},
+         .handler = map_point, .simulates = true},
         {.methods = {"POST"}, .path = "/experiments/scorecard", .mutating = true, .worker_slot = false,
          .description = {"the class challenge: posts this lab's design (a body {\"pipeline\": [...]}, as a policy "
                          "of the policies file) and answers its scorecard over a fixed battery in simulated time, "

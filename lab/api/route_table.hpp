@@ -28,6 +28,7 @@ class StormExperiment;
 /// carrier's URL (shown by / and /health). Made for each request by lab_routes.
 class SimulationRunner;
 class DesignJudge;
+class MapPointCache;
 
 struct RouteContext {
   LabApp& app;
@@ -57,6 +58,8 @@ struct RouteContext {
   SimulationRunner* simulations = nullptr;
   /// Where the class challenge's designs are scored (POST /experiments/scorecard).
   DesignJudge* designs = nullptr;
+  /// The metastability map's points already simulated (GET /experiments/map).
+  MapPointCache* map_points = nullptr;
   /// Who asks, for a route that `simulates` (its share of the simulation runner's line): the
   /// lab's owner when the request carries that owner's key, else the client's address (the
   /// rate limit's rule); "" for the teacher (token), who has no share to fill.

@@ -101,6 +101,8 @@ constexpr std::array kMessages{
                 "el diseño fue rechazado ({count} problema(s); `problems` los enumera con su lugar): {first}"},
     MessageText{MessageId::design_failed, "the design could not be scored: {why}",
                 "no se pudo calcular la nota del diseño: {why}"},
+    MessageText{MessageId::simulation_failed, "the simulation could not run: {why}",
+                "no se pudo ejecutar la simulación: {why}"},
     MessageText{MessageId::design_scored,
                 "your design scored {score} (`legacy` {legacy}, `resilient` {resilient}): place {place} of {count} "
                 "in GET /class",

@@ -61,6 +61,7 @@ enum class MessageId {
   design_body,                     ///< —
   design_refused,                  ///< {count} {first}
   design_failed,                   ///< {why}
+  simulation_failed,               ///< {why}
   design_scored,                   ///< {score} {legacy} {resilient} {place} {count} (a 200's message)
   design_scored_unranked,          ///< {score} {legacy} {resilient} (a 200's message: the teacher's lab)
   no_design,                       ///< — (a 200's message: the lab has no design yet)

@@ -13,6 +13,7 @@ import { LatestAnswers, OWN_HOLD_MS, OTHERS_EVERY_MS } from '../../public/latest
 import { stormGoodput, stormOutcomes } from '../../public/views.js';
 import { dropPercent, overloadFamilies, overloadMetricsPath, overloadPolicies, overloadRows, stillMoving, OVERLOAD_COUNTERS } from '../../public/overload.js';
 import { curveOf, kneeOf, parseSweepField, stepSeconds, sweepKey, withSweep } from '../../public/sweep.js';
+import { cellOrder, cellState, DEFAULTS, DEPTHS, LOADS, mapKey, mapQuery, retryAfterMs } from '../../public/metamap.js';
 import { foreignWords } from './spanish.mjs';
 
 test('one number format: seconds from 1,000 ms, the reader\'s locale, correct plurals', () => {
@@ -510,4 +511,41 @@ test('a scenario in a list: the name a lesson\'s curl sends, then its title in t
   const fifo = { name: 'overloaded_fifo', description: { es: 'Proveedor sobrecargado, cola FIFO (descarte de carga): 4 a la vez…' } };
   assert.equal(scenarioTitle(fifo, 'es'), 'overloaded_fifo — Proveedor sobrecargado, cola FIFO');
   assert.equal(scenarioTitle({ name: 'mine' }, 'es'), 'mine');  // a scenario without a description
+});
+
+test('the metastability map: the chosen cell asked first then its neighbours, states, queries and Retry-After', () => {
+  const order = cellOrder(0.6, 0.45);
+  assert.equal(order.length, DEPTHS.length * LOADS.length);
+  assert.deepEqual(order[0], [0.6, 0.45]);
+  assert.deepEqual(order.slice(1, 5).map(c => c.join('/')).sort(), ['0.4/0.45', '0.6/0.3', '0.6/0.6', '0.8/0.45']);
+  assert.deepEqual(order.at(-1).length, 2);
+  assert.equal(new Set(order.map(c => c.join('/'))).size, 25);
+  assert.deepEqual(cellOrder(0.2, 0.15)[0], [0.2, 0.15]);
+  assert.equal(cellState(undefined), 'pending');
+  assert.equal(cellState({ recovered_after_s: null }), 'never');
+  assert.equal(cellState({ recovered_after_s: 0 }), 'quick');
+  assert.equal(cellState({ recovered_after_s: 2 }), 'quick');
+  assert.equal(cellState({ recovered_after_s: 3 }), 'slow');
+  assert.equal(mapQuery({ ...DEFAULTS, overrides: { max_attempts: '1', timeout_ms: '' } }, 0.8, 0.3),
+    '/experiments/map?policy=legacy&depth=0.8&length_s=4&load=0.3&max_attempts=1');
+  assert.equal(mapKey({ policy: 'resilient', lengthS: 2, overrides: { circuit_breaker: 'false', jitter: '' } }),
+    'policy=resilient&length_s=2&circuit_breaker=false');
+  assert.equal(retryAfterMs('3', {}), 3000);
+  assert.equal(retryAfterMs(null, { retry_after_s: 5 }), 5000);
+  assert.equal(retryAfterMs(null, {}), 1000);
+  assert.equal(retryAfterMs('x', null), 1000);
+});
+
+test('the map speaks one Spanish: its sentences and cells', () => {
+  const es = makeFormat('es', 'es-AR');
+  const w = TEXT.es;
+  const s = { policy: 'legacy', lengthS: 4, depth: 0.6, load: 0.45 };
+  for (const text of [w.mapTitle, w.mapHelp, w.mapSettings, w.mapCorner, w.mapCell(null, es), w.mapCell({ recovered_after_s: null }, es),
+    w.mapSentence(s, null, es), w.mapSentence(s, { recovered_after_s: null, window_s: 20, calls_per_quote: 3.42 }, es),
+    w.mapSentence(s, { recovered_after_s: 3, window_s: 20, calls_per_quote: 1 }, es), w.mapBound(0.25, 4, es),
+    w.mapProgress(3, 25, true), w.mapProblem('x'), w.mapUnreachable, w.mapChart, w.mapLoadValue(0.45, es)])
+    assert.deepEqual(foreignWords(text), [], text);
+  assert.equal(w.mapSentence(s, { recovered_after_s: 3, window_s: 20, calls_per_quote: 1.5 }, es),
+    'Con legacy, un disparador de −60 % durante 4 s y una carga del 45 % de la capacidad (22,5 llegadas/s) se recupera 3 s después de que el disparador termina. Llamadas al proveedor por solicitud: 1,5.');
+  assert.equal(w.mapBound(0.5, 2, es).includes('50 % de la capacidad'), true);
 });

@@ -1,0 +1,108 @@
+// GET /experiments/map: one point of the metastability map in simulated time
+// (simulation/map_point.hpp): a policy with a quote's overrides, a trigger's depth and length,
+// and an open load; whether goodput came back after the trigger, and after how many seconds.
+// The dashboard draws the map from these points and redraws it as a student moves the trigger,
+// the load or the policy's settings. No lab is stormed and nothing changes, so it needs no key.
+// A point already run is answered from the cache at once; a new one waits for the simulation
+// runner's thread, with the asker's share of its line (app/simulation_runner.hpp).
+#include <httplib.h>
+
+#include <chrono>
+#include <cmath>
+#include <future>
+#include <set>
+
+#include "lab/api/route_handlers.hpp"
+#include "lab/api/route_support.hpp"
+#include "lab/app/lab_app.hpp"
+#include "lab/app/lab_keys.hpp"
+#include "lab/app/map_point_cache.hpp"
+#include "lab/app/simulation_runner.hpp"
+#include "lab/http/http_server.hpp"
+#include "lab/http/params.hpp"
+#include "lab/http/policy_overrides.hpp"
+#include "lab/simulation/map_point.hpp"
+
+namespace quote_lab::handlers {
+namespace {
+
+constexpr IntParam kMapLengthS{"length_s", 1, 30, 4};
+
+// What a point's waiters get when the asker who started it was refused a place in line.
+struct Refused {};
+
+const std::set<std::string>& known_parameters() {
+  static const std::set<std::string> known = [] {
+    std::set<std::string> names{"policy", "depth", "length_s", "load"};
+    for (auto& name : policy_override_names()) names.insert(std::move(name));
+    return names;
+  }();
+  return known;
+}
+
+// The point the query asks for, or the 400 that says what is wrong, in the asker's language.
+std::optional<ApiError> point_asked(RouteContext& ctx, const httplib::Request& req, MapPointAsk& ask) {
+  for (const auto& [k, _] : req.params)
+    if (k != kLabParam && k != kLabKeyParam && !known_parameters().count(k))
+      return api_error(400, "unknown_parameter", MessageId::unknown_parameter, {{"name", k.substr(0, 40)}},
+                       std::vector<std::string>(known_parameters().begin(), known_parameters().end()));
+  const auto lookup = [&req](const char* name) -> const std::string* {
+    const auto it = req.params.find(name);
+    return it == req.params.end() ? nullptr : &it->second;
+  };
+  ask.policy = "legacy";
+  if (const auto* p = lookup("policy")) ask.policy = *p;
+  const RetryPolicy* policy = ctx.app.find_policy(ask.policy);
+  if (policy == nullptr) return unknown_policy_error(ctx.app.policies(), ask.policy, 400, "invalid_parameter");
+  RetryPolicy overridden = *policy;
+  std::vector<std::string> changed;
+  if (auto e = apply_policy_overrides(lookup, overridden, changed)) return e;
+  for (const auto& name : changed) ask.overrides.emplace_back(name, *lookup(name.c_str()));
+  if (const auto* d = lookup("depth"))
+    if (auto e = parse_number_param("depth", *d, 0, 1, ask.depth)) return e;
+  if (const auto* l = lookup("load"))
+    if (auto e = parse_number_param("load", *l, 0.05, 2, ask.load)) return e;
+  if (auto e = parse_int_param(kMapLengthS, lookup(std::string(kMapLengthS.name).c_str()), ask.length_s)) return e;
+  // Two decimals are the map's resolution: 0.6 and 0.6000001 are one point, simulated once.
+  ask.depth = std::round(ask.depth * 100) / 100;
+  ask.load = std::round(ask.load * 100) / 100;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void map_point(RouteContext& ctx, const httplib::Request& req, const std::string&, httplib::Response& res) {
+  MapPointAsk ask;
+  if (auto e = point_asked(ctx, req, ask)) return send_api_error(req, res, *e);
+  const std::string key = ask.key();
+  MapPointCache& cache = *ctx.map_points;
+  const MapPointCache::Claim claim = cache.find_or_start(key);
+  const bool kept = claim.answer.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  if (claim.started) {
+    const Policies& policies = ctx.app.policies();
+    const auto admission = ctx.simulations->submit([ask, key, &cache, &policies] {
+      try {
+        cache.finish(key, render_json(to_json(simulate_map_point(ask, policies))));
+      } catch (...) {
+        cache.fail(key, std::current_exception());
+      }
+    }, ctx.asker);
+    if (admission != SimulationRunner::Admission::queued) {
+      cache.fail(key, std::make_exception_ptr(Refused{}));
+      return refuse_simulation(req, res, *ctx.simulations, admission);
+    }
+  }
+  try {
+    std::string body = claim.answer.get();
+    // hit: run before; miss: run for this request; joined: another asker's run, waited for.
+    res.set_header("X-Simulation-Cache", kept ? "hit" : claim.started ? "miss" : "joined");
+    send_rendered_json(res, 200, std::move(body));
+  } catch (const Refused&) {
+    // The asker who started it was refused a place; so is this one, for a full line.
+    refuse_simulation(req, res, *ctx.simulations, SimulationRunner::Admission::line_full);
+  } catch (const std::exception& e) {
+    send_api_error(req, res, api_error(500, "simulation_failed", MessageId::simulation_failed, {{"why", e.what()}}));
+  }
+}
+
+}  // namespace quote_lab::handlers
