@@ -80,11 +80,13 @@ void map_point(RouteContext& ctx, const httplib::Request& req, const std::string
   const bool kept = claim.answer.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   if (claim.started) {
     const Policies& policies = ctx.app.policies();
-    const auto admission = ctx.simulations->submit([ask, key, &cache, &policies] {
+    const auto admission = ctx.simulations->submit([ask, key, &cache, &policies]() -> SimulationRunner::Delivery {
       try {
-        cache.finish(key, render_json(to_json(simulate_map_point(ask, policies))));
+        return [&cache, key, body = render_json(to_json(simulate_map_point(ask, policies)))]() mutable {
+          cache.finish(key, std::move(body));
+        };
       } catch (...) {
-        cache.fail(key, std::current_exception());
+        return [&cache, key, why = std::current_exception()] { cache.fail(key, why); };
       }
     }, ctx.asker);
     if (admission != SimulationRunner::Admission::queued) {

@@ -100,11 +100,13 @@ void simulate(RouteContext& ctx, const httplib::Request& req, const std::string&
   const auto admission = ctx.simulations->submit([done, o, &policies, &catalog] {
     SimulationSetup lab{policies, catalog};
     lab.max_quotes = kSimMaxArrivals;  // a closed loop by duration: bounded too
+    nlohmann::ordered_json report;
     try {
-      done->set_value(to_json(simulate_storm(o, lab)));
+      report = to_json(simulate_storm(o, lab));
     } catch (const SimulationBoundReached& e) {
-      done->set_value({{"bound", e.max()}});
+      report = {{"bound", e.max()}};
     }
+    return [done, report = std::move(report)]() mutable { done->set_value(std::move(report)); };
   }, ctx.asker);
   if (admission != SimulationRunner::Admission::queued) return refuse_simulation(req, res, *ctx.simulations, admission);
   const nlohmann::ordered_json report = answer.get();

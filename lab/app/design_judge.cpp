@@ -45,7 +45,7 @@ std::future<DesignJudge::Verdict> DesignJudge::judge(Policies with_design, const
     } catch (const std::exception& e) {
       v.error = e.what();
     }
-    done->set_value(std::move(v));
+    return [done, v = std::move(v)]() mutable { done->set_value(std::move(v)); };
   }, asker);
   return verdict;
 }
@@ -63,6 +63,7 @@ std::optional<DesignJudge::Baselines> DesignJudge::baselines(bool compute) {
     }
     std::lock_guard lock(state->baselines_mutex);
     state->computing = false;
+    return SimulationRunner::Delivery{};
   });
   if (admitted != SimulationRunner::Admission::queued) {
     std::lock_guard lock(state_->baselines_mutex);

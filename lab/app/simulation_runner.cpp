@@ -13,7 +13,7 @@ SimulationRunner::~SimulationRunner() {
   thread_.join();
 }
 
-SimulationRunner::Admission SimulationRunner::submit(std::function<void()> work, const std::string& asker) {
+SimulationRunner::Admission SimulationRunner::submit(std::function<Delivery()> work, const std::string& asker) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_ || line_.size() >= kMaxWaiting) return Admission::line_full;
@@ -47,10 +47,12 @@ void SimulationRunner::loop() {
       job = std::move(line_.front());
       line_.pop_front();
     }
-    job.work();
-    if (job.asker.empty()) continue;
-    std::lock_guard lock(mutex_);
-    if (auto it = in_line_.find(job.asker); it != in_line_.end() && --it->second == 0) in_line_.erase(it);
+    const Delivery deliver = job.work();
+    if (!job.asker.empty()) {
+      std::lock_guard lock(mutex_);
+      if (auto it = in_line_.find(job.asker); it != in_line_.end() && --it->second == 0) in_line_.erase(it);
+    }
+    if (deliver) deliver();
   }
 }
 

@@ -34,11 +34,16 @@ class SimulationRunner {
   static constexpr std::size_t kMaxPerAsker = 2;
 
   enum class Admission { queued, line_full, asker_full };
+  /// What a job's work returns: what hands its result to whoever waits (sets a promise). The
+  /// runner calls it once the asker's place is free, so that an asker answered may ask again
+  /// at once (a page with its 2 places busy sends the next request the moment one answers).
+  using Delivery = std::function<void()>;
   /// Puts `work` in line, to run on the runner's thread in arrival order, for `asker` (who asks:
-  /// a student's name, a client's address; "" counts toward no share). Not queued (and `work`
+  /// a student's name, a client's address; "" counts toward no share); the runner then frees
+  /// the asker's place and calls the Delivery `work` returned (if any). Not queued (and `work`
   /// is dropped) when kMaxWaiting are already waiting, or `asker` has kMaxPerAsker in line.
-  /// `work` must not throw.
-  Admission submit(std::function<void()> work, const std::string& asker = "");
+  /// Neither `work` nor its Delivery may throw.
+  Admission submit(std::function<Delivery()> work, const std::string& asker = "");
   /// Simulations waiting now.
   std::size_t waiting() const;
   /// The seconds a refused asker should wait before asking again: 1, plus 1 for every 8 waiting
@@ -52,7 +57,7 @@ class SimulationRunner {
   mutable std::mutex mutex_;  // guards line_ and stopping_
   std::condition_variable wake_;
   struct Job {
-    std::function<void()> work;
+    std::function<Delivery()> work;
     std::string asker;
   };
   std::deque<Job> line_;

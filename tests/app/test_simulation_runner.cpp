@@ -15,6 +15,14 @@ namespace test_simulation_runner {
 
 using namespace quote_lab;
 
+// A simulation that counts itself and delivers nothing.
+std::function<SimulationRunner::Delivery()> count(std::atomic<int>& ran) {
+  return [&ran] {
+    ++ran;
+    return SimulationRunner::Delivery{};
+  };
+}
+
 TEST_CASE("simulations run one at a time in the order they were asked") {
   std::vector<int> order;
   std::mutex mutex;
@@ -24,6 +32,7 @@ TEST_CASE("simulations run one at a time in the order they were asked") {
       REQUIRE(runner.submit([&, i] {
         std::lock_guard lock(mutex);
         order.push_back(i);
+        return SimulationRunner::Delivery{};
       }) == SimulationRunner::Admission::queued);
   }  // the destructor runs what is in line, then joins
   CHECK(order == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
@@ -39,6 +48,7 @@ void hold_the_runner(SimulationRunner& runner, std::promise<void>& release, cons
   REQUIRE(runner.submit([running, released] {
     running->set_value();
     released.wait();
+    return SimulationRunner::Delivery{};
   }, asker) == SimulationRunner::Admission::queued);
   started.wait();
 }
@@ -50,9 +60,9 @@ TEST_CASE("past kMaxWaiting in line a simulation is refused at once, not queued"
     std::promise<void> release;
     hold_the_runner(runner, release, "");  // it left the line: kMaxWaiting places are free
     for (std::size_t i = 0; i < SimulationRunner::kMaxWaiting; ++i)
-      CHECK(runner.submit([&ran] { ++ran; }) == SimulationRunner::Admission::queued);
+      CHECK(runner.submit(count(ran)) == SimulationRunner::Admission::queued);
     CHECK(runner.waiting() == SimulationRunner::kMaxWaiting);
-    CHECK(runner.submit([&ran] { ++ran; }) == SimulationRunner::Admission::line_full);
+    CHECK(runner.submit(count(ran)) == SimulationRunner::Admission::line_full);
     CHECK(runner.retry_after_s() == 5);  // 32 waiting: about how long they take
     release.set_value();
   }  // the destructor runs the line, then joins
@@ -66,10 +76,10 @@ TEST_CASE("one asker holds at most kMaxPerAsker places in line: the others still
     std::promise<void> release;
     hold_the_runner(runner, release, "bob");
     // Bob's running one counts: one more of his may wait, the next is his share full.
-    CHECK(runner.submit([&ran] { ++ran; }, "bob") == SimulationRunner::Admission::queued);
-    CHECK(runner.submit([&ran] { ++ran; }, "bob") == SimulationRunner::Admission::asker_full);
-    CHECK(runner.submit([&ran] { ++ran; }, "ana") == SimulationRunner::Admission::queued);
-    CHECK(runner.submit([&ran] { ++ran; }) == SimulationRunner::Admission::queued);  // no asker: no share
+    CHECK(runner.submit(count(ran), "bob") == SimulationRunner::Admission::queued);
+    CHECK(runner.submit(count(ran), "bob") == SimulationRunner::Admission::asker_full);
+    CHECK(runner.submit(count(ran), "ana") == SimulationRunner::Admission::queued);
+    CHECK(runner.submit(count(ran)) == SimulationRunner::Admission::queued);  // no asker: no share
     release.set_value();
   }
   CHECK(ran == 3);
@@ -78,9 +88,32 @@ TEST_CASE("one asker holds at most kMaxPerAsker places in line: the others still
   SimulationRunner runner;
   for (int i = 0; i < 5; ++i) {
     std::promise<void> done;
-    REQUIRE(runner.submit([&done] { done.set_value(); }, "bob") == SimulationRunner::Admission::queued);
+    REQUIRE(runner.submit([&done] { return SimulationRunner::Delivery([&done] { done.set_value(); }); }, "bob") ==
+            SimulationRunner::Admission::queued);
     done.get_future().wait();
   }
+}
+
+TEST_CASE("an answered asker may ask again at once: her place is free before her answer is delivered") {
+  // A page keeps its 2 places busy: the moment one answer arrives it asks for the next cell.
+  SimulationRunner runner;
+  std::promise<void> release, first_answered, second_answered, third_answered;
+  std::shared_future<void> released = release.get_future().share();
+  REQUIRE(runner.submit([released, &first_answered] {
+    released.wait();
+    return SimulationRunner::Delivery([&first_answered] { first_answered.set_value(); });
+  }, "bob") == SimulationRunner::Admission::queued);
+  REQUIRE(runner.submit([&second_answered] {
+    return SimulationRunner::Delivery([&second_answered] { second_answered.set_value(); });
+  }, "bob") == SimulationRunner::Admission::queued);
+  release.set_value();
+  first_answered.get_future().wait();
+  // Bob has his first answer and his second in line: his share has a place for a third.
+  CHECK(runner.submit([&third_answered] {
+    return SimulationRunner::Delivery([&third_answered] { third_answered.set_value(); });
+  }, "bob") == SimulationRunner::Admission::queued);
+  second_answered.get_future().wait();
+  third_answered.get_future().wait();
 }
 
 }  // namespace test_simulation_runner
