@@ -2,7 +2,7 @@
 """The class challenge at its size: 30 students, each with a name claimed and a design of
 their own, post them at once to a lab started at its default settings
 (POST /experiments/scorecard?lab=NAME with the key). Every student gets the scorecard within
-2 s of posting; /health, polled all along, keeps its p99 under 50 ms, and a student taking
+2 s of posting; /health, polled all along from a process of its own, keeps its p99 under 50 ms, and a student taking
 quotes meanwhile sees them as fast as before; GET /class then ranks the 30 designs by the
 scores the students were given, and a design posted alone scores what it scored in the crowd.
 Usage: test_class_designs.py <quote-lab binary>"""
@@ -17,6 +17,7 @@ import urllib.request
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
 from checks import check, failures  # noqa: E402
+from class_load import HealthPoller, OtherStudentQuotes, claim_students, p99  # noqa: E402
 from lab_http import serving  # noqa: E402
 
 binary = sys.argv[1]
@@ -52,35 +53,10 @@ def design(i):
 
 
 with serving(binary) as port:
-    keys = {}
-    for i in range(STUDENTS):
-        status, answer, _ = call(port, f"/claim?name=s{i:02d}", "POST")
-        keys[i] = answer["lab_key"]
-    health_ms, quote_ms, done = [], [], threading.Event()
-
-    def poll_health():
-        while not done.is_set():
-            health_ms.append(call(port, "/health", timeout=5)[2] * 1000)
-            time.sleep(0.02)
-
-    def take_quotes(into):
-        # A student of another class still on the lesson: quotes on her own lab (the carrier's ok mode).
-        while not done.is_set():
-            into.append(call(port, "/quote-resilient?lab=eva&scenario=ok", timeout=5)[2] * 1000)
-            time.sleep(0.02)
-
-    # The quotes alone first, for comparison.
-    before_ms = []
-    quoting = threading.Thread(target=take_quotes, args=(before_ms,))
-    quoting.start()
-    time.sleep(1.0)
-    done.set()
-    quoting.join()
-    done.clear()
-
-    pollers = [threading.Thread(target=poll_health), threading.Thread(target=take_quotes, args=(quote_ms,))]
-    for p in pollers:
-        p.start()
+    keys = claim_students(port, STUDENTS)
+    other = OtherStudentQuotes(port)
+    health = HealthPoller(port)
+    other.start()
     time.sleep(0.2)
     barrier = threading.Barrier(STUDENTS)
 
@@ -91,24 +67,19 @@ with serving(binary) as port:
     with concurrent.futures.ThreadPoolExecutor(STUDENTS) as pool:
         answers = list(pool.map(student, range(STUDENTS)))
     time.sleep(0.2)
-    done.set()
-    for p in pollers:
-        p.join()
+    other.stop()
+    health_ms = health.stop()
 
     statuses = [a[0] for a in answers]
     check(statuses == [200] * STUDENTS, f"every student's design was scored: {statuses}")
     slowest = max(a[2] for a in answers)
     check(slowest < 2.0, f"every student had the scorecard within 2 s of posting (slowest {slowest:.2f} s)")
 
-    def p99(values):
-        values = sorted(values)
-        return values[int(0.99 * (len(values) - 1))]
-
     check(len(health_ms) >= 10 and p99(health_ms) < 50,
           f"/health's p99 while the class posted: {p99(health_ms):.1f} ms over {len(health_ms)} polls (under 50 ms)")
     # A quote on `ok` takes the carrier's few ms; "as fast" is within 50 ms at the p99.
-    check(len(quote_ms) >= 10 and p99(quote_ms) < p99(before_ms) + 50,
-          f"another student's quotes meanwhile: p99 {p99(quote_ms):.1f} ms against {p99(before_ms):.1f} ms alone")
+    check(len(other.during_ms) >= 10 and p99(other.during_ms) < p99(other.alone_ms) + 50,
+          f"another student's quotes meanwhile: p99 {p99(other.during_ms):.1f} ms against {p99(other.alone_ms):.1f} ms alone")
 
     status, cls, _ = call(port, "/class")
     designs = cls["designs"]
@@ -123,6 +94,6 @@ with serving(binary) as port:
     # Alone, a design scores what it scored in the crowd (the battery's seeds are fixed).
     again = call(port, "/experiments/scorecard?lab=s07", "POST", design(7), {"X-Lab-Key": keys[7]})
     check(again[1]["scorecard"] == answers[7][1]["scorecard"], "a design posted alone scores as in the crowd")
-    print(f"slowest {slowest:.2f} s; /health p99 {p99(health_ms):.1f} ms; quotes p99 {p99(quote_ms):.1f} ms "
-          f"(alone {p99(before_ms):.1f}); best {scores[0]}, worst {scores[-1]}")
+    print(f"slowest {slowest:.2f} s; /health p99 {p99(health_ms):.1f} ms; quotes p99 {p99(other.during_ms):.1f} ms "
+          f"(alone {p99(other.alone_ms):.1f}); best {scores[0]}, worst {scores[-1]}")
 sys.exit(1 if failures else 0)

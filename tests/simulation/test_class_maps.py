@@ -22,7 +22,7 @@ import urllib.request
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
 from checks import check, failures  # noqa: E402
-from health_poller import HealthPoller  # noqa: E402
+from class_load import HealthPoller, OtherStudentQuotes, claim_students, p99  # noqa: E402
 from lab_http import serving  # noqa: E402
 
 binary = sys.argv[1]
@@ -96,38 +96,12 @@ def moved(i):
             {"policy": "legacy", "length_s": 2, "max_attempts": 3}][i % 6]
 
 
-def p99(values):
-    values = sorted(values)
-    return values[int(0.99 * (len(values) - 1))]
-
-
 with serving(binary) as port:
-    keys = {}
-    for i in range(STUDENTS):
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/claim?name=s{i:02d}", method="POST")
-        with urllib.request.urlopen(req, timeout=30) as r:
-            keys[i] = json.loads(r.read())["lab_key"]
-    quote_ms, done = [], threading.Event()
-
-    def take_quotes(into):
-        # A student of another class still on the lesson: quotes on her own lab (the carrier's ok mode).
-        while not done.is_set():
-            into.append(call(port, "/quote-resilient?lab=eva&scenario=ok", timeout=5)[3] * 1000)
-            time.sleep(0.02)
-
-    before_ms = []
-    quoting = threading.Thread(target=take_quotes, args=(before_ms,))
-    quoting.start()
-    time.sleep(1.0)
-    done.set()
-    quoting.join()
-    done.clear()
-
+    keys = claim_students(port, STUDENTS)
+    other = OtherStudentQuotes(port)
     # /health from a process of its own: this one's 60 drawing threads share one interpreter lock.
     health = HealthPoller(port)
-    pollers = [threading.Thread(target=take_quotes, args=(quote_ms,))]
-    for p in pollers:
-        p.start()
+    other.start()
     time.sleep(0.2)
 
     def class_draws(settings_of, label):
@@ -153,15 +127,13 @@ with serving(binary) as port:
     first = class_draws(lambda i: default, "the default map")
     second = class_draws(moved, "a setting moved")
     time.sleep(0.2)
-    done.set()
-    for p in pollers:
-        p.join()
+    other.stop()
     health_ms = health.stop()
 
     check(len(health_ms) >= 10 and p99(health_ms) < 50,
           f"/health's p99 while the class drew: {p99(health_ms):.1f} ms over {len(health_ms)} polls (under 50 ms)")
-    check(len(quote_ms) >= 10 and p99(quote_ms) < p99(before_ms) + 50,
-          f"another student's quotes meanwhile: p99 {p99(quote_ms):.1f} ms against {p99(before_ms):.1f} ms alone")
+    check(len(other.during_ms) >= 10 and p99(other.during_ms) < p99(other.alone_ms) + 50,
+          f"another student's quotes meanwhile: p99 {p99(other.during_ms):.1f} ms against {p99(other.alone_ms):.1f} ms alone")
     # Every student drew the same default map, Huang et al.'s critical cell never recovering.
     check(all(m[0] == first[0][0] for m in first), "the 30 default maps are one map")
     check(first[0][0][CHOSEN] is None, f"legacy's critical cell never recovers: {first[0][0][CHOSEN]}")

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """A class of 30 asks the lab for simulations at once (GET /experiments/simulate), on a lab
 started at its default settings: every student gets the report within 2 s of asking, the same
-report as asked alone (the same seed), and /health, polled all along, keeps its p99 under
+report as asked alone (the same seed), and /health, polled all along from a process of its
+own, keeps its p99 under
 50 ms: the simulations run on one thread of their own, never on the quotes' workers. Each
 student asks for her own lab with her key, as the 30 share this machine's address.
 Usage: test_class_simulates.py <quote-lab binary>"""
 import concurrent.futures
-import json
 import pathlib
 import sys
 import threading
@@ -15,6 +15,7 @@ import urllib.request
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
 from checks import check, failures  # noqa: E402
+from class_load import HealthPoller, claim_students, p99  # noqa: E402
 from lab_http import serving  # noqa: E402
 
 binary = sys.argv[1]
@@ -35,21 +36,9 @@ def simulation(i):
 
 
 with serving(binary) as port:
-    keys = {}
-    for i in range(STUDENTS):
-        claim = urllib.request.Request(f"http://127.0.0.1:{port}/claim?name=s{i:02d}", method="POST")
-        with urllib.request.urlopen(claim, timeout=10) as r:
-            keys[i] = json.loads(r.read())["lab_key"]
+    keys = claim_students(port, STUDENTS)
     alone = {i: get(port, simulation(i), key=keys[i])[1] for i in (0, 29)}
-    health_ms, done = [], threading.Event()
-
-    def poll_health():
-        while not done.is_set():
-            health_ms.append(get(port, "/health", timeout=5)[2] * 1000)
-            time.sleep(0.02)
-
-    poller = threading.Thread(target=poll_health)
-    poller.start()
+    health = HealthPoller(port)
     time.sleep(0.2)
     barrier = threading.Barrier(STUDENTS)
 
@@ -60,8 +49,7 @@ with serving(binary) as port:
     with concurrent.futures.ThreadPoolExecutor(STUDENTS) as pool:
         answers = list(pool.map(student, range(STUDENTS)))
     time.sleep(0.2)
-    done.set()
-    poller.join()
+    health_ms = health.stop()
 
     statuses = [a[1][0] for a in answers]
     check(statuses == [200] * STUDENTS, f"every student's simulation answered 200: {statuses}")
@@ -69,8 +57,6 @@ with serving(binary) as port:
     check(slowest < 2.0, f"every student had the report within 2 s of asking (slowest {slowest:.2f} s)")
     for i in (0, 29):
         check(dict(answers)[i][1] == alone[i], f"student {i}'s report is the one asked alone (the same seed)")
-    health_ms.sort()
-    p99 = health_ms[int(0.99 * (len(health_ms) - 1))]
-    check(len(health_ms) >= 10 and p99 < 50,
-          f"/health's p99 while the class simulated: {p99:.1f} ms over {len(health_ms)} polls (under 50 ms)")
+    check(len(health_ms) >= 10 and p99(health_ms) < 50,
+          f"/health's p99 while the class simulated: {p99(health_ms):.1f} ms over {len(health_ms)} polls (under 50 ms)")
 sys.exit(1 if failures else 0)
