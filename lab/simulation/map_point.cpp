@@ -6,8 +6,6 @@
 #include <stdexcept>
 
 #include "lab/experiments/recovery.hpp"
-#include "lab/http/params.hpp"
-#include "lab/http/policy_overrides.hpp"
 #include "lab/simulation/simulated_storm.hpp"
 
 namespace quote_lab {
@@ -21,32 +19,18 @@ std::string number_text(double v) {
   return buf;
 }
 
-// The ask's policy with its overrides applied; nullopt with the problem in `errors`.
+// The ask's policy with its overrides applied (the simulation's own rule); nullopt with the
+// problem in `errors`.
 std::optional<RetryPolicy> overridden_policy(const MapPointAsk& ask, const Policies& policies,
                                              std::vector<std::string>& errors) {
-  const RetryPolicy* configured = policies.find(ask.policy);
-  if (!configured) {
+  if (!policies.find(ask.policy)) {
     errors.push_back("no policy named '" + ask.policy.substr(0, 40) + "'");
     return std::nullopt;
   }
-  RetryPolicy policy = *configured;
-  std::vector<std::string> changed;
-  const auto lookup = [&ask](const char* name) -> const std::string* {
-    for (const auto& [k, v] : ask.overrides)
-      if (k == name) return &v;
-    return nullptr;
-  };
-  const auto known = policy_override_names();
-  for (const auto& [name, _] : ask.overrides)
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      errors.push_back("'" + name.substr(0, 40) + "' is not a policy override");
-      return std::nullopt;
-    }
-  if (const auto problem = apply_policy_overrides(lookup, policy, changed)) {
-    errors.push_back(problem->message);
-    return std::nullopt;
-  }
-  return policy;
+  StormOptions o;
+  o.mode = ask.policy;
+  o.params = ask.overrides;
+  return policy_with_params(o, policies, errors);
 }
 
 const BreakerPolicy& breaker_of(const MapPointAsk& ask, const Policies& policies) {

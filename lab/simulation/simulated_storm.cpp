@@ -205,11 +205,11 @@ std::vector<ClientLog> run_open(SimRun& run, ArrivalTally& tally) {
   return logs;
 }
 
-// The policy stormed, with the storm's overrides (`--param`) applied as the quote route applies
-// them; nullopt with the problem in `errors`.
-std::optional<RetryPolicy> policy_with_params(const StormOptions& o, const SimulationSetup& lab,
+}  // namespace
+
+std::optional<RetryPolicy> policy_with_params(const StormOptions& o, const Policies& policies,
                                               std::vector<std::string>& errors) {
-  const RetryPolicy* configured = lab.policies.find(o.mode);
+  const RetryPolicy* configured = policies.find(o.mode);
   if (!configured) return std::nullopt;
   const auto known = policy_override_names();
   for (const auto& [name, value] : o.params)
@@ -237,8 +237,6 @@ std::optional<RetryPolicy> policy_with_params(const StormOptions& o, const Simul
   return policy;
 }
 
-}  // namespace
-
 std::vector<std::string> validate_simulation(const StormOptions& o, const SimulationSetup& lab) {
   StormOptions checked = o;
   checked.target = "http://127.0.0.1";  // no lab is reached: the storm's other checks apply
@@ -259,7 +257,7 @@ std::vector<std::string> validate_simulation(const StormOptions& o, const Simula
                      "--policies-file)" + hint(o.mode, lab.policies.names()));
   if (!lab.catalog.find(o.scenario))
     errors.push_back("--scenario: no scenario named '" + o.scenario + "'" + hint(o.scenario, lab.catalog.accepted_names()));
-  policy_with_params(o, lab, errors);
+  policy_with_params(o, lab.policies, errors);
   if (!o.seed) errors.push_back("--seed is required: the same seed gives the same run");
   if (o.requests && (*o.requests < 1 || *o.requests > kSimMaxQuotes))
     errors.push_back("--requests must be between 1 and " + std::to_string(kSimMaxQuotes) + " in a simulation");
@@ -276,7 +274,7 @@ std::vector<std::string> validate_simulation(const StormOptions& o, const Simula
 StormResult simulate_storm(const StormOptions& o, const SimulationSetup& lab) {
   if (const auto errors = validate_simulation(o, lab); !errors.empty()) throw std::invalid_argument(errors.front());
   std::vector<std::string> unused;
-  const RetryPolicy policy = *policy_with_params(o, lab, unused);
+  const RetryPolicy policy = *policy_with_params(o, lab.policies, unused);
   const NamedPolicy* named = lab.policies.find_named(o.mode);
   SimRun run(o, lab, policy, named && named->breaker ? *named->breaker : lab.policies.breaker);
 

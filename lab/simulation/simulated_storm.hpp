@@ -57,6 +57,12 @@ class SimulationBoundReached : public std::runtime_error {
   long max_;
 };
 
+/// The policy `o.mode` names in `policies`, with `o.params` (a quote's overrides, as
+/// `--param NAME=VALUE` gives them) applied as the quote route applies them; nullopt with the
+/// problem in `errors` (an unknown policy adds none: validate_simulation names it).
+std::optional<RetryPolicy> policy_with_params(const StormOptions& o, const Policies& policies,
+                                              std::vector<std::string>& errors);
+
 /// Problems with `o` for a simulation, each one sentence (empty: fine): the storm's own checks
 /// where they apply, a policy `lab` does not serve, an unknown scenario, a duration or count
 /// beyond the bounds.

@@ -111,8 +111,8 @@ TEST_CASE("an ask out of range or with an unknown policy or override is refused 
   CHECK(validate_map_point(ask("legacy", 0.6, 0, 0.45), policies()).front() == "length_s must be between 1 and 30");
   CHECK(validate_map_point(ask("legacy", 0.6, 4, 3), policies()).front() == "load must be between 0.05 and 2");
   CHECK(validate_map_point(ask("nope", 0.6, 4, 0.45), policies()).front() == "no policy named 'nope'");
-  CHECK(validate_map_point(ask("legacy", 0.6, 4, 0.45, {{"colour", "red"}}), policies()).front() ==
-        "'colour' is not a policy override");
+  CHECK(validate_map_point(ask("legacy", 0.6, 4, 0.45, {{"colour", "red"}}), policies()).front().find(
+            "colour: not a policy override") != std::string::npos);
   CHECK(validate_map_point(ask("legacy", 0.6, 4, 0.45, {{"max_attempts", "99"}}), policies()).size() == 1);
   CHECK_THROWS_AS(simulate_map_point(ask("legacy", 1.5, 4, 0.45), policies()), std::invalid_argument);
 }
