@@ -39,10 +39,9 @@ export function cellOrder(depth, load) {
 }
 
 /// A cell's state for its colour: 'pending' (not answered yet), 'quick' (recovered within
-/// 2 s of the trigger's end), 'slow' (later), 'never' (not within the window), 'error'.
+/// 2 s of the trigger's end), 'slow' (later), 'never' (not within the window).
 export function cellState(point) {
   if (!point) return 'pending';
-  if (point.error) return 'error';
   if (point.recovered_after_s == null) return 'never';
   return point.recovered_after_s <= 2 ? 'quick' : 'slow';
 }
@@ -70,7 +69,7 @@ export class MetamapView {
   constructor(box, { api, w, f, index, headers = () => ({}) }) {
     Object.assign(this, { box, api, w, f, index, headers });
     this.settings = { ...DEFAULTS, overrides: {} };
-    this.points = new Map();  // key(depth, load) → the route's answer, or {error}
+    this.points = new Map();  // key(depth, load) → the route's answer
     this.generation = 0;
     this.problem = null;      // a refusal that is no busy line: shown, the map stops
     this.busy = false;        // a cell was refused for a full line and waits to ask again
