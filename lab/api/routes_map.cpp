@@ -7,6 +7,7 @@
 // runner's thread, with the asker's share of its line (app/simulation_runner.hpp).
 #include <httplib.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <future>
@@ -18,6 +19,7 @@
 #include "lab/app/lab_keys.hpp"
 #include "lab/app/map_point_cache.hpp"
 #include "lab/app/simulation_runner.hpp"
+#include "lab/formats/pipeline_json.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/params.hpp"
 #include "lab/http/policy_overrides.hpp"
@@ -40,6 +42,32 @@ const std::set<std::string>& known_parameters() {
   return known;
 }
 
+// An accepted override's value written one way: an integer's digits, a number's shortest exact
+// form, a choice as given ("04", "+4" and "4.0" are 4).
+std::string canonical_text(const PolicyOverride& o, const std::string& raw) {
+  if (o.kind == OverrideKind::choice) return raw;
+  const double number = std::stod(raw);
+  if (o.kind == OverrideKind::integer) return std::to_string(std::llround(number));
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, number).ptr;
+  return {buf, end};
+}
+
+// The accepted overrides that change `base`, each written canonically: two queries asking for
+// the same policy name the same point, simulated once (an override equal to the policy's own
+// value, or of a strategy the policy does not use, changes nothing and is left out).
+void add_effective_overrides(const RetryPolicy& base, const std::vector<std::string>& changed,
+                             const std::function<const std::string*(const char*)>& lookup, MapPointAsk& ask) {
+  const auto as_written = pipeline_to_json(base, std::nullopt);
+  for (const auto& o : policy_overrides()) {
+    if (std::find(changed.begin(), changed.end(), o.name) == changed.end()) continue;
+    const std::string text = canonical_text(o, *lookup(std::string(o.name).c_str()));
+    RetryPolicy alone = base;
+    o.apply(alone, o.kind == OverrideKind::choice ? 0 : std::stod(text), text);
+    if (pipeline_to_json(alone, std::nullopt) != as_written) ask.overrides.emplace_back(o.name, text);
+  }
+}
+
 // The point the query asks for, or the 400 that says what is wrong, in the asker's language.
 std::optional<ApiError> point_asked(RouteContext& ctx, const httplib::Request& req, MapPointAsk& ask) {
   for (const auto& [k, _] : req.params)
@@ -57,7 +85,7 @@ std::optional<ApiError> point_asked(RouteContext& ctx, const httplib::Request& r
   RetryPolicy overridden = *policy;
   std::vector<std::string> changed;
   if (auto e = apply_policy_overrides(lookup, overridden, changed)) return e;
-  for (const auto& name : changed) ask.overrides.emplace_back(name, *lookup(name.c_str()));
+  add_effective_overrides(*policy, changed, lookup, ask);
   if (const auto* d = lookup("depth"))
     if (auto e = parse_number_param("depth", *d, 0, 1, ask.depth)) return e;
   if (const auto* l = lookup("load"))

@@ -66,6 +66,8 @@ std::optional<ApiError> simulation_asked(RouteContext& ctx, const httplib::Reque
     o.scenario = s->name;
   }
   if (auto e = parse_storm_load(lookup, o, kSimulatedStormLoad)) return e;
+  if (lookup(kSimRequests.name) && lookup(kSimDurationS.name))
+    return api_error(400, "invalid_parameter", MessageId::simulation_requests_and_duration, {});
   int requests = 0, duration = 0, seed = 0;
   if (auto e = parse_int_param(kSimRequests, lookup(kSimRequests.name), requests)) return e;
   if (auto e = parse_int_param(kSimDurationS, lookup(kSimDurationS.name), duration)) return e;
@@ -78,7 +80,7 @@ std::optional<ApiError> simulation_asked(RouteContext& ctx, const httplib::Reque
     if (auto e = parse_number_param("fallback_max_age_s", *a, 0, 86400, o.goodput.fallback_max_age_s)) return e;
   // By count unless a duration is asked: a closed loop by duration runs as fast as the lab answers.
   o.duration_s = duration;
-  if (!lookup(kSimDurationS.name) || lookup(kSimRequests.name)) o.requests = requests;
+  if (!lookup(kSimDurationS.name)) o.requests = requests;
   if (!o.requests && o.rate_per_s) {
     const double arrivals = *o.rate_per_s * o.duration_s;
     if (arrivals > static_cast<double>(kSimMaxArrivals))

@@ -85,6 +85,11 @@ constexpr std::array kMessages{
                 "for `requests`",
                 "una simulación ejecuta como mucho {max} llegadas (`rate` × `duration_s` da {got}): baja uno de los dos "
                 "o pide `requests`"},
+    MessageText{MessageId::simulation_requests_and_duration,
+                "`requests` and `duration_s` exclude each other: `requests=N` simulates N quotes (with `rate`, N "
+                "arrivals), `duration_s=S` simulates S seconds",
+                "`requests` y `duration_s` se excluyen: `requests=N` simula N cotizaciones (con `rate`, N llegadas) y "
+                "`duration_s=S` simula S segundos"},
     MessageText{MessageId::simulation_bound_reached,
                 "the simulation reached {max} quotes before `duration_s` ended (a closed loop asks as fast as the lab "
                 "answers): ask for `requests`, or a shorter `duration_s` or fewer `clients`",

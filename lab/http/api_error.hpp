@@ -58,6 +58,7 @@ enum class MessageId {
   simulations_yours_busy,          ///< {max}
   simulation_too_large,            ///< {max} {got}
   simulation_bound_reached,        ///< {max}
+  simulation_requests_and_duration,  ///< —
   design_body,                     ///< —
   design_refused,                  ///< {count} {first}
   design_failed,                   ///< {why}

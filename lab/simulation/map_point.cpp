@@ -2,22 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 #include "lab/experiments/recovery.hpp"
+#include "lab/experiments/storm_report.hpp"  // number_text
 #include "lab/simulation/simulated_storm.hpp"
 
 namespace quote_lab {
 namespace {
 
 double round_to(double v, double per_unit) { return std::round(v * per_unit) / per_unit; }
-
-std::string number_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 // The ask's policy with its overrides applied (the simulation's own rule); nullopt with the
 // problem in `errors`.

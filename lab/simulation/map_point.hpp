@@ -43,7 +43,8 @@ inline constexpr double kMapGoodputDeadlineMs = 2000;
 /// What a point asks: every field is part of the answer, so equal asks give equal points.
 struct MapPointAsk {
   std::string policy;  ///< a name the lab serves
-  /// A quote's overrides (http/policy_overrides.hpp), as given: name, value.
+  /// A quote's overrides (http/policy_overrides.hpp): name, value. GET /experiments/map gives
+  /// only those that change the policy, each value written one way, so its key is canonical.
   std::vector<std::pair<std::string, std::string>> overrides;
   double depth = 0.6;  ///< share of the capacity the trigger takes, 0–1 (1: an outage)
   int length_s = 4;    ///< the trigger's length, 1–30 s

@@ -46,6 +46,26 @@ TEST_CASE("a point of the map over HTTP: the verdict and its timeline simulated 
   CHECK(lab.get("/incidents").json["incidents"].empty());
 }
 
+TEST_CASE("one policy written several ways is one point: its overrides are read as the policy they make") {
+  InProcessLab lab;
+  const std::string path = "/experiments/map?policy=legacy&depth=0.6&length_s=4&load=0.45";
+  const Reply once = lab.get(path + "&max_attempts=1");
+  CHECK(header(once, "X-Simulation-Cache") == "miss");
+  // 01 and 1 are one value; the order of the parameters is not part of the point.
+  const Reply padded = lab.get("/experiments/map?max_attempts=01&load=0.45&policy=legacy");
+  CHECK(header(padded, "X-Simulation-Cache") == "hit");
+  CHECK(padded.body == once.body);
+  CHECK(padded.json["overrides"] == nlohmann::ordered_json{{"max_attempts", "1"}});
+  // An override equal to the policy's own value changes nothing: legacy's own point.
+  const Reply plain = lab.get(path);
+  const Reply same = lab.get(path + "&max_attempts=4&timeout_ms=360");
+  CHECK(header(same, "X-Simulation-Cache") == "hit");
+  CHECK(same.body == plain.body);
+  CHECK(same.json["overrides"] == nlohmann::ordered_json::object());
+  // Turning off a strategy the policy does not use changes nothing either: legacy has no breaker.
+  CHECK(lab.get(path + "&circuit_breaker=false").body == plain.body);
+}
+
 TEST_CASE("a point asked wrong is a 400 that names the parameter in the asker's language") {
   InProcessLab lab;
   struct Row {

@@ -53,6 +53,8 @@ TEST_CASE("a simulation asked wrong is a 400 that names the parameter, in the as
            Row{"/experiments/simulate?requests=0", "invalid_parameter", "requests must be an integer between 1 and 100000"},
            Row{"/experiments/simulate?max_attempts=99", "invalid_parameter", "max_attempts must be an integer between 1 and 10"},
            Row{"/experiments/simulate?rate=2000&duration_s=600", "invalid_parameter", "at most 100000 arrivals"},
+           // As `quote-lab simulate` refuses --requests with --duration: neither is silently dropped.
+           Row{"/experiments/simulate?requests=100&duration_s=5", "invalid_parameter", "`requests` and `duration_s` exclude each other"},
        }) {
     CAPTURE(r.path);
     const Reply reply = lab.get(r.path);

@@ -33,6 +33,14 @@ MapPointAsk ask(const std::string& policy, double depth, int length_s, double lo
   return a;
 }
 
+// The grid's 32 points take 2 s normally and half a minute under a sanitizer; the four Fig. 5
+// rows drive the same code under both, so the grid runs in the normal build only.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 std::optional<int> recovered(const MapPointAsk& a) { return simulate_map_point(a, policies()).recovered_after_s; }
 
 TEST_CASE("legacy at Huang et al.'s four Fig. 5 rows gives the verdicts docs/metastability-map.sim.md shows") {
@@ -42,7 +50,7 @@ TEST_CASE("legacy at Huang et al.'s four Fig. 5 rows gives the verdicts docs/met
   CHECK(recovered(ask("legacy", 0.6, 4, 0.3)) == 0);              // less load
 }
 
-TEST_CASE("legacy over the document's grid recovers from 18 of 32 runs and never at 30 45 and 60 percent") {
+TEST_CASE("legacy over the document's grid recovers from 18 of 32 runs and never at 30 45 and 60 percent" * doctest::skip(kSanitized)) {
   int recovered_runs = 0;
   std::set<double> never_loads;
   for (const double depth : {0.4, 0.6, 0.8, 1.0})
