@@ -3,14 +3,9 @@
 engineer storms them (`quote-lab storm`), against the figures their issue asks:
 - `throttled` against carrier_offline (every call refused): once its 10 s window has filled,
   at most 0.15 carrier calls per quote; resilient without a breaker makes exactly 2;
-- `hedged` on tail_latency: a quote p99 at least 20 % under one attempt that waits for its
-  answer (`resilient` with circuit_breaker=false, timeout_ms=1500, max_attempts=1), for at
-  most 12 % more carrier calls (counted by the carrier). The policy's figure (34.6 % on this
-  carrier) is checked exactly in simulated time (tests/resilience/test_hedging_tail.cpp): here
-  the p99 of 2,500 quotes moves by about ±120 ms around the carrier's 900 ms and the learnt
-  p90 delay wanders between 290 and 375 ms, so CI runs measured 27.1–36.8 %; 20 % is what a
-  lab whose hedges go live cannot miss, and a lab whose hedges do not go sits near 0 %. On
-  provider_down, its hedges stay within the budget (15 % of requests + 1 a second over 10 s);
+- `hedged` on provider_down: its hedges stay within the budget (15 % of requests + 1 a second
+  over 10 s). Its p99 cut on tail_latency is tests/simulation/test_live_recordings.py's (20,000
+  quotes an arm against docs/hedging-tail.md's recording);
 - `bulkhead` (legacy's retries behind 4 places): a 50-client provider_down storm leaves
   /health p99 under 50 ms and resilient `ok` quotes at a p50 under 300 ms; the same storm on
   legacy takes every worker (the lesson's exhaustion: resilient's p50 over 300 ms);
@@ -72,20 +67,6 @@ with running_lab(BINARY, log_tail_on=lambda: bool(failures)) as lab:
                   "--requests", "200")
     check(plain is not None and plain["amplification"] == 2.0,
           f"resilient without its breaker: 2 carrier calls per quote (got {plain and plain['amplification']})")
-
-with running_lab(BINARY, log_tail_on=lambda: bool(failures)) as lab:
-    waits = storm(lab.url, "resilient", "tail_latency", "--param", "circuit_breaker=false", "--param",
-                  "timeout_ms=1500", "--param", "max_attempts=1", "--clients", "12", "--requests", "2500")
-    hedged = storm(lab.url, "hedged", "tail_latency", "--clients", "12", "--requests", "2500")
-    if waits and hedged:
-        cut = 1 - hedged["latency_ms"]["p99"] / waits["latency_ms"]["p99"]
-        extra = hedged["carrier_received"] / hedged["requests"] - 1
-        check(cut >= 0.20, f"hedged cuts the quote p99 by {cut:.1%} (at least 20 %): {hedged['latency_ms']['p99']} ms "
-                           f"against {waits['latency_ms']['p99']} ms for one attempt that waits")
-        check(extra <= 0.12, f"...for {extra:.1%} more carrier calls (at most 12 %; "
-                             f"{hedged['carrier_received']} calls for {hedged['requests']} quotes)")
-    else:
-        check(False, "both tail_latency storms reported")
 
 with running_lab(BINARY, log_tail_on=lambda: bool(failures)) as lab:
     down = storm(lab.url, "hedged", "provider_down", "--clients", "12", "--duration", "10")
