@@ -20,6 +20,7 @@
 #include "lab/app/map_point_cache.hpp"
 #include "lab/app/simulation_runner.hpp"
 #include "lab/formats/pipeline_json.hpp"
+#include "lab/formats/policy_json.hpp"
 #include "lab/http/http_server.hpp"
 #include "lab/http/params.hpp"
 #include "lab/http/policy_overrides.hpp"
@@ -49,22 +50,26 @@ std::string canonical_text(const PolicyOverride& o, const std::string& raw) {
   const double number = std::stod(raw);
   if (o.kind == OverrideKind::integer) return std::to_string(std::llround(number));
   char buf[32];
-  const auto end = std::to_chars(buf, buf + sizeof buf, number).ptr;
+  // Fixed, never 1e-04: the overrides' parser reads plain decimals only.
+  const auto end = std::to_chars(buf, buf + sizeof buf, number, std::chars_format::fixed).ptr;
   return {buf, end};
 }
 
 // The accepted overrides that change `base`, each written canonically: two queries asking for
 // the same policy name the same point, simulated once (an override equal to the policy's own
-// value, or of a strategy the policy does not use, changes nothing and is left out).
+// value changes nothing and is left out). The policy is compared in both of its written forms:
+// its pipeline (the strategies it runs) and its flat keys (which hold a key the pipeline's
+// entries may not, such as the idempotency key of a policy without a retry).
 void add_effective_overrides(const RetryPolicy& base, const std::vector<std::string>& changed,
                              const std::function<const std::string*(const char*)>& lookup, MapPointAsk& ask) {
-  const auto as_written = pipeline_to_json(base, std::nullopt);
+  const auto written = [](const RetryPolicy& p) { return std::pair{pipeline_to_json(p, std::nullopt), to_json(p, true)}; };
+  const auto as_it_is = written(base);
   for (const auto& o : policy_overrides()) {
     if (std::find(changed.begin(), changed.end(), o.name) == changed.end()) continue;
     const std::string text = canonical_text(o, *lookup(std::string(o.name).c_str()));
     RetryPolicy alone = base;
     o.apply(alone, o.kind == OverrideKind::choice ? 0 : std::stod(text), text);
-    if (pipeline_to_json(alone, std::nullopt) != as_written) ask.overrides.emplace_back(o.name, text);
+    if (written(alone) != as_it_is) ask.overrides.emplace_back(o.name, text);
   }
 }
 

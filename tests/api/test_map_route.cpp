@@ -62,7 +62,11 @@ TEST_CASE("one policy written several ways is one point: its overrides are read 
   CHECK(header(same, "X-Simulation-Cache") == "hit");
   CHECK(same.body == plain.body);
   CHECK(same.json["overrides"] == nlohmann::ordered_json::object());
-  // Turning off a strategy the policy does not use changes nothing either: legacy has no breaker.
+  // A small ratio is written as a plain decimal, which the overrides' parser reads.
+  const Reply small = lab.get("/experiments/map?policy=resilient&retry_budget_ratio=0.00010");
+  CHECK(small.status == 200);
+  CHECK(small.json["overrides"] == nlohmann::ordered_json{{"retry_budget_ratio", "0.0001"}});
+  // Turning off a breaker the policy does not have changes nothing either.
   CHECK(lab.get(path + "&circuit_breaker=false").body == plain.body);
 }
 
