@@ -43,16 +43,22 @@ const std::set<std::string>& known_parameters() {
   return known;
 }
 
-// An accepted override's value written one way: an integer's digits, a number's shortest exact
-// form, a choice as given ("04", "+4" and "4.0" are 4).
-std::string canonical_text(const PolicyOverride& o, const std::string& raw) {
-  if (o.kind == OverrideKind::choice) return raw;
-  const double number = std::stod(raw);
-  if (o.kind == OverrideKind::integer) return std::to_string(std::llround(number));
+// An accepted override's value written one way, and that value: an integer's digits, a number's
+// shortest exact form (plain when 32 characters hold it, else with an exponent, both of which
+// the overrides' parser reads), a choice as given; "04", "4.0" and "4e0" are 4, "-0" is 0.
+std::pair<std::string, double> canonical_value(const PolicyOverride& o, const std::string& raw) {
+  if (o.kind == OverrideKind::choice) return {raw, 0};
+  double number = 0;
+  std::from_chars(raw.data(), raw.data() + raw.size(), number);  // accepted already: it parses
+  if (o.kind == OverrideKind::integer) {
+    const long long whole = std::llround(number);
+    return {std::to_string(whole), static_cast<double>(whole)};
+  }
+  number += 0.0;  // -0 is 0
   char buf[32];
-  // Fixed, never 1e-04: the overrides' parser reads plain decimals only.
-  const auto end = std::to_chars(buf, buf + sizeof buf, number, std::chars_format::fixed).ptr;
-  return {buf, end};
+  auto written = std::to_chars(buf, buf + sizeof buf, number, std::chars_format::fixed);
+  if (written.ec != std::errc()) written = std::to_chars(buf, buf + sizeof buf, number);
+  return {std::string(buf, written.ptr), number};
 }
 
 // The accepted overrides that change `base`, each written canonically: two queries asking for
@@ -66,19 +72,16 @@ void add_effective_overrides(const RetryPolicy& base, const std::vector<std::str
   const auto as_it_is = written(base);
   for (const auto& o : policy_overrides()) {
     if (std::find(changed.begin(), changed.end(), o.name) == changed.end()) continue;
-    const std::string text = canonical_text(o, *lookup(std::string(o.name).c_str()));
+    const auto [text, number] = canonical_value(o, *lookup(std::string(o.name).c_str()));
     RetryPolicy alone = base;
-    o.apply(alone, o.kind == OverrideKind::choice ? 0 : std::stod(text), text);
+    o.apply(alone, number, text);
     if (written(alone) != as_it_is) ask.overrides.emplace_back(o.name, text);
   }
 }
 
 // The point the query asks for, or the 400 that says what is wrong, in the asker's language.
 std::optional<ApiError> point_asked(RouteContext& ctx, const httplib::Request& req, MapPointAsk& ask) {
-  for (const auto& [k, _] : req.params)
-    if (k != kLabParam && k != kLabKeyParam && !known_parameters().count(k))
-      return api_error(400, "unknown_parameter", MessageId::unknown_parameter, {{"name", k.substr(0, 40)}},
-                       std::vector<std::string>(known_parameters().begin(), known_parameters().end()));
+  if (auto e = check_known_params(req, known_parameters())) return e;
   const auto lookup = [&req](const char* name) -> const std::string* {
     const auto it = req.params.find(name);
     return it == req.params.end() ? nullptr : &it->second;
@@ -97,7 +100,7 @@ std::optional<ApiError> point_asked(RouteContext& ctx, const httplib::Request& r
     if (auto e = parse_number_param("load", *l, 0.05, 2, ask.load)) return e;
   if (auto e = parse_int_param(kMapLengthS, lookup(std::string(kMapLengthS.name).c_str()), ask.length_s)) return e;
   // Two decimals are the map's resolution: 0.6 and 0.6000001 are one point, simulated once.
-  ask.depth = std::round(ask.depth * 100) / 100;
+  ask.depth = std::round(ask.depth * 100) / 100 + 0.0;  // + 0.0: -0 is 0
   ask.load = std::round(ask.load * 100) / 100;
   return std::nullopt;
 }

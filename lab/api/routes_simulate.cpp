@@ -43,10 +43,7 @@ const std::set<std::string>& known_parameters() {
 
 // The storm the query asks for, or the 400 that says what is wrong, in the asker's language.
 std::optional<ApiError> simulation_asked(RouteContext& ctx, const httplib::Request& req, StormOptions& o) {
-  for (const auto& [k, _] : req.params)
-    if (k != kLabParam && k != kLabKeyParam && !known_parameters().count(k))
-      return api_error(400, "unknown_parameter", MessageId::unknown_parameter, {{"name", k.substr(0, 40)}},
-                       std::vector<std::string>(known_parameters().begin(), known_parameters().end()));
+  if (auto e = check_known_params(req, known_parameters())) return e;
   const ParamLookup lookup = [&req](std::string_view name) -> const std::string* {
     const auto it = req.params.find(std::string(name));
     return it == req.params.end() ? nullptr : &it->second;

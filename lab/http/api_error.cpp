@@ -21,16 +21,18 @@ constexpr std::array kMessages{
                 "campo desconocido en el cuerpo JSON: '{name}'"},
     MessageText{MessageId::unknown_parameter_did_you_mean, "unknown query parameter '{name}'; did you mean '{suggestion}'?",
                 "parámetro de consulta desconocido: '{name}'; ¿quisiste decir '{suggestion}'?"},
-    MessageText{MessageId::repeated_parameter, "{name} is given more than once", "{name} aparece más de una vez"},
+    MessageText{MessageId::repeated_parameter, "{name} is given more than once", "`{name}` aparece más de una vez"},
     MessageText{MessageId::integer_out_of_range, "{name} must be an integer between {min} and {max} (got '{got}')",
                 "`{name}` debe ser un número entero entre {min} y {max} (se recibió '{got}')"},
-    MessageText{MessageId::unknown_jitter, "jitter must be one of the allowed strategies",
-                "la variación aleatoria (jitter) debe ser una de las estrategias permitidas"},
+    MessageText{MessageId::unknown_jitter, "jitter must be one of the allowed strategies (got '{got}')",
+                "`jitter` (la variación aleatoria) debe ser una de las estrategias permitidas (se recibió '{got}')"},
     MessageText{MessageId::quote_too_long,
-                "with these overrides one quote could take {worst_ms} ms (timeout_ms x max_attempts + waits); the bound "
-                "is {bound_ms} ms: lower timeout_ms or max_attempts",
-                "con estos valores una cotización podría tardar {worst_ms} ms (timeout_ms x max_attempts + esperas); el "
-                "límite es {bound_ms} ms: baja timeout_ms o max_attempts"},
+                "with these overrides one quote could take {worst_ms} ms (timeout_ms x max_attempts + the waits between "
+                "attempts); the bound is {bound_ms} ms: lower timeout_ms or max_attempts, or shorten the waits "
+                "(backoff_base_ms, backoff_max_ms, jitter)",
+                "con estos valores una cotización podría tardar {worst_ms} ms (`timeout_ms` x `max_attempts` + las "
+                "esperas entre intentos); el límite es {bound_ms} ms: baja `timeout_ms` o `max_attempts`, o acorta las "
+                "esperas (`backoff_base_ms`, `backoff_max_ms`, `jitter`)"},
     MessageText{MessageId::unknown_scenario, "scenario '{got}' does not exist; use one of the allowed names",
                 "el escenario '{got}' no existe; usa uno de los nombres permitidos"},
     MessageText{MessageId::unknown_scenario_did_you_mean, "scenario '{got}' does not exist; did you mean '{suggestion}'?",
@@ -208,7 +210,7 @@ constexpr std::array kMessages{
     MessageText{MessageId::unknown_policy_did_you_mean, "there is no policy '{got}'; did you mean '{suggestion}'?",
                 "no existe la política '{got}'; ¿quisiste decir '{suggestion}'?"},
     MessageText{MessageId::unknown_choice, "{name} must be one of the allowed values (got '{got}')",
-                "{name} debe ser uno de los valores permitidos (se recibió '{got}')"},
+                "`{name}` debe ser uno de los valores permitidos (se recibió '{got}')"},
     MessageText{MessageId::number_out_of_range, "{name} must be a number between {min} and {max} (got '{got}')",
                 "`{name}` debe ser un número entre {min} y {max} (se recibió '{got}')"},
     MessageText{MessageId::lab_reset_done,

@@ -66,6 +66,14 @@ TEST_CASE("one policy written several ways is one point: its overrides are read 
   const Reply small = lab.get("/experiments/map?policy=resilient&retry_budget_ratio=0.00010");
   CHECK(small.status == 200);
   CHECK(small.json["overrides"] == nlohmann::ordered_json{{"retry_budget_ratio", "0.0001"}});
+  // Far below a plain decimal's 32 characters, with an exponent; -0 is 0, for a setting as for the depth.
+  const Reply tiny = lab.get("/experiments/map?policy=resilient&retry_budget_ratio=0.00000000000000000000000000000001");
+  CHECK(tiny.status == 200);
+  CHECK(tiny.json["overrides"] == nlohmann::ordered_json{{"retry_budget_ratio", "1e-32"}});
+  const Reply zero = lab.get("/experiments/map?policy=resilient&retry_budget_ratio=0&depth=0");
+  const Reply minus_zero = lab.get("/experiments/map?policy=resilient&retry_budget_ratio=-0&depth=-0");
+  CHECK(header(minus_zero, "X-Simulation-Cache") == "hit");
+  CHECK(minus_zero.body == zero.body);
   // Turning off a breaker the policy does not have changes nothing either.
   CHECK(lab.get(path + "&circuit_breaker=false").body == plain.body);
 }
@@ -79,6 +87,9 @@ TEST_CASE("a point asked wrong is a 400 that names the parameter in the asker's 
   };
   for (const Row& r : {
            Row{"/experiments/map?bogus=1", "unknown_parameter", "bogus"},
+           Row{"/experiments/map?polcy=legacy", "unknown_parameter", "did you mean 'policy'"},
+           Row{"/experiments/map?policy=legacy&policy=resilient", "invalid_parameter", "policy is given more than once"},
+           Row{"/experiments/map?policy==legacy", "malformed_query", "policy==legacy"},
            Row{"/experiments/map?policy=legcy", "invalid_parameter", "legacy"},
            Row{"/experiments/map?depth=1.5", "invalid_parameter", "depth must be a number between 0 and 1"},
            Row{"/experiments/map?depth=x", "invalid_parameter", "depth must be a number between 0 and 1"},

@@ -46,6 +46,7 @@ TEST_CASE("a simulation asked wrong is a 400 that names the parameter, in the as
   };
   for (const Row& r : {
            Row{"/experiments/simulate?bogus=1", "unknown_parameter", "bogus"},
+           Row{"/experiments/simulate?seed=1&seed=abc", "invalid_parameter", "seed is given more than once"},
            Row{"/experiments/simulate?policy=legcy", "invalid_parameter", "legacy"},
            Row{"/experiments/simulate?scenario=dwn", "unknown_scenario", "does not exist"},
            Row{"/experiments/simulate?clients=501", "invalid_parameter", "clients must be an integer between 1 and 500"},
