@@ -36,7 +36,7 @@ const ScenarioCatalog& shipped_scenarios() {
 
 // A replica's Redis client, connected before its labs are made (they read the shared breaker).
 struct Connection {
-  Connection(const RedisServer& redis, std::uint64_t seed) : random(seed), client({redis.endpoint()}, clock, random) {
+  Connection(const RedisServer& redis, std::uint64_t seed) : random(seed), client(redis.patient_client(), clock, random) {
     client.connect_or_throw();
   }
   FakeClock clock;
@@ -131,7 +131,7 @@ TEST_CASE("class log: an entry Redis took twice (an XADD retried after a timeout
   a.quote("ana");
   REQUIRE(converged(a, b, [&] { return b.requests("ana") == 1; }));
   // The quote's entry, appended again with the same origin and sequence, as a retried XADD is.
-  RedisClient admin({redis.endpoint()}, a.clock, a.random);
+  RedisClient admin(redis.patient_client(), a.clock, a.random);
   admin.connect_or_throw();
   const auto range = admin.command({"XRANGE", ClassLog::kStreamKey, "-", "+"});
   REQUIRE(range);

@@ -24,7 +24,7 @@ namespace {
 // One replica: its own connection pool and its own keys on the shared Redis.
 struct Replica {
   explicit Replica(const RedisServer& redis, std::uint64_t seed)
-      : random(seed), client({redis.endpoint()}, clock, random), keys(random, clock, &client) {
+      : random(seed), client(redis.patient_client(), clock, random), keys(random, clock, &client) {
     client.connect_or_throw();
   }
   FakeClock clock;

@@ -17,7 +17,7 @@ using quote_lab::testing::RedisServer;
 
 namespace {
 struct Client {
-  explicit Client(const RedisServer& redis) : client({redis.endpoint()}, clock, random) { client.connect_or_throw(); }
+  explicit Client(const RedisServer& redis) : client(redis.patient_client(), clock, random) { client.connect_or_throw(); }
   long long stream_length() {
     const auto r = client.command({"XLEN", ClassLog::kStreamKey});
     REQUIRE(r);
