@@ -4,7 +4,8 @@ against a lab of today's build, give the recorded figures. Slow: these are real 
 
   amplification  every line of docs/amplification.md's policies table, its exact storm command
                  against one lab (reset before each line), within 10 % of the recorded carrier
-                 calls per request or 0.05, whichever is larger (test_sim_agreement.py's bound).
+                 calls per request or 0.05, whichever is larger (test_sim_agreement.py's bound);
+                 hedged's line, which the machine's timing moves, within its budget's bounds.
                  About 70 s.
   hedging        bench/hedging_tail.py with 20,000 quotes per arm instead of the recording's
                  200,000 (about 50 s): its p99 cut within 5 points of docs/hedging-tail.md's.
@@ -40,10 +41,20 @@ def amplification():
             if not result:
                 continue
             recorded = float(recorded)
+            got = result["amplification"]
+            if "--mode hedged" in storm_args:
+                # How many hedges go depends on how many quotes arrive while the delay is still
+                # the fixed 300 ms (its first 50 samples; then every call's 1500 ms timeout is
+                # the p90 and nothing is hedged), and that is the machine's timing: 1.21-1.35
+                # in CI beside other storms. What holds on any machine: hedges go (over 1.05)
+                # and stay within the budget, 15 % of the requests plus 1 a second over the
+                # storm and the 10 s window (1 + 0.15 + (15 + 10) / 100 = 1.40).
+                check(1.05 < got <= 1.40, f"{line}: {got:.2f} carrier calls per request today, {recorded:.2f} "
+                                          f"recorded (hedges go, within the budget: over 1.05, at most 1.40)")
+                continue
             allowed = max(0.05, 0.1 * recorded)
-            check(abs(result["amplification"] - recorded) <= allowed,
-                  f"{line}: {result['amplification']:.2f} carrier calls per request today, "
-                  f"{recorded:.2f} recorded (within {allowed:.2f})")
+            check(abs(got - recorded) <= allowed,
+                  f"{line}: {got:.2f} carrier calls per request today, {recorded:.2f} recorded (within {allowed:.2f})")
 
 
 def hedging():
