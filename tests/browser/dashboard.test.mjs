@@ -261,7 +261,9 @@ test('an open-loop storm from the page, in Spanish: arrivals per second instead 
     assert.equal(await card.locator('[data-key=offered] span').textContent(), 'carga ofrecida (llegadas/s)');
     assert.equal(await card.locator('[data-key=goodput] b').textContent(), '100\u00a0%');
     assert.equal(await card.locator('[data-key=goodput] span').textContent(), 'respuestas útiles (a tiempo)');
-    assert.equal(await card.locator('[data-key=amplification] b').textContent(), '1');
+    // One carrier call a quote, written the Spanish way: `ok` answers in 115-150 ms against
+    // resilient's 220 ms timeout, so on a loaded machine a call now and then is retried (1,01).
+    assert.match(await card.locator('[data-key=amplification] b').textContent(), /^1(,0\d)?$/);
     assert.deepEqual((await notSpanish(page)).filter(f => f.where.startsWith('storm')), []);
     assert.deepEqual(problems, []);
   } finally {
